@@ -1,0 +1,99 @@
+# shardc: the two set-up commands are `make demo` and `make test`; both
+# install what they need first (`make deps`), so a fresh machine works.
+SHELL := /bin/bash
+BUILD_DIR ?= build
+ASAN_BUILD_DIR ?= build-asan
+FUZZ_BUILD_DIR ?= build-fuzz
+VENV ?= .venv
+PYTHON := $(VENV)/bin/python
+LIT := $(shell llvm-config-19 --prefix 2>/dev/null)/build/utils/lit/lit.py
+JOBS ?= $(shell nproc)
+# ccache lives outside the tree so clean clones (CI) reuse it.
+export CCACHE_DIR ?= $(HOME)/.cache/shardc-ccache
+
+APT_PACKAGES := cmake g++ ninja-build ccache python3-venv \
+  llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools \
+  libonnx-dev libprotobuf-dev protobuf-compiler libgtest-dev \
+  clang-19 libclang-rt-19-dev
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+
+.PHONY: deps apt-deps python-deps build build-asan test test-unit test-lit test-conformance \
+        test-asan fuzz demo clean help
+
+help:
+	@echo "make demo   compile the embedded example model and print its graph summary"
+	@echo "make test   install, build and run every test suite"
+	@echo "make deps | build | test-asan | fuzz | clean"
+
+deps: apt-deps python-deps
+
+# Installs only what is missing, so a second run does nothing.
+apt-deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
+	  | grep -q "install ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+python-deps: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt
+	test -x $(PYTHON) || python3 -m venv $(VENV)
+	$(PYTHON) -m pip install -q --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
+
+build: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	$(MAKE) --no-print-directory test-unit test-lit test-conformance
+
+test-unit:
+	cd $(BUILD_DIR) && ctest --output-on-failure
+
+test-lit:
+	$(PYTHON) $(LIT) -sv $(BUILD_DIR)/test
+
+# Imports every ONNX backend node test of ../shared and prints the count per op.
+test-conformance:
+	$(PYTHON) test/scripts/import_node_tests.py --shardc $(BUILD_DIR)/bin/shardc \
+	  --node-tests ../shared/onnx-node-tests
+
+# The importer and driver suites under AddressSanitizer + UBSan.
+build-asan: deps
+	test -f $(ASAN_BUILD_DIR)/build.ninja || cmake -S . -B $(ASAN_BUILD_DIR) $(CMAKE_FLAGS) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDC_SANITIZE=ON
+	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS) --target shardc shardc-opt
+
+test-asan: build-asan
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  $(PYTHON) $(LIT) -sv $(ASAN_BUILD_DIR)/test/Import $(ASAN_BUILD_DIR)/test/Driver
+
+# libFuzzer over the importer's input bytes (clang-19), seeded from the fixtures.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	test -f $(FUZZ_BUILD_DIR)/build.ninja || CC=clang-19 CXX=clang++-19 cmake -S . -B $(FUZZ_BUILD_DIR) \
+	  $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDC_FUZZ=ON
+	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target shardc-import-fuzzer
+	mkdir -p fuzz-corpus
+	$(FUZZ_BUILD_DIR)/bin/shardc-import-fuzzer -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 \
+	  -print_final_stats=1 fuzz-corpus test/fuzz/corpus
+
+# The main job on the embedded example: compile it to the raised graph and
+# summarize what the compiler found (the runtime will run it here later).
+DEMO_MODEL := examples/gpt2_tiny.onnx
+demo: build
+	$(BUILD_DIR)/bin/shardc $(DEMO_MODEL) --dim batch=2 --dim seq=32 -o $(BUILD_DIR)/demo.mlir
+	@echo "shardc: $(DEMO_MODEL) -> $(BUILD_DIR)/demo.mlir (batch 2, sequence 32)"
+	$(BUILD_DIR)/bin/shardc-opt $(BUILD_DIR)/demo.mlir --print-op-stats -o /dev/null
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(FUZZ_BUILD_DIR)

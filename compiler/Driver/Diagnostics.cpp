@@ -1,0 +1,69 @@
+//===- Diagnostics.cpp - one-line errors for the shardc driver ------------===//
+#include "compiler/Driver/Diagnostics.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace shardc::driver {
+
+std::string describeLocation(Location location) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  StringRef opType;
+  if (auto fused = dyn_cast<FusedLoc>(location)) {
+    if (auto tag = dyn_cast_or_null<StringAttr>(fused.getMetadata()))
+      opType = tag.getValue();
+    if (!fused.getLocations().empty())
+      location = fused.getLocations().front();
+  }
+  if (auto name = dyn_cast<NameLoc>(location)) {
+    StringRef file;
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(name.getChildLoc()))
+      file = fileLoc.getFilename().getValue();
+    if (!file.empty())
+      os << file << ": ";
+    if (opType.empty())
+      os << "tensor '" << name.getName().getValue() << "'";
+    else
+      os << "node '" << name.getName().getValue() << "' (" << opType << ")";
+    return os.str();
+  }
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(location)) {
+    os << fileLoc.getFilename().getValue();
+    if (fileLoc.getLine() != 0)
+      os << ":" << fileLoc.getLine() << ":" << fileLoc.getColumn();
+    return os.str();
+  }
+  location.print(os);
+  return os.str();
+}
+
+OneLineDiagnostics::OneLineDiagnostics(MLIRContext &context, StringRef tool)
+    : context_(context) {
+  std::string prefix = tool.str();
+  handler_ = context.getDiagEngine().registerHandler([prefix](Diagnostic &diagnostic) {
+    const char *severity = "error";
+    switch (diagnostic.getSeverity()) {
+    case DiagnosticSeverity::Error: break;
+    case DiagnosticSeverity::Warning: severity = "warning"; break;
+    case DiagnosticSeverity::Remark: severity = "remark"; break;
+    case DiagnosticSeverity::Note: return success(); // one line per diagnostic: notes dropped
+    }
+    std::string message = diagnostic.str();
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    llvm::errs() << prefix << ": " << severity << ": " << describeLocation(diagnostic.getLocation()) << ": "
+                 << message << "\n";
+    return success();
+  });
+}
+
+OneLineDiagnostics::~OneLineDiagnostics() { context_.getDiagEngine().eraseHandler(handler_); }
+
+void printError(StringRef tool, const llvm::Twine &message) {
+  llvm::errs() << tool << ": error: " << message << "\n";
+}
+
+} // namespace shardc::driver

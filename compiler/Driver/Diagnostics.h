@@ -1,0 +1,32 @@
+//===- Diagnostics.h - one-line errors for the shardc driver ----*- C++ -*-===//
+#ifndef SHARDC_COMPILER_DRIVER_DIAGNOSTICS_H
+#define SHARDC_COMPILER_DRIVER_DIAGNOSTICS_H
+
+#include "mlir/IR/Diagnostics.h"
+
+#include <string>
+
+namespace shardc::driver {
+
+/// "FILE: node 'NAME' (OpType)" for an imported node's location, "FILE" for a
+/// file-level one, MLIR's own rendering otherwise.
+std::string describeLocation(mlir::Location location);
+
+/// Prints every diagnostic as `TOOL: error: WHERE: MESSAGE` (or warning/remark)
+/// on one line of stderr while in scope; notes are dropped.
+class OneLineDiagnostics {
+public:
+  OneLineDiagnostics(mlir::MLIRContext &context, llvm::StringRef tool);
+  ~OneLineDiagnostics();
+
+private:
+  mlir::MLIRContext &context_;
+  mlir::DiagnosticEngine::HandlerID handler_;
+};
+
+/// Prints `TOOL: error: MESSAGE` for errors that have no location.
+void printError(llvm::StringRef tool, const llvm::Twine &message);
+
+} // namespace shardc::driver
+
+#endif

@@ -1,0 +1,36 @@
+//===- Pipeline.cpp - the compiler's phases, as --emit names them ---------===//
+#include "compiler/Driver/Pipeline.h"
+
+#include "passes/Graph/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace shardc::driver {
+
+std::optional<Phase> parsePhase(StringRef name) {
+  if (name == "import")
+    return Phase::Import;
+  if (name == "graph")
+    return Phase::Graph;
+  return std::nullopt;
+}
+
+StringRef phaseNames() { return "import|graph"; }
+
+LogicalResult runPipeline(ModuleOp module, Phase until) {
+  PassManager pm(module->getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
+  // Folding during import leaves dead shape arithmetic and duplicate constants.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (until >= Phase::Graph)
+    graph::buildRaisePipeline(pm);
+  return pm.run(module);
+}
+
+} // namespace shardc::driver

@@ -1,0 +1,27 @@
+//===- Pipeline.h - the compiler's phases, as --emit names them -*- C++ -*-===//
+#ifndef SHARDC_COMPILER_DRIVER_PIPELINE_H
+#define SHARDC_COMPILER_DRIVER_PIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace shardc::driver {
+
+/// Where the pipeline stops; later phases extend this list.
+enum class Phase {
+  Import, ///< imported, shape arithmetic folded, cleaned up
+  Graph,  ///< plus raising: linear, attention, norms, MLP, MoE recognized
+};
+
+std::optional<Phase> parsePhase(llvm::StringRef name);
+/// "import|graph", for --help.
+llvm::StringRef phaseNames();
+
+/// Runs the passes that take an imported module to `until`.
+mlir::LogicalResult runPipeline(mlir::ModuleOp module, Phase until);
+
+} // namespace shardc::driver
+
+#endif

@@ -1,0 +1,26 @@
+//===- Importer.h - ONNX model to the graph dialect -------------*- C++ -*-===//
+#ifndef SHARDC_COMPILER_IMPORT_IMPORTER_H
+#define SHARDC_COMPILER_IMPORT_IMPORTER_H
+
+#include "compiler/Import/ImportOptions.h"
+#include "compiler/Import/ModelLoader.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace shardc::import {
+
+/// Imports `model` as a module holding `func.func @main` in the graph dialect,
+/// with every symbolic dim bound and shape arithmetic folded. Errors are
+/// emitted as MLIR diagnostics at the offending node's location.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+importModel(mlir::MLIRContext &context, const LoadedModel &model, const ImportOptions &options);
+
+/// The location of an ONNX node: its name over the model file, tagged with the
+/// op type (fused<"OpType">["name"("file":0:0)]).
+mlir::Location nodeLocation(mlir::MLIRContext &context, llvm::StringRef file,
+                            llvm::StringRef nodeName, llvm::StringRef opType);
+
+} // namespace shardc::import
+
+#endif

@@ -1,0 +1,162 @@
+//===- Elementwise.cpp - importers of elementwise ONNX ops ----------------===//
+#include "compiler/Import/NodeContext.h"
+#include "compiler/Import/OpRegistry.h"
+#include "compiler/Import/TensorDecoding.h"
+
+using namespace mlir;
+using namespace shardc::graph;
+
+namespace shardc::import {
+namespace {
+
+template <typename OpTy>
+LogicalResult importUnary(NodeContext &node) {
+  if (failed(node.requireInputs(1)))
+    return failure();
+  auto result = node.create<OpTy>(node.input(0));
+  if (failed(result))
+    return failure();
+  node.setOutput(0, *result);
+  return success();
+}
+
+template <typename OpTy>
+LogicalResult importBinary(NodeContext &node) {
+  if (failed(node.requireInputs(2)))
+    return failure();
+  auto result = node.create<OpTy>(ValueRange{node.input(0), node.input(1)});
+  if (failed(result))
+    return failure();
+  node.setOutput(0, *result);
+  return success();
+}
+
+/// Max, Min and Sum take one or more inputs: fold them pairwise.
+template <typename OpTy>
+LogicalResult importVariadic(NodeContext &node) {
+  if (failed(node.requireInputs(1)))
+    return failure();
+  Value result = node.input(0);
+  for (unsigned i = 1; i < node.numInputs(); ++i) {
+    auto next = node.create<OpTy>(ValueRange{result, node.input(i)});
+    if (failed(next))
+      return failure();
+    result = *next;
+  }
+  node.setOutput(0, result);
+  return success();
+}
+
+template <ComparePredicate predicate>
+LogicalResult importCompare(NodeContext &node) {
+  if (failed(node.requireInputs(2)))
+    return failure();
+  auto result = node.create<CompareOp>(
+      ValueRange{node.input(0), node.input(1)},
+      {node.attr("predicate", ComparePredicateAttr::get(node.context(), predicate))});
+  if (failed(result))
+    return failure();
+  node.setOutput(0, *result);
+  return success();
+}
+
+LogicalResult importGelu(NodeContext &node) {
+  auto approximate = node.stringAttr("approximate", "none");
+  if (failed(node.requireInputs(1)) || failed(approximate))
+    return failure();
+  if (*approximate != "none" && *approximate != "tanh")
+    return node.error() << "attribute 'approximate' is '" << *approximate
+                        << "'; expected 'none' or 'tanh'";
+  auto result = node.create<GeluOp>(node.input(0),
+                                    {node.boolAttr("approximate_tanh", *approximate == "tanh")});
+  if (failed(result))
+    return failure();
+  node.setOutput(0, *result);
+  return success();
+}
+
+/// Swish(x) = x * sigmoid(alpha * x); alpha = 1 is SiLU.
+LogicalResult importSwish(NodeContext &node) {
+  auto alpha = node.floatAttr("alpha", 1.0);
+  if (failed(node.requireInputs(1)) || failed(alpha))
+    return failure();
+  Value x = node.input(0);
+  FailureOr<Value> result;
+  if (*alpha == 1.0) {
+    result = node.create<SiluOp>(x);
+  } else {
+    Value factor = node.scalar(node.inputType(0).getElementType(), *alpha);
+    auto scaled = node.create<MulOp>(ValueRange{x, factor});
+    auto gate = succeeded(scaled) ? node.create<SigmoidOp>(*scaled) : noValue();
+    result = succeeded(gate) ? node.create<MulOp>(ValueRange{x, *gate}) : noValue();
+  }
+  if (failed(result))
+    return failure();
+  node.setOutput(0, *result);
+  return success();
+}
+
+LogicalResult importCast(NodeContext &node) {
+  auto to = node.intAttr("to", 0);
+  if (failed(node.requireInputs(1)) || failed(to))
+    return failure();
+  Type element = elementTypeOf(static_cast<int32_t>(*to), node.context());
+  if (!element)
+    return node.error() << "cannot cast to " << dataTypeName(static_cast<int32_t>(*to))
+                        << "; expected a numeric or boolean type";
+  auto type = RankedTensorType::get(node.inputType(0).getShape(), element);
+  auto result = node.createTyped<CastOp>(type, node.input(0));
+  if (failed(result))
+    return failure();
+  node.setOutput(0, *result);
+  return success();
+}
+
+LogicalResult importWhere(NodeContext &node) {
+  if (failed(node.requireInputs(3)))
+    return failure();
+  auto result = node.create<WhereOp>(ValueRange{node.input(0), node.input(1), node.input(2)});
+  if (failed(result))
+    return failure();
+  node.setOutput(0, *result);
+  return success();
+}
+
+} // namespace
+
+void registerElementwiseImporters(OpImporterMap &map) {
+  map["Add"] = {importBinary<AddOp>, 7};
+  map["Sub"] = {importBinary<SubOp>, 7};
+  map["Mul"] = {importBinary<MulOp>, 7};
+  map["Div"] = {importBinary<DivOp>, 7};
+  map["Pow"] = {importBinary<PowOp>, 7};
+  map["And"] = {importBinary<AndOp>, 7};
+  map["Or"] = {importBinary<OrOp>, 7};
+  map["Max"] = {importVariadic<MaxOp>, 8};
+  map["Min"] = {importVariadic<MinOp>, 8};
+  map["Sum"] = {importVariadic<AddOp>, 8};
+  map["Equal"] = {importCompare<ComparePredicate::eq>, 7};
+  map["Less"] = {importCompare<ComparePredicate::lt>, 7};
+  map["LessOrEqual"] = {importCompare<ComparePredicate::le>, 12};
+  map["Greater"] = {importCompare<ComparePredicate::gt>, 7};
+  map["GreaterOrEqual"] = {importCompare<ComparePredicate::ge>, 12};
+  map["Neg"] = {importUnary<NegOp>, 6};
+  map["Abs"] = {importUnary<AbsOp>, 6};
+  map["Sqrt"] = {importUnary<SqrtOp>, 6};
+  map["Reciprocal"] = {importUnary<ReciprocalOp>, 6};
+  map["Exp"] = {importUnary<ExpOp>, 6};
+  map["Log"] = {importUnary<LogOp>, 6};
+  map["Cos"] = {importUnary<CosOp>, 7};
+  map["Sin"] = {importUnary<SinOp>, 7};
+  map["Erf"] = {importUnary<ErfOp>, 9};
+  map["Tanh"] = {importUnary<TanhOp>, 6};
+  map["Sigmoid"] = {importUnary<SigmoidOp>, 6};
+  map["Relu"] = {importUnary<ReluOp>, 6};
+  map["Not"] = {importUnary<NotOp>, 1};
+  map["Gelu"] = {importGelu, 20};
+  map["Swish"] = {importSwish, 24};
+  map["Cast"] = {importCast, 6};
+  map["Where"] = {importWhere, 9};
+}
+
+} // namespace shardc::import

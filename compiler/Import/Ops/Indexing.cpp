@@ -1,0 +1,75 @@
+//===- Indexing.cpp - importers of ONNX ops that index ---------------------===//
+#include "compiler/Import/NodeContext.h"
+#include "compiler/Import/OpRegistry.h"
+
+using namespace mlir;
+using namespace shardc::graph;
+
+namespace shardc::import {
+namespace {
+
+LogicalResult importGather(NodeContext &node) {
+  auto axisAttr = node.intAttr("axis", 0);
+  if (failed(node.requireInputs(2)) || failed(axisAttr))
+    return failure();
+  auto axis = node.normalizeAxis(*axisAttr, node.inputType(0).getRank());
+  if (failed(axis))
+    return failure();
+  auto result = node.create<GatherOp>(ValueRange{node.input(0), node.input(1)},
+                                      {node.i64Attr("axis", *axis)});
+  if (failed(result))
+    return failure();
+  node.setOutput(0, *result);
+  return success();
+}
+
+LogicalResult importScatterElements(NodeContext &node) {
+  auto axisAttr = node.intAttr("axis", 0);
+  auto reductionName = node.stringAttr("reduction", "none");
+  if (failed(node.requireInputs(3)) || failed(axisAttr) || failed(reductionName))
+    return failure();
+  auto reduction = symbolizeScatterReduction(*reductionName);
+  if (!reduction)
+    return node.error() << "attribute 'reduction' is '" << *reductionName
+                        << "'; expected none, add, mul, max or min";
+  auto axis = node.normalizeAxis(*axisAttr, node.inputType(0).getRank());
+  if (failed(axis))
+    return failure();
+  auto result = node.create<ScatterElementsOp>(
+      ValueRange{node.input(0), node.input(1), node.input(2)},
+      {node.i64Attr("axis", *axis),
+       node.attr("reduction", ScatterReductionAttr::get(node.context(), *reduction))});
+  if (failed(result))
+    return failure();
+  node.setOutput(0, *result);
+  return success();
+}
+
+LogicalResult importTrilu(NodeContext &node) {
+  auto upper = node.intAttr("upper", 1);
+  if (failed(node.requireInputs(1)) || failed(upper))
+    return failure();
+  int64_t k = 0;
+  if (node.hasInput(1)) {
+    auto given = node.scalarInput(1, "k");
+    if (failed(given))
+      return failure();
+    k = static_cast<int64_t>(*given);
+  }
+  auto result = node.create<TriluOp>(node.input(0), {node.i64Attr("k", k),
+                                                     node.boolAttr("upper", *upper != 0)});
+  if (failed(result))
+    return failure();
+  node.setOutput(0, *result);
+  return success();
+}
+
+} // namespace
+
+void registerIndexingImporters(OpImporterMap &map) {
+  map["Gather"] = {importGather, 1};
+  map["ScatterElements"] = {importScatterElements, 11};
+  map["Trilu"] = {importTrilu, 14};
+}
+
+} // namespace shardc::import

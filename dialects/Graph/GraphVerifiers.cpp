@@ -1,0 +1,66 @@
+//===- GraphVerifiers.cpp - verifiers of ops whose types are not inferred -===//
+#include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/TypeUtils.h"
+
+using namespace mlir;
+using namespace shardc::graph;
+
+LogicalResult WeightOp::verify() {
+  RankedTensorType type = getType();
+  int64_t expected = type.getNumElements() * elementByteWidth(type.getElementType());
+  if (getOffset() < 0)
+    return emitOpError() << "offset must not be negative; got " << getOffset();
+  if (getSize() != expected)
+    return emitOpError() << "size does not hold a " << formatShape(type.getShape()) << " "
+                         << type.getElementType() << " tensor; expected " << expected
+                         << " bytes but got " << getSize();
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  if (getInput().getType().getShape() != getType().getShape())
+    return emitOpError() << "changes the shape; expected " << formatShape(getInput().getType().getShape())
+                         << " but got " << formatShape(getType().getShape());
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType input = getInput().getType(), result = getType();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "changes the element type; expected " << input.getElementType()
+                         << " but got " << result.getElementType();
+  if (input.getNumElements() != result.getNumElements())
+    return emitOpError() << "changes the element count; expected " << input.getNumElements()
+                         << " (" << formatShape(input.getShape()) << ") but got "
+                         << result.getNumElements() << " (" << formatShape(result.getShape())
+                         << ")";
+  return success();
+}
+
+LogicalResult ExpandOp::verify() {
+  RankedTensorType input = getInput().getType(), result = getType();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "changes the element type; expected " << input.getElementType()
+                         << " but got " << result.getElementType();
+  if (!broadcastsTo(input.getShape(), result.getShape()))
+    return emitOpError() << "input does not broadcast to the result; expected a shape that "
+                         << "broadcasts to " << formatShape(result.getShape()) << " but got "
+                         << formatShape(input.getShape());
+  return success();
+}
+
+LogicalResult CompositeOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "body arguments differ from the inputs; expected "
+                         << getInputs().size() << " but got " << body.getNumArguments();
+  for (auto [index, pair] : llvm::enumerate(llvm::zip(body.getArgumentTypes(), getInputs().getTypes())))
+    if (std::get<0>(pair) != std::get<1>(pair))
+      return emitOpError() << "body argument " << index << " has type " << std::get<0>(pair)
+                           << "; expected " << std::get<1>(pair);
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError() << "yields " << yield.getValues().size()
+                         << " values whose types differ from the results";
+  return success();
+}

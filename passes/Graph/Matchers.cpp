@@ -1,0 +1,107 @@
+//===- Matchers.cpp - shared helpers of the raising patterns --------------===//
+#include "passes/Graph/Matchers.h"
+
+#include "mlir/IR/Iterators.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace shardc::graph {
+
+std::optional<double> splatValue(Value value) {
+  DenseElementsAttr attribute;
+  if (!value || !matchPattern(value, m_Constant(&attribute)) || !attribute.isSplat())
+    return std::nullopt;
+  Type element = attribute.getElementType();
+  if (isa<FloatType>(element))
+    return attribute.getSplatValue<APFloat>().convertToDouble();
+  if (element.isInteger(1))
+    return attribute.getSplatValue<bool>() ? 1.0 : 0.0;
+  if (isa<IntegerType>(element))
+    return static_cast<double>(attribute.getSplatValue<APInt>().getSExtValue());
+  return std::nullopt;
+}
+
+bool isSplat(Value value, double expected) {
+  std::optional<double> actual = splatValue(value);
+  return actual && std::abs(*actual - expected) <= 1e-4 * std::max(1.0, std::abs(expected));
+}
+
+bool isParameter(Value value) {
+  return value && (value.getDefiningOp<WeightOp>() || value.getDefiningOp<ConstantOp>());
+}
+
+Value otherOperand(Operation *op, Value known) {
+  if (!op || op->getNumOperands() != 2)
+    return {};
+  Value a = op->getOperand(0), b = op->getOperand(1);
+  if (a == known && b != known)
+    return b;
+  if (b == known && a != known)
+    return a;
+  return {};
+}
+
+Operation *soleUser(Value value) {
+  return value && value.hasOneUse() ? *value.getUsers().begin() : nullptr;
+}
+
+namespace {
+void collectFactors(Value value, bool isRoot, Product &product) {
+  if (std::optional<double> constant = splatValue(value)) {
+    product.scale *= *constant;
+    return;
+  }
+  bool inner = isRoot || value.hasOneUse();
+  if (auto mul = producer<MulOp>(value); mul && inner) {
+    collectFactors(mul.getLhs(), false, product);
+    collectFactors(mul.getRhs(), false, product);
+    return;
+  }
+  if (auto div = producer<DivOp>(value); div && inner) {
+    if (std::optional<double> divisor = splatValue(div.getRhs()); divisor && *divisor != 0) {
+      collectFactors(div.getLhs(), false, product);
+      product.scale /= *divisor;
+      return;
+    }
+  }
+  product.factors.push_back(value);
+}
+} // namespace
+
+Product flattenProduct(Value root) {
+  Product product;
+  collectFactors(root, /*isRoot=*/true, product);
+  return product;
+}
+
+} // namespace shardc::graph
+
+namespace shardc::graph {
+
+bool replaceIfSameType(Value root, Value replacement) {
+  if (root.getType() != replacement.getType()) {
+    replacement.getDefiningOp()->erase();
+    return false;
+  }
+  root.replaceAllUsesWith(replacement);
+  return true;
+}
+
+void eraseDeadOps(Operation *root) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    root->walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {
+      if (op != root && isOpTriviallyDead(op)) {
+        op->erase();
+        changed = true;
+      }
+    });
+  }
+}
+
+} // namespace shardc::graph

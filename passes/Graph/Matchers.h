@@ -1,0 +1,80 @@
+//===- Matchers.h - shared helpers of the raising patterns ------*- C++ -*-===//
+#ifndef SHARDC_PASSES_GRAPH_MATCHERS_H
+#define SHARDC_PASSES_GRAPH_MATCHERS_H
+
+#include "dialects/Graph/GraphOps.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+
+namespace shardc::graph {
+
+/// The value of a constant whose elements are all equal; nullopt otherwise.
+std::optional<double> splatValue(mlir::Value value);
+
+/// True when `value` is a splat constant within a relative 1e-4 of `expected`
+/// (exported constants like 1/sqrt(2) come with a few digits).
+bool isSplat(mlir::Value value, double expected);
+
+/// True for graph.weight and graph.constant: values fixed at compile time.
+bool isParameter(mlir::Value value);
+
+/// The operand of a two-operand op that is not `known`; null when neither or
+/// both are `known`.
+mlir::Value otherOperand(mlir::Operation *op, mlir::Value known);
+
+/// If `value` is defined by OpTy, that op; with commutative OpTy the caller
+/// checks both operand orders itself.
+template <typename OpTy>
+OpTy producer(mlir::Value value) {
+  return value ? value.getDefiningOp<OpTy>() : OpTy();
+}
+
+/// The only user of `value`, if it has exactly one use.
+mlir::Operation *soleUser(mlir::Value value);
+
+/// A product of factors: the leaves of a tree of multiplications (and of
+/// divisions by constants), with all constant factors multiplied into `scale`.
+struct Product {
+  llvm::SmallVector<mlir::Value> factors;
+  double scale = 1.0;
+};
+
+/// Flattens the multiplication tree at `root`. Inner nodes must have one use
+/// (they belong to the tree); `root` itself may have any number.
+Product flattenProduct(mlir::Value root);
+
+} // namespace shardc::graph
+
+namespace shardc::graph {
+
+/// Builds OpTy when its operands and attributes are valid for it; a null op
+/// (and no diagnostic) otherwise, so a near-miss pattern changes nothing.
+template <typename OpTy>
+OpTy createIfValid(mlir::OpBuilder &builder, mlir::Location location, mlir::ValueRange operands,
+                   llvm::ArrayRef<mlir::NamedAttribute> attributes = {}) {
+  mlir::OperationState state(location, OpTy::getOperationName());
+  state.addOperands(operands);
+  state.addAttributes(attributes);
+  llvm::SmallVector<mlir::Type> types;
+  if (mlir::failed(OpTy::inferReturnTypes(builder.getContext(), std::nullopt, state.operands,
+                                          state.attributes.getDictionary(builder.getContext()),
+                                          mlir::OpaqueProperties(nullptr), mlir::RegionRange(),
+                                          types)))
+    return OpTy();
+  state.addTypes(types);
+  return mlir::cast<OpTy>(builder.create(state));
+}
+
+/// Replaces `root` with `replacement` when their types agree; otherwise erases
+/// `replacement` (a broadcasting factor made the match wider than the root).
+bool replaceIfSameType(mlir::Value root, mlir::Value replacement);
+
+/// Erases the ops under `root` that have no effect and no users (the
+/// primitives a raising pass replaced), so later patterns see true use counts.
+void eraseDeadOps(mlir::Operation *root);
+
+} // namespace shardc::graph
+
+#endif

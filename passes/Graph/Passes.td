@@ -1,0 +1,81 @@
+//===- Passes.td - passes on the graph dialect ------------------------------===//
+//
+// Raising: recognizes the composite ops of transformer models in imported,
+// primitive form. Every raising pass preserves semantics exactly; what it
+// cannot prove matches stays as primitives.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_PASSES_GRAPH_PASSES_TD
+#define SHARDC_PASSES_GRAPH_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def RaiseActivationsPass : Pass<"shardc-raise-activations", "mlir::ModuleOp"> {
+  let summary = "Recognize GELU (erf and tanh forms), SiLU and rsqrt spelled out as primitives";
+  let description = [{
+    0.5 * x * (1 + erf(x / sqrt(2))) becomes graph.gelu, the tanh approximation
+    graph.gelu {approximate_tanh}, x * sigmoid(x) graph.silu and 1 / sqrt(x)
+    graph.rsqrt, whatever the order of the factors.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def RaiseAttentionPass : Pass<"shardc-raise-attention", "mlir::ModuleOp"> {
+  let summary = "Recognize scaled dot-product attention";
+  let description = [{
+    softmax(scale * q @ k^T + mask) @ v, with the scale applied to the scores or
+    to q and k, masks added or applied with where(), and key/value heads
+    repeated for grouped-query attention, becomes graph.attention. Constant
+    causal masks become the `causal` flag.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def RaiseLinearPass : Pass<"shardc-raise-linear", "mlir::ModuleOp"> {
+  let summary = "Recognize fully connected layers: matmul by a weight, plus a bias";
+  let description = [{
+    matmul(x, W) or matmul(x, transpose(W)) with W a 2-D weight or constant,
+    optionally followed by the add of a 1-D bias, becomes graph.linear.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def RaiseMlpPass : Pass<"shardc-raise-mlp", "mlir::ModuleOp"> {
+  let summary = "Group feed-forward blocks into an mlp graph.composite";
+  let description = [{
+    linear -> activation -> linear, and the gated form
+    linear(act(linear(x)) * linear(x)), whose intermediate values are used
+    nowhere else, become one composite op.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def RaiseMoePass : Pass<"shardc-raise-moe", "mlir::ModuleOp"> {
+  let summary = "Group top-k routed mixture-of-experts blocks into a moe graph.composite";
+  let description = [{
+    A router (linear -> softmax -> topk) whose routing weights scale expert
+    outputs that are summed: everything from the router's input to the point
+    where all routed paths join becomes one composite op.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def RaiseNormsPass : Pass<"shardc-raise-norms", "mlir::ModuleOp"> {
+  let summary = "Recognize layer norm and RMS norm spelled out as primitives";
+  let description = [{
+    (x - mean(x)) / sqrt(var(x) + eps) * gamma + beta becomes graph.layer_norm
+    and x * rsqrt(mean(x^2) + eps) * w graph.rms_norm, over trailing axes.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def RaiseRotaryPass : Pass<"shardc-raise-rotary", "mlir::ModuleOp"> {
+  let summary = "Recognize rotary position embeddings in rotate-half form";
+  let description = [{
+    x * cos + concat(-x[..., D/2:], x[..., :D/2]) * sin becomes graph.rotary.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+#endif // SHARDC_PASSES_GRAPH_PASSES_TD

@@ -1,0 +1,22 @@
+# lit configuration of shardc's FileCheck suites (see test/README.md).
+import os
+
+import lit.formats
+
+config.name = "shardc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".onnxtext", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "unit", "fixtures"]
+config.test_source_root = os.path.dirname(__file__)
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.shardc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+config.substitutions.append(("%python", config.shardc_python))
+config.substitutions.append(("%fixtures", os.path.join(config.shardc_source_dir, "test", "fixtures")))
+config.substitutions.append(("%node_tests", os.path.join(config.shardc_source_dir, "..", "shared",
+                                                          "onnx-node-tests")))
+config.substitutions.append(("%scripts", os.path.join(config.shardc_source_dir, "test", "scripts")))
+
+# Sanitized builds are slower; the suites stay the same.
+if config.shardc_sanitized:
+    config.available_features.add("sanitized")

@@ -1,0 +1,22 @@
+//===- shardc-opt.cpp - run shardc passes on MLIR files -------------------===//
+//
+// mlir-opt with every shardc dialect and pass registered: the tool each
+// pass's lit tests drive.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Graph/GraphDialect.h"
+#include "passes/Graph/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<shardc::graph::GraphDialect, mlir::func::FuncDialect>();
+  mlir::registerTransformsPasses();
+  shardc::graph::registerGraphPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "shardc optimizer driver\n", registry));
+}
