@@ -32,6 +32,9 @@ private:
   /// Node indices in an order where every input is defined before its use.
   mlir::FailureOr<std::vector<int>> sortNodes();
   mlir::FailureOr<mlir::RankedTensorType> inputType(const onnx::ValueInfoProto &input);
+  /// --input-shape and --constant-input must name graph inputs.
+  mlir::LogicalResult checkInputFlagsNameInputs();
+  /// Every --dim must name a symbolic dim of an input.
   mlir::LogicalResult checkDimFlagsUsed();
   mlir::LogicalResult checkOutputType(const onnx::ValueInfoProto &output, mlir::Value value);
   mlir::LogicalResult importNode(int index);

@@ -248,6 +248,11 @@ LogicalResult GraphImporter::checkDimFlagsUsed() {
     return fileError() << "--dim " << name << " names no symbolic dim of the model's inputs; "
                        << (known.empty() ? "they have none" : "expected one of " + quotedList(known));
   }
+  return success();
+}
+
+LogicalResult GraphImporter::checkInputFlagsNameInputs() {
+  const onnx::GraphProto &graph = model_.proto.graph();
   auto isInput = [&](const std::string &name) {
     return llvm::any_of(graph.input(),
                         [&](const onnx::ValueInfoProto &input) { return input.name() == name; });
@@ -440,6 +445,8 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     return failure();
 
   // Graph inputs that are also initializers are weights with defaults: keep them weights.
+  if (failed(checkInputFlagsNameInputs()))
+    return failure();
   SmallVector<Type> argumentTypes;
   SmallVector<const onnx::ValueInfoProto *> arguments;
   SmallVector<std::pair<StringRef, DenseElementsAttr>> fixedInputs;

@@ -7,6 +7,8 @@
 #include "dialects/Graph/TypeUtils.h"
 
 #include "mlir/IR/Matchers.h"
+#include <cstdio>
+#include <cstdlib>
 #include "mlir/IR/Verifier.h"
 
 using namespace mlir;
@@ -118,7 +120,18 @@ FailureOr<double> NodeContext::floatAttr(StringRef name, double fallback) const 
   if (!found)
     return fallback;
   SHARDC_CHECK_ATTRIBUTE_KIND(found, FLOAT)
-  return found->f();
+  // ONNX float attributes are float32: widen the shortest decimal that
+  // round-trips (0.001f -> 0.001, not 0.0010000000474974513), which is the
+  // same float32 and reads as the number the model's author wrote.
+  float value = found->f();
+  for (int digits = 1; digits < 9; ++digits) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.*g", digits, static_cast<double>(value));
+    double candidate = std::strtod(text, nullptr);
+    if (static_cast<float>(candidate) == value)
+      return candidate;
+  }
+  return static_cast<double>(value);
 }
 
 FailureOr<std::string> NodeContext::stringAttr(StringRef name, StringRef fallback) const {
