@@ -67,15 +67,18 @@ test-conformance:
 	$(PYTHON) test/scripts/import_node_tests.py --shardc $(BUILD_DIR)/bin/shardc \
 	  --node-tests ../shared/onnx-node-tests
 
-# The importer and driver suites under AddressSanitizer + UBSan.
+# Every lit suite and the node-test imports under AddressSanitizer + UBSan.
 build-asan: deps
 	test -f $(ASAN_BUILD_DIR)/build.ninja || cmake -S . -B $(ASAN_BUILD_DIR) $(CMAKE_FLAGS) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDC_SANITIZE=ON
 	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS) --target shardc shardc-opt
 
+test-asan: export ASAN_OPTIONS = detect_leaks=1
+test-asan: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 test-asan: build-asan
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  $(PYTHON) $(LIT) -sv $(ASAN_BUILD_DIR)/test/Import $(ASAN_BUILD_DIR)/test/Driver
+	$(PYTHON) $(LIT) -sv $(ASAN_BUILD_DIR)/test
+	$(PYTHON) test/scripts/import_node_tests.py --shardc $(ASAN_BUILD_DIR)/bin/shardc \
+	  --node-tests ../shared/onnx-node-tests
 
 # libFuzzer over the importer's input bytes (clang-19), seeded from the fixtures.
 FUZZ_SECONDS ?= 600
@@ -85,7 +88,8 @@ fuzz: deps
 	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target shardc-import-fuzzer
 	mkdir -p fuzz-corpus
 	$(FUZZ_BUILD_DIR)/bin/shardc-import-fuzzer -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 \
-	  -print_final_stats=1 fuzz-corpus test/fuzz/corpus
+	  -timeout=30 -print_final_stats=1 fuzz-corpus test/fuzz/corpus \
+	  $(wildcard ../shared/onnx-node-tests)
 
 # The main job on the embedded example: compile it to the raised graph and
 # summarize what the compiler found (the runtime will run it here later).

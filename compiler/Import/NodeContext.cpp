@@ -193,6 +193,13 @@ void NodeContext::setOutput(unsigned index, Value value) {
     importer_.define(node_.output(index), value);
 }
 
+LogicalResult NodeContext::define(FailureOr<Value> result, unsigned index) {
+  if (failed(result))
+    return failure();
+  setOutput(index, *result);
+  return success();
+}
+
 LogicalResult NodeContext::rejectOutputsFrom(unsigned index) const {
   for (unsigned i = index; i < static_cast<unsigned>(node_.output_size()); ++i)
     if (hasOutput(i))

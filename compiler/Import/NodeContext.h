@@ -77,6 +77,8 @@ public:
   unsigned numOutputs() const { return node_.output_size(); }
   bool hasOutput(unsigned index) const;
   void setOutput(unsigned index, mlir::Value value);
+  /// Binds output `index` to `result` when building it succeeded.
+  mlir::LogicalResult define(mlir::FailureOr<mlir::Value> result, unsigned index = 0);
   /// Errors when the node asks for an output the importer does not produce.
   mlir::LogicalResult rejectOutputsFrom(unsigned index) const;
 

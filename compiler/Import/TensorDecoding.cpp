@@ -106,48 +106,26 @@ FailureOr<DenseElementsAttr> decodeTensor(const onnx::TensorProto &tensor, Locat
                                << " values; expected " << count << " for "
                                << graph::formatShape(type->getShape());
   };
+  // Typed fields: check the count, then convert (`T{}` selects the C++ type).
+  auto typed = [&](const auto &field, auto tag) -> FailureOr<DenseElementsAttr> {
+    if (failed(checkCount(field.size())))
+      return failure();
+    return fromField<decltype(tag)>(*type, field);
+  };
   switch (tensor.data_type()) {
-  case onnx::TensorProto::FLOAT:
-    if (failed(checkCount(tensor.float_data_size())))
-      return failure();
-    return fromField<float>(*type, tensor.float_data());
-  case onnx::TensorProto::DOUBLE:
-    if (failed(checkCount(tensor.double_data_size())))
-      return failure();
-    return fromField<double>(*type, tensor.double_data());
-  case onnx::TensorProto::INT64:
-    if (failed(checkCount(tensor.int64_data_size())))
-      return failure();
-    return fromField<int64_t>(*type, tensor.int64_data());
+  case onnx::TensorProto::FLOAT: return typed(tensor.float_data(), float{});
+  case onnx::TensorProto::DOUBLE: return typed(tensor.double_data(), double{});
+  case onnx::TensorProto::INT64: return typed(tensor.int64_data(), int64_t{});
+  case onnx::TensorProto::INT32: return typed(tensor.int32_data(), int32_t{});
+  case onnx::TensorProto::INT16: return typed(tensor.int32_data(), int16_t{});
+  case onnx::TensorProto::INT8: return typed(tensor.int32_data(), int8_t{});
+  case onnx::TensorProto::UINT8: return typed(tensor.int32_data(), uint8_t{});
+  case onnx::TensorProto::BOOL: return typed(tensor.int32_data(), bool{});
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
     if (failed(checkCount(tensor.int32_data_size())))
       return failure();
     return fromHalfBits(*type, tensor.int32_data());
-  case onnx::TensorProto::BOOL: {
-    if (failed(checkCount(tensor.int32_data_size())))
-      return failure();
-    SmallVector<bool> values;
-    for (int32_t v : tensor.int32_data())
-      values.push_back(v != 0);
-    return DenseElementsAttr::get(*type, ArrayRef<bool>(values));
-  }
-  case onnx::TensorProto::INT8: 
-    if (failed(checkCount(tensor.int32_data_size())))
-      return failure();
-    return fromField<int8_t>(*type, tensor.int32_data());
-  case onnx::TensorProto::UINT8:
-    if (failed(checkCount(tensor.int32_data_size())))
-      return failure();
-    return fromField<uint8_t>(*type, tensor.int32_data());
-  case onnx::TensorProto::INT16:
-    if (failed(checkCount(tensor.int32_data_size())))
-      return failure();
-    return fromField<int16_t>(*type, tensor.int32_data());
-  case onnx::TensorProto::INT32:
-    if (failed(checkCount(tensor.int32_data_size())))
-      return failure();
-    return fromField<int32_t>(*type, tensor.int32_data());
   default:
     break;
   }

@@ -119,10 +119,7 @@ LogicalResult importAttention(NodeContext &node) {
       operands, {node.f64Attr("scale", *scale), node.boolAttr("causal", *causal != 0)});
   if (succeeded(result) && rank == 3)
     result = mergeHeads(node, *result);
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(result);
 }
 
 /// cos/sin of width R/2 per position -> width R in the graph op's pairing:
@@ -204,10 +201,7 @@ LogicalResult importRotaryEmbedding(NodeContext &node) {
                                       {node.boolAttr("interleaved", *interleaved != 0)});
   if (succeeded(result) && rank == 3)
     result = node.reshape(*result, shape);
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(result);
 }
 
 } // namespace

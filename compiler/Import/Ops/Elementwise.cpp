@@ -13,22 +13,14 @@ template <typename OpTy>
 LogicalResult importUnary(NodeContext &node) {
   if (failed(node.requireInputs(1)))
     return failure();
-  auto result = node.create<OpTy>(node.input(0));
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.create<OpTy>(node.input(0)));
 }
 
 template <typename OpTy>
 LogicalResult importBinary(NodeContext &node) {
   if (failed(node.requireInputs(2)))
     return failure();
-  auto result = node.create<OpTy>(ValueRange{node.input(0), node.input(1)});
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.create<OpTy>(ValueRange{node.input(0), node.input(1)}));
 }
 
 /// Max, Min and Sum take one or more inputs: fold them pairwise.
@@ -51,13 +43,9 @@ template <ComparePredicate predicate>
 LogicalResult importCompare(NodeContext &node) {
   if (failed(node.requireInputs(2)))
     return failure();
-  auto result = node.create<CompareOp>(
+  return node.define(node.create<CompareOp>(
       ValueRange{node.input(0), node.input(1)},
-      {node.attr("predicate", ComparePredicateAttr::get(node.context(), predicate))});
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+      {node.attr("predicate", ComparePredicateAttr::get(node.context(), predicate))}));
 }
 
 LogicalResult importGelu(NodeContext &node) {
@@ -67,12 +55,8 @@ LogicalResult importGelu(NodeContext &node) {
   if (*approximate != "none" && *approximate != "tanh")
     return node.error() << "attribute 'approximate' is '" << *approximate
                         << "'; expected 'none' or 'tanh'";
-  auto result = node.create<GeluOp>(node.input(0),
-                                    {node.boolAttr("approximate_tanh", *approximate == "tanh")});
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.create<GeluOp>(node.input(0),
+                                    {node.boolAttr("approximate_tanh", *approximate == "tanh")}));
 }
 
 /// Swish(x) = x * sigmoid(alpha * x); alpha = 1 is SiLU.
@@ -90,10 +74,7 @@ LogicalResult importSwish(NodeContext &node) {
     auto gate = succeeded(scaled) ? node.create<SigmoidOp>(*scaled) : noValue();
     result = succeeded(gate) ? node.create<MulOp>(ValueRange{x, *gate}) : noValue();
   }
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(result);
 }
 
 LogicalResult importCast(NodeContext &node) {
@@ -105,21 +86,13 @@ LogicalResult importCast(NodeContext &node) {
     return node.error() << "cannot cast to " << dataTypeName(static_cast<int32_t>(*to))
                         << "; expected a numeric or boolean type";
   auto type = RankedTensorType::get(node.inputType(0).getShape(), element);
-  auto result = node.createTyped<CastOp>(type, node.input(0));
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.createTyped<CastOp>(type, node.input(0)));
 }
 
 LogicalResult importWhere(NodeContext &node) {
   if (failed(node.requireInputs(3)))
     return failure();
-  auto result = node.create<WhereOp>(ValueRange{node.input(0), node.input(1), node.input(2)});
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.create<WhereOp>(ValueRange{node.input(0), node.input(1), node.input(2)}));
 }
 
 } // namespace

@@ -15,12 +15,8 @@ LogicalResult importGather(NodeContext &node) {
   auto axis = node.normalizeAxis(*axisAttr, node.inputType(0).getRank());
   if (failed(axis))
     return failure();
-  auto result = node.create<GatherOp>(ValueRange{node.input(0), node.input(1)},
-                                      {node.i64Attr("axis", *axis)});
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.create<GatherOp>(ValueRange{node.input(0), node.input(1)},
+                                      {node.i64Attr("axis", *axis)}));
 }
 
 LogicalResult importScatterElements(NodeContext &node) {
@@ -35,14 +31,10 @@ LogicalResult importScatterElements(NodeContext &node) {
   auto axis = node.normalizeAxis(*axisAttr, node.inputType(0).getRank());
   if (failed(axis))
     return failure();
-  auto result = node.create<ScatterElementsOp>(
+  return node.define(node.create<ScatterElementsOp>(
       ValueRange{node.input(0), node.input(1), node.input(2)},
       {node.i64Attr("axis", *axis),
-       node.attr("reduction", ScatterReductionAttr::get(node.context(), *reduction))});
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+       node.attr("reduction", ScatterReductionAttr::get(node.context(), *reduction))}));
 }
 
 LogicalResult importTrilu(NodeContext &node) {
@@ -56,12 +48,8 @@ LogicalResult importTrilu(NodeContext &node) {
       return failure();
     k = static_cast<int64_t>(*given);
   }
-  auto result = node.create<TriluOp>(node.input(0), {node.i64Attr("k", k),
-                                                     node.boolAttr("upper", *upper != 0)});
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.create<TriluOp>(node.input(0), {node.i64Attr("k", k),
+                                                     node.boolAttr("upper", *upper != 0)}));
 }
 
 } // namespace

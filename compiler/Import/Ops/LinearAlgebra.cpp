@@ -16,11 +16,7 @@ namespace {
 LogicalResult importMatMul(NodeContext &node) {
   if (failed(node.requireInputs(2)))
     return failure();
-  auto result = node.create<MatMulOp>(ValueRange{node.input(0), node.input(1)});
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.create<MatMulOp>(ValueRange{node.input(0), node.input(1)}));
 }
 
 /// Y = alpha * A' @ B' + beta * C, with A' and B' optionally transposed.

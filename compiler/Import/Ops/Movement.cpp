@@ -28,11 +28,7 @@ FailureOr<std::optional<SmallVector<int64_t>>> axesOperand(NodeContext &node, un
 }
 
 LogicalResult defineReshaped(NodeContext &node, ArrayRef<int64_t> shape) {
-  auto result = node.reshape(node.input(0), shape);
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.reshape(node.input(0), shape));
 }
 
 LogicalResult importReshape(NodeContext &node) {
@@ -164,11 +160,7 @@ LogicalResult importTranspose(NodeContext &node) {
   else // ONNX's default reverses the dims.
     for (int64_t d = rank - 1; d >= 0; --d)
       perm.push_back(d);
-  auto result = node.transpose(node.input(0), perm);
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.transpose(node.input(0), perm));
 }
 
 LogicalResult importExpand(NodeContext &node) {
@@ -182,12 +174,8 @@ LogicalResult importExpand(NodeContext &node) {
   if (!shape)
     return node.error() << "cannot expand " << formatShape(input.getShape()) << " to "
                         << formatShape(*target) << "; the shapes do not broadcast";
-  auto result = node.createTyped<ExpandOp>(
-      RankedTensorType::get(*shape, input.getElementType()), node.input(0));
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.createTyped<ExpandOp>(
+      RankedTensorType::get(*shape, input.getElementType()), node.input(0)));
 }
 
 LogicalResult importConcat(NodeContext &node) {
@@ -203,11 +191,7 @@ LogicalResult importConcat(NodeContext &node) {
   for (unsigned i = 0; i < node.numInputs(); ++i)
     if (node.hasInput(i))
       inputs.push_back(node.input(i));
-  auto result = node.create<ConcatOp>(inputs, {node.i64Attr("axis", *axis)});
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.create<ConcatOp>(inputs, {node.i64Attr("axis", *axis)}));
 }
 
 LogicalResult importSplit(NodeContext &node) {
@@ -314,13 +298,9 @@ LogicalResult importSlice(NodeContext &node) {
     end[*axis] = last;
     stride[*axis] = step;
   }
-  auto result = node.create<SliceOp>(node.input(0), {node.arrayAttr("starts", begin),
+  return node.define(node.create<SliceOp>(node.input(0), {node.arrayAttr("starts", begin),
                                                      node.arrayAttr("ends", end),
-                                                     node.arrayAttr("steps", stride)});
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+                                                     node.arrayAttr("steps", stride)}));
 }
 
 LogicalResult importIdentity(NodeContext &node) {

@@ -70,13 +70,9 @@ LogicalResult importRmsNormalization(NodeContext &node) {
   auto norm = normAttributes(node);
   if (failed(norm))
     return failure();
-  auto result = node.create<RmsNormOp>(
+  return node.define(node.create<RmsNormOp>(
       ValueRange{node.input(0), node.input(1)},
-      {node.i64Attr("axis", norm->axis), node.f64Attr("epsilon", norm->epsilon)});
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+      {node.i64Attr("axis", norm->axis), node.f64Attr("epsilon", norm->epsilon)}));
 }
 
 } // namespace

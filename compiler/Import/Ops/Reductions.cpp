@@ -59,12 +59,8 @@ LogicalResult importReduce(NodeContext &node) {
     node.setOutput(0, input);
     return success();
   }
-  auto result = node.create<OpTy>(input, {node.arrayAttr("axes", **axes),
-                                          node.boolAttr("keepdims", *keepdims != 0)});
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.create<OpTy>(input, {node.arrayAttr("axes", **axes),
+                                          node.boolAttr("keepdims", *keepdims != 0)}));
 }
 
 LogicalResult importSoftmax(NodeContext &node) {
@@ -74,11 +70,7 @@ LogicalResult importSoftmax(NodeContext &node) {
   auto axis = node.normalizeAxis(*axisAttr, node.inputType(0).getRank());
   if (failed(axis))
     return failure();
-  auto result = node.create<SoftmaxOp>(node.input(0), {node.i64Attr("axis", *axis)});
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.create<SoftmaxOp>(node.input(0), {node.i64Attr("axis", *axis)}));
 }
 
 LogicalResult importTopK(NodeContext &node) {

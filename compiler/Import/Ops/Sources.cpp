@@ -88,11 +88,7 @@ LogicalResult importRange(NodeContext &node) {
   auto values = constfold::range(*start, *limit, *delta);
   if (!values)
     return node.error() << values.error();
-  auto result = node.constant(*values);
-  if (failed(result))
-    return failure();
-  node.setOutput(0, *result);
-  return success();
+  return node.define(node.constant(*values));
 }
 
 LogicalResult importShape(NodeContext &node) {
