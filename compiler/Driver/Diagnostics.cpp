@@ -1,6 +1,8 @@
 //===- Diagnostics.cpp - one-line errors for the shardc driver ------------===//
 #include "compiler/Driver/Diagnostics.h"
 
+#include "dialects/Graph/NodeLocation.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 #include "llvm/Support/raw_ostream.h"
@@ -10,27 +12,14 @@ using namespace mlir;
 namespace shardc::driver {
 
 std::string describeLocation(Location location) {
+  if (std::optional<graph::OnnxNode> node = graph::onnxNodeOf(location)) {
+    std::string where = node->file.empty() ? "" : node->file.str() + ": ";
+    if (node->opType.empty())
+      return where + "tensor '" + node->name.str() + "'";
+    return where + "node '" + node->name.str() + "' (" + node->opType.str() + ")";
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
-  StringRef opType;
-  if (auto fused = dyn_cast<FusedLoc>(location)) {
-    if (auto tag = dyn_cast_or_null<StringAttr>(fused.getMetadata()))
-      opType = tag.getValue();
-    if (!fused.getLocations().empty())
-      location = fused.getLocations().front();
-  }
-  if (auto name = dyn_cast<NameLoc>(location)) {
-    StringRef file;
-    if (auto fileLoc = dyn_cast<FileLineColLoc>(name.getChildLoc()))
-      file = fileLoc.getFilename().getValue();
-    if (!file.empty())
-      os << file << ": ";
-    if (opType.empty())
-      os << "tensor '" << name.getName().getValue() << "'";
-    else
-      os << "node '" << name.getName().getValue() << "' (" << opType << ")";
-    return os.str();
-  }
   if (auto fileLoc = dyn_cast<FileLineColLoc>(location)) {
     os << fileLoc.getFilename().getValue();
     if (fileLoc.getLine() != 0)

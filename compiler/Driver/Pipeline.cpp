@@ -2,6 +2,7 @@
 #include "compiler/Driver/Pipeline.h"
 
 #include "passes/Graph/Passes.h"
+#include "passes/Lowering/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -15,10 +16,12 @@ std::optional<Phase> parsePhase(StringRef name) {
     return Phase::Import;
   if (name == "graph")
     return Phase::Graph;
+  if (name == "exec")
+    return Phase::Exec;
   return std::nullopt;
 }
 
-StringRef phaseNames() { return "import|graph"; }
+StringRef phaseNames() { return "import|graph|exec"; }
 
 LogicalResult runPipeline(ModuleOp module, Phase until) {
   PassManager pm(module->getContext());
@@ -30,6 +33,8 @@ LogicalResult runPipeline(ModuleOp module, Phase until) {
   pm.addPass(createCSEPass());
   if (until >= Phase::Graph)
     graph::buildRaisePipeline(pm);
+  if (until >= Phase::Exec)
+    lowering::buildLowerPipeline(pm);
   return pm.run(module);
 }
 

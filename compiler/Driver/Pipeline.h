@@ -13,10 +13,11 @@ namespace shardc::driver {
 enum class Phase {
   Import, ///< imported, shape arithmetic folded, cleaned up
   Graph,  ///< plus raising: linear, attention, norms, MLP, MoE recognized
+  Exec,   ///< lowered to kernel steps on buffers, fused, memory planned
 };
 
 std::optional<Phase> parsePhase(llvm::StringRef name);
-/// "import|graph", for --help.
+/// "import|graph|exec", for --help.
 llvm::StringRef phaseNames();
 
 /// Runs the passes that take an imported module to `until`.

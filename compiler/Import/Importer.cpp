@@ -11,6 +11,7 @@
 #include "compiler/Import/TensorDecoding.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/NodeLocation.h"
 #include "dialects/Graph/TypeUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -58,12 +59,6 @@ std::string quotedList(llvm::ArrayRef<std::string> names) {
 
 } // namespace
 
-Location nodeLocation(MLIRContext &context, StringRef file, StringRef nodeName, StringRef opType) {
-  Location name = NameLoc::get(StringAttr::get(&context, nodeName),
-                               FileLineColLoc::get(&context, file, 0, 0));
-  return FusedLoc::get(&context, {name}, StringAttr::get(&context, opType));
-}
-
 GraphImporter::GraphImporter(MLIRContext &context, const LoadedModel &model,
                              const ImportOptions &options)
     : context_(context), model_(model), options_(options), builder_(&context),
@@ -88,7 +83,7 @@ LogicalResult GraphImporter::checkNodesSupported() {
   llvm::MapVector<StringRef, std::vector<std::string>> unsupported;
   for (auto [index, node] : llvm::enumerate(graph.node())) {
     std::string name = nodeDisplayName(node, index);
-    Location location = nodeLocation(context_, model_.path, name, node.op_type());
+    Location location = graph::nodeLocation(context_, model_.path, name, node.op_type());
     if (!node.domain().empty() && node.domain() != "ai.onnx")
       return emitError(location) << "unknown domain '" << node.domain()
                                  << "'; expected the default ONNX domain";
@@ -124,7 +119,7 @@ FailureOr<std::vector<int>> GraphImporter::sortNodes() {
     for (const std::string &output : node.output()) {
       if (output.empty())
         continue;
-      Location location = nodeLocation(context_, model_.path, nodeDisplayName(node, index),
+      Location location = graph::nodeLocation(context_, model_.path, nodeDisplayName(node, index),
                                        node.op_type());
       if (available.contains(output) || producer.count(output))
         return emitError(location) << "output '" << output
@@ -143,7 +138,7 @@ FailureOr<std::vector<int>> GraphImporter::sortNodes() {
         continue;
       auto found = producer.find(input);
       if (found == producer.end())
-        return emitError(nodeLocation(context_, model_.path, nodeDisplayName(node, index),
+        return emitError(graph::nodeLocation(context_, model_.path, nodeDisplayName(node, index),
                                       node.op_type()))
                << "input '" << input
                << "' is not defined; expected a graph input, an initializer or a node output";
@@ -419,7 +414,7 @@ Value GraphImporter::lookup(StringRef name) {
 LogicalResult GraphImporter::importNode(int index) {
   const onnx::NodeProto &node = model_.proto.graph().node(index);
   Location location =
-      nodeLocation(context_, model_.path, nodeDisplayName(node, index), node.op_type());
+      graph::nodeLocation(context_, model_.path, nodeDisplayName(node, index), node.op_type());
   NodeContext context(*this, node, location, opset_);
   // Resolve every input first so an unreadable initializer is reported here.
   for (unsigned i = 0; i < node.input_size(); ++i)

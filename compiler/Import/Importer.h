@@ -16,11 +16,6 @@ namespace shardc::import {
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importModel(mlir::MLIRContext &context, const LoadedModel &model, const ImportOptions &options);
 
-/// The location of an ONNX node: its name over the model file, tagged with the
-/// op type (fused<"OpType">["name"("file":0:0)]).
-mlir::Location nodeLocation(mlir::MLIRContext &context, llvm::StringRef file,
-                            llvm::StringRef nodeName, llvm::StringRef opType);
-
 } // namespace shardc::import
 
 #endif

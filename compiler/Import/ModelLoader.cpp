@@ -95,26 +95,39 @@ private:
 
 } // namespace
 
-Expected<LoadedModel> parseModel(std::string bytes, StringRef path) {
+Expected<LoadedModel> parseModel(StringRef bytes, StringRef path) {
   LoadedModel model;
   model.path = path.str();
   if (bytes.empty())
     return fileError(path, "the file is empty; expected an ONNX model");
   if (path.ends_with(".onnxtext")) {
-    onnx::OnnxParser parser(bytes.c_str());
-    onnx::Common::Status status = parser.Parse(model.proto);
-    if (!status.IsOK()) {
-      std::string message = status.ErrorMessage();
+    std::string text = bytes.str(); // the parser wants a NUL-terminated string
+    std::string message;
+    // libonnx's parser reports most errors in its Status but lets the
+    // std::stoll/stod it uses for numbers throw on malformed ones.
+    try {
+      onnx::OnnxParser parser(text.c_str());
+      onnx::Common::Status status = parser.Parse(model.proto);
+      if (!status.IsOK())
+        message = status.ErrorMessage();
+    } catch (const std::exception &error) {
+      message = std::string("malformed number (") + error.what() + ")";
+    }
+    if (!message.empty()) {
       std::replace(message.begin(), message.end(), '\n', ' ');
       return fileError(path, "not valid ONNX text format: " + message);
     }
+    if (!model.proto.has_graph())
+      return fileError(path, "the model has no graph");
     return std::move(model);
   }
+  if (bytes.size() > static_cast<size_t>(INT_MAX))
+    return fileError(path, "the file is over 2 GiB, more than protobuf can hold; expected the "
+                           "weights of such models in external data");
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(bytes.data()),
                                             static_cast<int>(bytes.size()));
   in.SetTotalBytesLimit(INT_MAX);
-  if (bytes.size() > static_cast<size_t>(INT_MAX) || !model.proto.ParseFromCodedStream(&in) ||
-      !in.ConsumedEntireMessage())
+  if (!model.proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
     return fileError(path, "not a valid ONNX protobuf (truncated or corrupted file?)");
   if (!model.proto.has_graph())
     return fileError(path, "the model has no graph (truncated or not an ONNX model?)");
@@ -126,7 +139,7 @@ Expected<LoadedModel> loadModel(StringRef path) {
   auto buffer = MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buffer)
     return fileError(path, "cannot read the file: " + buffer.getError().message());
-  return parseModel((*buffer)->getBuffer().str(), path);
+  return parseModel((*buffer)->getBuffer(), path);
 }
 
 } // namespace shardc::import

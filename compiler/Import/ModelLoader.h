@@ -27,7 +27,7 @@ struct LoadedModel {
 
 /// Parses `bytes` (the contents of `path`) as binary protobuf, or as ONNX text
 /// format when the path ends in .onnxtext. Errors say what is wrong with the file.
-llvm::Expected<LoadedModel> parseModel(std::string bytes, llvm::StringRef path);
+llvm::Expected<LoadedModel> parseModel(llvm::StringRef bytes, llvm::StringRef path);
 
 /// Reads and parses the model at `path`.
 llvm::Expected<LoadedModel> loadModel(llvm::StringRef path);

@@ -4,8 +4,10 @@
 // pass's lit tests drive.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/Exec/ExecDialect.h"
 #include "dialects/Graph/GraphDialect.h"
 #include "passes/Graph/Passes.h"
+#include "passes/Lowering/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -14,9 +16,10 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<shardc::graph::GraphDialect, mlir::func::FuncDialect>();
+  registry.insert<shardc::graph::GraphDialect, shardc::exec::ExecDialect, mlir::func::FuncDialect>();
   mlir::registerTransformsPasses();
   shardc::graph::registerGraphPasses();
+  shardc::lowering::registerLoweringPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "shardc optimizer driver\n", registry));
 }

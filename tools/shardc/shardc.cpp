@@ -11,6 +11,7 @@
 #include "compiler/Driver/Pipeline.h"
 #include "compiler/Import/Importer.h"
 
+#include "dialects/Exec/ExecDialect.h"
 #include "dialects/Graph/GraphDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,8 +40,9 @@ cl::opt<std::string> outputPath("o", cl::desc("Where to write the result ('-' is
                                 cl::value_desc("path"), cl::init("-"), cl::cat(shardcCategory));
 cl::opt<std::string> emitPhase(
     "emit",
-    cl::desc("Phase to stop after and print as MLIR: 'import' (imported and folded) or "
-             "'graph' (also raised: linear, attention, norms, MLP, MoE)"),
+    cl::desc("Phase to stop after and print as MLIR: 'import' (imported and folded), "
+             "'graph' (also raised: linear, attention, norms, MLP, MoE) or 'exec' (lowered "
+             "to kernel steps, fused, memory planned)"),
     cl::value_desc("phase"), cl::init("graph"), cl::cat(shardcCategory));
 cl::list<std::string> dimBindings(
     "dim", cl::desc("Bind the symbolic dim NAME of the model's inputs to N (repeatable)"),
@@ -96,7 +98,7 @@ int run() {
   }
 
   DialectRegistry registry;
-  registry.insert<graph::GraphDialect, func::FuncDialect>();
+  registry.insert<graph::GraphDialect, exec::ExecDialect, func::FuncDialect>();
   MLIRContext context(registry);
   driver::OneLineDiagnostics diagnostics(context, kTool);
 

@@ -1,0 +1,26 @@
+//===- Passes.h - lowering the graph dialect to exec programs ---*- C++ -*-===//
+#ifndef SHARDC_PASSES_LOWERING_PASSES_H
+#define SHARDC_PASSES_LOWERING_PASSES_H
+
+#include "dialects/Exec/ExecDialect.h"
+#include "dialects/Graph/GraphDialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace shardc::lowering {
+
+#define GEN_PASS_DECL
+#include "passes/Lowering/Passes.h.inc"
+
+/// Inline composites, lower to exec, fuse elementwise chains, plan memory
+/// (the `shardc-lower` pipeline).
+void buildLowerPipeline(mlir::OpPassManager &pm);
+
+/// Registers the passes and the `shardc-lower` pipeline.
+void registerLoweringPasses();
+
+} // namespace shardc::lowering
+
+#endif

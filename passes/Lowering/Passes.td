@@ -1,0 +1,48 @@
+//===- Passes.td - lowering the graph dialect to exec programs -------------===//
+
+#ifndef SHARDC_PASSES_LOWERING_PASSES_TD
+#define SHARDC_PASSES_LOWERING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FuseElementwisePass : Pass<"shardc-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuse chains of elementwise exec kernels into one 'fused' kernel";
+  let description = [{
+    A float elementwise kernel whose output is read only by the next
+    elementwise kernel of the chain is merged into it: the fused kernel reads
+    each outside input once and writes only the chain's result, so the
+    intermediate buffers (and their memory traffic) disappear. Its `expr`
+    parameter lists the steps, each an op and its arguments (inputs first,
+    then earlier steps), evaluated per element of the broadcast result.
+  }];
+  let dependentDialects = ["shardc::exec::ExecDialect"];
+}
+
+def InlineCompositesPass : Pass<"shardc-inline-composites", "mlir::ModuleOp"> {
+  let summary = "Replace graph.composite ops by their bodies";
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def LowerToExecPass : Pass<"shardc-lower-to-exec", "mlir::ModuleOp"> {
+  let summary = "Lower the graph program to an exec program of kernel steps on buffers";
+  let description = [{
+    Each graph op becomes an exec.kernel writing a fresh arena buffer
+    (exec.alloc), reshapes become exec.view, weights and constants exec.weight
+    and exec.constant, arguments exec.input and results exec.output.
+    Composite ops must have been inlined.
+  }];
+  let dependentDialects = ["shardc::exec::ExecDialect"];
+}
+
+def PlanMemoryPass : Pass<"shardc-plan-memory", "mlir::ModuleOp"> {
+  let summary = "Place every arena buffer: liveness-based offsets with reuse";
+  let description = [{
+    Computes each exec.alloc's live range over the steps (through views; an
+    output lives to the end), places buffers largest first at the lowest
+    offset that overlaps no buffer live at the same time (64-byte aligned),
+    and records the peak as the function's `exec.arena_bytes`.
+  }];
+  let dependentDialects = ["shardc::exec::ExecDialect"];
+}
+
+#endif // SHARDC_PASSES_LOWERING_PASSES_TD

@@ -1,0 +1,25 @@
+//===- Pipeline.cpp - the shardc-lower pipeline ---------------------------===//
+#include "passes/Lowering/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+namespace shardc::lowering {
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Lowering/Passes.h.inc"
+
+void buildLowerPipeline(mlir::OpPassManager &pm) {
+  pm.addPass(createInlineCompositesPass());
+  pm.addPass(createLowerToExecPass());
+  pm.addPass(createFuseElementwisePass());
+  pm.addPass(createPlanMemoryPass());
+}
+
+void registerLoweringPasses() {
+  registerLowerToExecPasses();
+  mlir::PassPipelineRegistration<>("shardc-lower",
+                                   "Lower the graph program to a planned exec program",
+                                   buildLowerPipeline);
+}
+
+} // namespace shardc::lowering

@@ -1,0 +1,238 @@
+//===- MatMul.cpp - matmul and linear over OpenBLAS ------------------------===//
+#include "runtime/cpu/MatMul.h"
+
+#include "runtime/cpu/KernelSupport.h"
+#include "runtime/cpu/Parallel.h"
+
+#include <cblas.h>
+
+#include <climits>
+#include <cstring>
+
+namespace shardc::rt::cpu {
+namespace {
+
+using namespace detail;
+
+/// One row-major GEMM, C = A op(B) + beta C, with A [m, k], op(B) [k, n].
+/// BLAS wants leading dimensions >= 1 even for empty matrices.
+void gemm(int m, int n, int k, const float *a, const float *b, bool transB,
+          float beta, float *c) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, m, n,
+              k, 1.0f, a, std::max(k, 1), b, std::max(transB ? k : n, 1), beta, c,
+              std::max(n, 1));
+}
+void gemm(int m, int n, int k, const double *a, const double *b, bool transB,
+          double beta, double *c) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, m, n,
+              k, 1.0, a, std::max(k, 1), b, std::max(transB ? k : n, 1), beta, c,
+              std::max(n, 1));
+}
+
+/// Half-precision operands widened to fp32 (and the result narrowed back).
+template <typename T> std::vector<float> widen(const T *data, int64_t count) {
+  std::vector<float> wide(size_t(std::max<int64_t>(count, 0)));
+  parallelFor(count, 2, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      wide[size_t(i)] = load(data[i]);
+  });
+  return wide;
+}
+template <typename T> void narrow(const float *wide, int64_t count, T *data) {
+  parallelFor(count, 2, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      data[i] = store<T>(wide[i]);
+  });
+}
+
+/// One GEMM C[m,n] (+)= A[m,k] op(B) in storage type T: BLAS for float and
+/// double, widened sgemm for Half/BFloat16. `accumulate` keeps C (beta = 1),
+/// used by linear to start from the bias.
+template <typename T>
+void gemmAs(int m, int n, int k, const T *a, const T *b, bool transB,
+            bool accumulate, T *c) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    gemm(m, n, k, a, b, transB, accumulate ? T(1) : T(0), c);
+  } else {
+    std::vector<float> wa = widen(a, int64_t(m) * k), wb = widen(b, int64_t(k) * n);
+    std::vector<float> wc = accumulate ? widen(c, int64_t(m) * n)
+                                       : std::vector<float>(size_t(int64_t(m) * n));
+    gemm(m, n, k, wa.data(), wb.data(), transB, accumulate ? 1.0f : 0.0f, wc.data());
+    narrow(wc.data(), int64_t(m) * n, c);
+  }
+}
+
+/// Integer matmul: exact modulo 2^64, then wrapped to T (the same as wrapping
+/// after every step, since truncation to the low bits respects + and *).
+template <typename T>
+void intMatMul(int64_t m, int64_t n, int64_t k, const T *a, const T *b, T *c) {
+  parallelFor(m, n * k, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        uint64_t sum = 0;
+        for (int64_t p = 0; p < k; ++p)
+          sum += uint64_t(int64_t(a[i * k + p])) * uint64_t(int64_t(b[p * n + j]));
+        c[i * n + j] = wrapTo<T>(sum);
+      }
+  });
+}
+
+Status checkBlasDims(const char *op, int64_t m, int64_t n, int64_t k) {
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
+    return fail(op, "GEMM dims " + std::to_string(m) + " x " + std::to_string(n) +
+                        " x " + std::to_string(k) + " exceed BLAS's 32-bit sizes");
+  return Status::success();
+}
+
+} // namespace
+
+Status matmul(const TensorView &lhs, const TensorView &rhs, const TensorView &out) {
+  const char *name = "matmul";
+  SHARDC_CPU_TRY(checkTensor(name, "lhs", lhs));
+  SHARDC_CPU_TRY(checkTensor(name, "rhs", rhs));
+  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_CPU_TRY(checkDType(name, "rhs", rhs, lhs.dtype));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, lhs.dtype));
+  if (lhs.dtype == DType::Bool)
+    return fail(name, "needs integer or float operands but got bool");
+  if (lhs.shape.empty() || rhs.shape.empty())
+    return fail(name, "needs operands of rank >= 1 but got " + str(lhs.shape) + " and " +
+                          str(rhs.shape));
+
+  // Promote 1-D operands to matrices; remember to drop that dim from out.
+  const bool lhsVector = lhs.shape.size() == 1, rhsVector = rhs.shape.size() == 1;
+  Shape a = lhsVector ? Shape{1, lhs.shape[0]} : lhs.shape;
+  Shape b = rhsVector ? Shape{rhs.shape[0], 1} : rhs.shape;
+  const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+  if (b[b.size() - 2] != k)
+    return fail(name, "contracted dims differ; lhs " + str(lhs.shape) + " has " +
+                          std::to_string(k) + " but rhs " + str(rhs.shape) + " has " +
+                          std::to_string(b[b.size() - 2]));
+  const Shape aBatch(a.begin(), a.end() - 2), bBatch(b.begin(), b.end() - 2);
+  Shape batch;
+  if (!broadcastShapes(aBatch, bBatch, batch))
+    return fail(name, "batch dims " + str(aBatch) + " and " + str(bBatch) +
+                          " do not broadcast");
+  Shape expected = batch;
+  if (!lhsVector)
+    expected.push_back(m);
+  if (!rhsVector)
+    expected.push_back(n);
+  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  if (out.numel() == 0)
+    return Status::success();
+
+  const int64_t batches = numElements(batch);
+  const Shape aStrides = broadcastStrides(aBatch, batch); // in matrices
+  const Shape bStrides = broadcastStrides(bBatch, batch);
+  // The matrices (in elements) that batch `index` multiplies.
+  auto offsets = [&](int64_t index, int64_t &aOffset, int64_t &bOffset) {
+    aOffset = bOffset = 0;
+    for (size_t d = batch.size(); d-- > 0;) {
+      const int64_t i = index % batch[d];
+      index /= batch[d];
+      aOffset += i * aStrides[d];
+      bOffset += i * bStrides[d];
+    }
+    aOffset *= m * k;
+    bOffset *= k * n;
+  };
+
+  if (isIntType(lhs.dtype)) {
+    dispatchInt(lhs.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      for (int64_t i = 0; i < batches; ++i) {
+        int64_t ao, bo;
+        offsets(i, ao, bo);
+        intMatMul(m, n, k, lhs.as<const T>() + ao, rhs.as<const T>() + bo,
+                  out.as<T>() + i * m * n);
+      }
+    });
+    return Status::success();
+  }
+
+  // rhs shared by all batches and lhs dense across them: one tall GEMM.
+  bool rhsShared = true;
+  for (int64_t stride : bStrides)
+    rhsShared &= stride == 0;
+  const bool fold = rhsShared && numElements(aBatch) == batches;
+  SHARDC_CPU_TRY(checkBlasDims(name, fold ? batches * m : m, n, k));
+  (void)numThreads(); // settles OpenBLAS's thread count before its first use
+
+  dispatchFloat(lhs.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *aData = lhs.as<const T>();
+    const T *bData = rhs.as<const T>();
+    T *cData = out.as<T>();
+    if (k == 0) { // nothing to sum: zeros (BLAS would not touch C)
+      std::fill(cData, cData + out.numel(), store<T>(0));
+      return;
+    }
+    if (fold) {
+      gemmAs<T>(int(batches * m), int(n), int(k), aData, bData, false, false, cData);
+      return;
+    }
+    for (int64_t i = 0; i < batches; ++i) {
+      int64_t ao, bo;
+      offsets(i, ao, bo);
+      gemmAs<T>(int(m), int(n), int(k), aData + ao, bData + bo, false, false,
+                cData + i * m * n);
+    }
+  });
+  return Status::success();
+}
+
+Status linear(const TensorView &input, const TensorView &weight,
+              const TensorView *bias, bool transposeWeight, const TensorView &out) {
+  const char *name = "linear";
+  SHARDC_CPU_TRY(checkTensor(name, "input", input));
+  SHARDC_CPU_TRY(checkTensor(name, "weight", weight));
+  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  if (!isFloatType(input.dtype))
+    return fail(name, std::string("needs a float input but got ") + dtypeName(input.dtype));
+  SHARDC_CPU_TRY(checkDType(name, "weight", weight, input.dtype));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
+  if (input.shape.empty() || weight.shape.size() != 2)
+    return fail(name, "needs an input of rank >= 1 and a 2-D weight but got " +
+                          str(input.shape) + " and " + str(weight.shape));
+  const int64_t k = weight.shape[transposeWeight ? 1 : 0];
+  const int64_t n = weight.shape[transposeWeight ? 0 : 1];
+  if (input.shape.back() != k)
+    return fail(name, "input features differ from the weight's; expected " +
+                          std::to_string(k) + " but got " + std::to_string(input.shape.back()));
+  if (bias) {
+    SHARDC_CPU_TRY(checkTensor(name, "bias", *bias));
+    SHARDC_CPU_TRY(checkDType(name, "bias", *bias, input.dtype));
+    SHARDC_CPU_TRY(checkShape(name, "bias", *bias, Shape{n}));
+  }
+  Shape expected = input.shape;
+  expected.back() = n;
+  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  const int64_t m = product(input.shape, 0, input.shape.size() - 1);
+  if (m == 0 || n == 0)
+    return Status::success();
+  SHARDC_CPU_TRY(checkBlasDims(name, m, n, k));
+  (void)numThreads();
+
+  dispatchFloat(input.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T *c = out.as<T>();
+    // Start from the bias (or zeros when K = 0) and let the GEMM accumulate
+    // onto it: one pass over out instead of a GEMM pass plus a bias pass.
+    const bool start = bias || k == 0;
+    if (start) {
+      const T *b = bias ? bias->as<const T>() : nullptr;
+      parallelFor(m, n, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            c[i * n + j] = b ? b[j] : store<T>(0);
+      });
+    }
+    if (k > 0)
+      gemmAs<T>(int(m), int(n), int(k), input.as<const T>(), weight.as<const T>(),
+                transposeWeight, start, c);
+  });
+  return Status::success();
+}
+
+} // namespace shardc::rt::cpu

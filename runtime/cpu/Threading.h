@@ -1,0 +1,36 @@
+//===- Threading.h - How many threads the CPU kernels use -------*- C++ -*-===//
+//
+// The kernels split their outer loops over OpenMP threads, and matmul/linear
+// hand their GEMMs to OpenBLAS, which has a thread pool of its own. Both pools
+// are sized from one process-wide setting so that the kernels never ask for
+// more cores than the executor granted: setNumThreads(n) sets our count and
+// calls openblas_set_num_threads(n).
+//
+// The two pools never run at once: no kernel calls BLAS from inside one of its
+// own parallel regions (that would multiply the threads, n x n).
+//
+// The setting is global (OpenMP's omp_set_num_threads is per calling thread,
+// which would silently not apply when the executor runs kernels on another
+// thread than the one that configured it). A process that runs several ranks
+// as threads should give each a share: setNumThreads(cores / ranks).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_CPU_THREADING_H
+#define SHARDC_RUNTIME_CPU_THREADING_H
+
+namespace shardc::rt::cpu {
+
+/// Sets the threads every later kernel call may use, ours and OpenBLAS's.
+/// n <= 0 restores the default: OpenMP's (OMP_NUM_THREADS, else one per core).
+void setNumThreads(int n);
+
+/// The current setting (>= 1).
+int numThreads();
+
+/// Whether the library was built with OpenMP; without it every kernel runs on
+/// the calling thread (OpenBLAS still uses numThreads()).
+bool hasOpenMP();
+
+} // namespace shardc::rt::cpu
+
+#endif // SHARDC_RUNTIME_CPU_THREADING_H

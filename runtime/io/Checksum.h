@@ -1,0 +1,40 @@
+//===- Checksum.h - CRC-32 of buffers and files ---------------------------===//
+//
+// The artifact manifest records a CRC-32 per file and the loader compares it
+// before trusting a weight shard: it catches truncated copies and bit rot
+// cheaply (zlib's crc32 runs at several GB/s), which is all it is for; it is
+// not a defence against deliberate tampering. The checksum is the zip/PNG
+// CRC-32 (zlib's crc32, polynomial 0xEDB88320), so `crc32` tools and Python's
+// zlib.crc32 agree with it, written as 8 lowercase hex digits.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_RUNTIME_IO_CHECKSUM_H
+#define SHARDC_RUNTIME_IO_CHECKSUM_H
+
+#include "runtime/io/Expected.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace shardc::rt::io {
+
+/// Continues a CRC-32 over more bytes: start with crc = 0, feed the pieces in
+/// order. Any size (zlib's own interface takes 32-bit lengths).
+uint32_t crc32Update(uint32_t crc, const void *data, size_t size);
+
+/// "0a1b2c3d".
+std::string crc32Hex(uint32_t crc);
+
+/// The CRC-32 of a file's contents, read in 1 MiB chunks (so any size, in
+/// constant memory), as 8 lowercase hex digits.
+Expected<std::string> crc32File(const std::string &path);
+
+/// Fails unless the file's CRC-32 is `expectedHex` (case-insensitive):
+/// "x: checksum mismatch: expected 0a1b2c3d, file has 5e6f7a8b".
+Status verifyCrc32File(const std::string &path, const std::string &expectedHex);
+
+} // namespace shardc::rt::io
+
+#endif // SHARDC_RUNTIME_IO_CHECKSUM_H

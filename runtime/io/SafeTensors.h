@@ -1,0 +1,96 @@
+//===- SafeTensors.h - safetensors weight files ---------------------------===//
+//
+// Each rank's weight shard is a safetensors file: an 8-byte little-endian
+// header length N, N bytes of JSON
+//   {"__metadata__": {"rank": "0", "mesh": "dp=1,tp=2", "coords": "0,1"},
+//    "w": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}, ...}
+// then the data buffer, each tensor's bytes at [begin, end) within it.
+//
+// Layout we write (a valid safetensors file, stricter than the format needs):
+// the header is padded with spaces so the data buffer starts at a file offset
+// that is a multiple of 64, and each tensor's begin is a multiple of 64, with
+// zero bytes between tensors. Mapped at a page boundary, every tensor is
+// thus 64-byte aligned in memory, ready for vector loads and for cudaMemcpy
+// without a staging copy. The format's description only asks that offsets
+// lie in the buffer, but Hugging Face's implementation (the Rust crate, which
+// Python's safe_open and load_file also use) demands contiguous tensors and
+// refuses a file with gaps ("InvalidOffset"). So a shard whose tensors are
+// not all multiples of 64 bytes long loads here but not in `safetensors`;
+// the files are the runtime's own, and alignment is worth more to it.
+//
+// Reading maps the file read-only and validates the header fully: the length
+// lies within the file (and under 100 MiB), the JSON parses with no duplicate
+// keys, every dtype is known, shapes are non-negative, each tensor's byte
+// count is numel * element size, offsets lie in the buffer and do not overlap.
+// Gaps between tensors are allowed (they are our padding). Views into a file
+// written by another tool are aligned only as well as that tool placed them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_RUNTIME_IO_SAFETENSORS_H
+#define SHARDC_RUNTIME_IO_SAFETENSORS_H
+
+#include "runtime/io/Expected.h"
+#include "runtime/io/MappedFile.h"
+#include "runtime/io/NamedTensor.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardc::rt::io {
+
+/// Free-form string pairs of a file's "__metadata__" (mesh coordinates, ...).
+using SafeTensorsMetadata = std::map<std::string, std::string>;
+
+/// "F32", "F16", "BF16", "F64", "I64", "I32", "I16", "I8", "U8", "BOOL".
+const char *safeTensorsDtypeName(DType dtype);
+std::optional<DType> dtypeFromSafeTensorsName(std::string_view name);
+
+/// Writes the tensors in the given order (64-byte aligned, see above),
+/// atomically. Names must be non-empty, unique, valid UTF-8 and not
+/// "__metadata__"; metadata strings must be valid UTF-8. An empty metadata
+/// map writes no "__metadata__" key. Each view's data must hold view.bytes()
+/// bytes; it is only read.
+Status writeSafeTensors(const std::string &path, const std::vector<NamedView> &tensors,
+                        const SafeTensorsMetadata &metadata = {});
+Status writeSafeTensors(const std::string &path, const std::vector<NamedTensor> &tensors,
+                        const SafeTensorsMetadata &metadata = {});
+
+/// A safetensors file mapped read-only. Move-only; the views stay valid (at
+/// the same addresses) for as long as the object, or the one it was moved
+/// into, lives.
+class SafeTensorsFile {
+public:
+  /// Maps and validates the file. Errors name it: "w.safetensors: tensor
+  /// 'wq': data_offsets [0, 12] hold 12 bytes, float32 [2, 3] needs 24".
+  static Expected<SafeTensorsFile> open(const std::string &path);
+
+  const std::string &path() const { return file_.path(); }
+  const SafeTensorsMetadata &metadata() const { return metadata_; }
+
+  /// Every tensor, in data-offset order (ties by name). The views point into
+  /// the read-only mapping: never write through them (it faults); copy first.
+  const std::vector<NamedView> &tensors() const { return tensors_; }
+
+  /// The tensor called `name`, or null.
+  const TensorView *find(std::string_view name) const;
+
+  /// File offset of the data buffer (8 + header length).
+  uint64_t dataOffset() const { return dataOffset_; }
+
+private:
+  SafeTensorsFile() = default;
+
+  MappedFile file_;
+  SafeTensorsMetadata metadata_;
+  std::vector<NamedView> tensors_;
+  uint64_t dataOffset_ = 0;
+};
+
+} // namespace shardc::rt::io
+
+#endif // SHARDC_RUNTIME_IO_SAFETENSORS_H

@@ -1,0 +1,65 @@
+//===- SafeTensorsReader.cpp - Map and validate a safetensors file --------===//
+
+#include "runtime/io/SafeTensors.h"
+
+#include "runtime/io/ByteOrder.h"
+#include "runtime/io/SafeTensorsHeader.h"
+
+namespace shardc::rt::io {
+
+namespace {
+/// The limit Hugging Face's reader enforces too: a real header is a few
+/// hundred bytes per tensor, and the cap bounds what a hostile length can
+/// make the JSON parser allocate.
+constexpr uint64_t kMaxHeaderLength = 100'000'000;
+constexpr uint64_t kLengthFieldSize = 8;
+} // namespace
+
+Expected<SafeTensorsFile> SafeTensorsFile::open(const std::string &path) {
+  return catchExceptions(path, [&]() -> Expected<SafeTensorsFile> {
+    Expected<MappedFile> file = MappedFile::open(path);
+    if (!file)
+      return file.takeError();
+    if (file->size() < kLengthFieldSize)
+      return fail(path + ": too short to be a safetensors file (" +
+                  std::to_string(file->size()) + " bytes)");
+    uint64_t headerLength = loadLE64(file->data());
+    if (!inRange(kLengthFieldSize, headerLength, file->size()))
+      return fail(path + ": header length " + std::to_string(headerLength) +
+                  " runs past the end of the file (" + std::to_string(file->size()) +
+                  " bytes)");
+    if (headerLength > kMaxHeaderLength)
+      return fail(path + ": header length " + std::to_string(headerLength) +
+                  " exceeds the limit of " + std::to_string(kMaxHeaderLength) + " bytes");
+
+    uint64_t dataOffset = kLengthFieldSize + headerLength;
+    std::string_view json(reinterpret_cast<const char *>(file->data() + kLengthFieldSize),
+                          headerLength);
+    Expected<SafeTensorsHeader> header =
+        parseSafeTensorsHeader(json, file->size() - dataOffset);
+    if (!header)
+      return fail(path + ": " + header.error());
+
+    SafeTensorsFile result;
+    result.dataOffset_ = dataOffset;
+    result.metadata_ = std::move(header->metadata);
+    // The views are mutable pointers only because TensorView has no const
+    // variant; the pages are PROT_READ.
+    std::byte *buffer = const_cast<std::byte *>(file->data() + dataOffset);
+    result.tensors_.reserve(header->tensors.size());
+    for (SafeTensorsRecord &record : header->tensors)
+      result.tensors_.push_back(
+          {std::move(record.name),
+           TensorView{buffer + record.begin, record.dtype, std::move(record.shape)}});
+    // Moving the mapping keeps its address, so the views stay valid.
+    result.file_ = std::move(*file);
+    return result;
+  });
+}
+
+const TensorView *SafeTensorsFile::find(std::string_view name) const {
+  const NamedView *entry = findTensor(tensors_, name);
+  return entry ? &entry->view : nullptr;
+}
+
+} // namespace shardc::rt::io

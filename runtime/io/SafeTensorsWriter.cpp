@@ -1,0 +1,98 @@
+//===- SafeTensorsWriter.cpp - Lay out and write a safetensors file -------===//
+
+#include "runtime/io/SafeTensors.h"
+
+#include "runtime/io/AtomicFile.h"
+#include "runtime/io/ByteOrder.h"
+#include "runtime/io/SafeTensorsHeader.h"
+#include "runtime/io/TensorBytes.h"
+
+#include <set>
+
+namespace shardc::rt::io {
+
+namespace {
+/// Alignment of every tensor (and of the data buffer) in the file: a cache
+/// line, and what AVX-512 loads and CUDA's fastest copies want.
+constexpr uint64_t kTensorAlignment = 64;
+constexpr uint64_t kLengthFieldSize = 8;
+/// Far beyond any disk, and low enough that alignUp cannot overflow.
+constexpr uint64_t kMaxTotalBytes = uint64_t(1) << 62;
+} // namespace
+
+Status writeSafeTensors(const std::string &path, const std::vector<NamedView> &tensors,
+                        const SafeTensorsMetadata &metadata) {
+  return catchExceptions(path, [&]() -> Status {
+    // Lay out and validate everything before creating the file.
+    SafeTensorsHeader header;
+    header.metadata = metadata;
+    std::set<std::string_view> seen;
+    uint64_t cursor = 0;
+    for (const NamedView &tensor : tensors) {
+      std::string where = path + ": tensor '" + printable(tensor.name) + "': ";
+      if (tensor.name.empty())
+        return fail(path + ": a tensor has an empty name");
+      if (tensor.name == "__metadata__")
+        return fail(where + "the name is reserved for metadata");
+      if (!seen.insert(tensor.name).second)
+        return fail(where + "appears twice");
+      std::optional<uint64_t> bytes = checkedByteCount(tensor.view.dtype, tensor.view.shape);
+      if (!bytes)
+        return fail(where + "invalid shape " + formatShape(tensor.view.shape));
+      if (*bytes != 0 && tensor.view.data == nullptr)
+        return fail(where + "tensor has no data");
+      uint64_t begin = alignUp(cursor, kTensorAlignment);
+      if (*bytes > kMaxTotalBytes - begin)
+        return fail(where + "the file would exceed 2^62 bytes");
+      cursor = begin + *bytes;
+      header.tensors.push_back(
+          {tensor.name, tensor.view.dtype, tensor.view.shape, begin, cursor});
+    }
+    Expected<std::string> json = formatSafeTensorsHeader(header);
+    if (!json)
+      return fail(path + ": " + json.error());
+    // Spaces (valid JSON whitespace) until the data buffer starts at a
+    // multiple of 64; that also gives the format's multiple of 8.
+    json->append(alignUp(kLengthFieldSize + json->size(), kTensorAlignment) -
+                     kLengthFieldSize - json->size(),
+                 ' ');
+
+    Expected<AtomicFile> file = AtomicFile::create(path);
+    if (!file)
+      return file.takeError();
+    std::string lengthField;
+    appendLE(lengthField, json->size(), 8);
+    if (Status status = file->write(lengthField); !status)
+      return status;
+    if (Status status = file->write(*json); !status)
+      return status;
+    const uint64_t dataOffset = file->offset();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const SafeTensorsRecord &record = header.tensors[i];
+      if (Status status = file->writeZeros(record.begin - (file->offset() - dataOffset));
+          !status)
+        return status;
+      if (Status status = file->write(tensors[i].view.data, record.end - record.begin);
+          !status)
+        return status;
+    }
+    return file->commit();
+  });
+}
+
+Status writeSafeTensors(const std::string &path, const std::vector<NamedTensor> &tensors,
+                        const SafeTensorsMetadata &metadata) {
+  return catchExceptions(path, [&]() -> Status {
+    std::vector<NamedView> views;
+    views.reserve(tensors.size());
+    for (const NamedTensor &tensor : tensors) {
+      Expected<TensorView> view = viewOf(tensor.tensor);
+      if (!view)
+        return fail(path + ": tensor '" + printable(tensor.name) + "': " + view.error());
+      views.push_back({tensor.name, std::move(*view)});
+    }
+    return writeSafeTensors(path, views, metadata);
+  });
+}
+
+} // namespace shardc::rt::io

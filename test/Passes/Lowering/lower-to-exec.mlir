@@ -1,0 +1,31 @@
+// RUN: shardc-opt %s --split-input-file --shardc-inline-composites --shardc-lower-to-exec | FileCheck %s
+
+// Arguments become inputs, weights and constants stay in the weight file,
+// reshapes are views, every other op a kernel writing a fresh arena buffer
+// with the op's attributes as parameters and its ONNX node as source.
+// CHECK-LABEL: func.func @main()
+// CHECK: %[[X:.*]] = exec.input "x" {index = 0 : i64} : memref<2x8xf32>
+// CHECK: %[[W:.*]] = exec.weight "w" {file = "m.onnx", offset = 0 : i64, size = 256 : i64} : memref<8x8xf32>
+// CHECK: %[[H:.*]] = exec.alloc : memref<2x8xf32>
+// CHECK: exec.kernel "linear"(%[[X]], %[[W]]) -> (%[[H]]) {transpose_weight = true} {source = "fc1"}
+// CHECK: %[[G:.*]] = exec.alloc : memref<2x8xf32>
+// CHECK: exec.kernel "gelu"(%[[H]]) -> (%[[G]]) {approximate_tanh = false} {source = ""}
+// CHECK: %[[C:.*]] = exec.constant "constant.0" dense<2.000000e+00> : tensor<f32> : memref<f32>
+// CHECK: %[[M:.*]] = exec.alloc : memref<2x8xf32>
+// CHECK: exec.kernel "mul"(%[[G]], %[[C]]) -> (%[[M]])
+// CHECK: %[[V:.*]] = exec.view %[[M]] : memref<2x8xf32> to memref<16xf32>
+// CHECK: exec.output "y" %[[V]] {index = 0 : i64} : memref<16xf32>
+// CHECK: return
+func.func @main(%x: tensor<2x8xf32> {graph.name = "x"}) -> (tensor<16xf32> {graph.name = "y"}) {
+  %w = graph.weight "w" {file = "m.onnx", offset = 0, size = 256} : tensor<8x8xf32>
+  %0 = graph.composite "mlp"(%x, %w) : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%a: tensor<2x8xf32>, %b: tensor<8x8xf32>):
+    %h = graph.linear %a, %b {transpose_weight = true} : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32> loc(fused<"Gemm">["fc1"("m.onnx":0:0)])
+    %g = graph.gelu %h : tensor<2x8xf32>
+    graph.yield %g : tensor<2x8xf32>
+  }
+  %two = graph.constant dense<2.0> : tensor<f32>
+  %1 = graph.mul %0, %two : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %2 = graph.reshape %1 : (tensor<2x8xf32>) -> tensor<16xf32>
+  return %2 : tensor<16xf32>
+}
