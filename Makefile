@@ -14,7 +14,8 @@ export CCACHE_DIR ?= $(HOME)/.cache/shardc-ccache
 APT_PACKAGES := cmake g++ ninja-build ccache python3-venv \
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools \
   libonnx-dev libprotobuf-dev protobuf-compiler libgtest-dev \
-  clang-19 libclang-rt-19-dev
+  clang-19 libclang-rt-19-dev \
+  flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev libopenblas-dev zlib1g-dev
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -95,7 +96,7 @@ fuzz: deps
 # summarize what the compiler found (the runtime will run it here later).
 DEMO_MODEL := examples/gpt2_tiny.onnx
 demo: build
-	$(BUILD_DIR)/bin/shardc $(DEMO_MODEL) --dim batch=2 --dim seq=32 -o $(BUILD_DIR)/demo.mlir
+	$(BUILD_DIR)/bin/shardc $(DEMO_MODEL) --dim batch=2 --dim seq=32 --emit=graph -o $(BUILD_DIR)/demo.mlir
 	@echo "shardc: $(DEMO_MODEL) -> $(BUILD_DIR)/demo.mlir (batch 2, sequence 32)"
 	$(BUILD_DIR)/bin/shardc-opt $(BUILD_DIR)/demo.mlir --print-op-stats -o /dev/null
 

@@ -18,10 +18,12 @@ std::optional<Phase> parsePhase(StringRef name) {
     return Phase::Graph;
   if (name == "exec")
     return Phase::Exec;
+  if (name == "artifact")
+    return Phase::Artifact;
   return std::nullopt;
 }
 
-StringRef phaseNames() { return "import|graph|exec"; }
+StringRef phaseNames() { return "import|graph|exec|artifact"; }
 
 LogicalResult runPipeline(ModuleOp module, Phase until) {
   PassManager pm(module->getContext());

@@ -14,10 +14,11 @@ enum class Phase {
   Import, ///< imported, shape arithmetic folded, cleaned up
   Graph,  ///< plus raising: linear, attention, norms, MLP, MoE recognized
   Exec,   ///< lowered to kernel steps on buffers, fused, memory planned
+  Artifact, ///< the exec program written as a runnable artifact directory
 };
 
 std::optional<Phase> parsePhase(llvm::StringRef name);
-/// "import|graph|exec", for --help.
+/// "import|graph|exec|artifact", for --help.
 llvm::StringRef phaseNames();
 
 /// Runs the passes that take an imported module to `until`.

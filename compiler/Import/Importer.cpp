@@ -386,13 +386,14 @@ FailureOr<DenseElementsAttr> GraphImporter::constantInputValue(StringRef name,
   for (StringRef part : parts) {
     part = part.trim();
     double number;
-    if (part.getAsDouble(number))
-      return fileError() << "--constant-input " << name << ": '" << part
-                         << "' is not a number";
+    int64_t integer;
+    if (isa<FloatType>(element) ? part.getAsDouble(number) : part.getAsInteger(10, integer))
+      return fileError() << "--constant-input " << name << ": '" << part << "' is not "
+                         << (isa<FloatType>(element) ? "a number" : "an integer");
     if (isa<FloatType>(element))
       values.push_back(builder_.getFloatAttr(element, number));
     else
-      values.push_back(builder_.getIntegerAttr(element, static_cast<int64_t>(number)));
+      values.push_back(builder_.getIntegerAttr(element, integer));
   }
   return DenseElementsAttr::get(type, values);
 }

@@ -7,6 +7,7 @@
 #include "dialects/Graph/TypeUtils.h"
 
 #include "mlir/IR/Matchers.h"
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include "mlir/IR/Verifier.h"
@@ -70,14 +71,13 @@ FailureOr<SmallVector<int64_t>> NodeContext::intsInput(unsigned index, StringRef
   return SmallVector<int64_t>(tensor->ints.begin(), tensor->ints.end());
 }
 
-FailureOr<double> NodeContext::scalarInput(unsigned index, StringRef role) const {
-  auto tensor = constantInput(index, role);
-  if (failed(tensor))
+FailureOr<int64_t> NodeContext::integerInput(unsigned index, StringRef role) const {
+  auto values = intsInput(index, role);
+  if (failed(values))
     return failure();
-  if (tensor->numElements() != 1)
-    return error() << "the " << role << " input must hold one value; got "
-                   << tensor->numElements();
-  return tensor->asDouble(0);
+  if (values->size() != 1)
+    return error() << "the " << role << " input must hold one value; got " << values->size();
+  return values->front();
 }
 
 const onnx::AttributeProto *NodeContext::attribute(StringRef name) const {
@@ -233,10 +233,17 @@ FailureOr<Value> NodeContext::constant(const HostTensor &value) {
   return constant(attribute);
 }
 
-Value NodeContext::scalar(Type elementType, double value) {
+FailureOr<Value> NodeContext::scalar(Type elementType, double value) {
   auto type = RankedTensorType::get({}, elementType);
   if (isa<FloatType>(elementType))
     return constant(DenseElementsAttr::get(type, builder().getFloatAttr(elementType, value)));
+  // Integer (and bool) tensors take only whole numbers their type can hold.
+  unsigned width = elementType.getIntOrFloatBitWidth();
+  bool whole = std::isfinite(value) && std::trunc(value) == value;
+  double limit = width >= 64 ? 9.2e18 : std::ldexp(1.0, static_cast<int>(width));
+  if (!whole || std::fabs(value) >= limit)
+    return error() << "the constant " << value << " has no exact value of the input's type "
+                   << elementType;
   return constant(DenseElementsAttr::get(
       type, builder().getIntegerAttr(elementType, static_cast<int64_t>(value))));
 }

@@ -53,7 +53,8 @@ public:
   /// in the error, e.g. "shape").
   mlir::FailureOr<constfold::HostTensor> constantInput(unsigned index, llvm::StringRef role) const;
   mlir::FailureOr<llvm::SmallVector<int64_t>> intsInput(unsigned index, llvm::StringRef role) const;
-  mlir::FailureOr<double> scalarInput(unsigned index, llvm::StringRef role) const;
+  /// The single integer of input `index` (TopK's k, Trilu's k).
+  mlir::FailureOr<int64_t> integerInput(unsigned index, llvm::StringRef role) const;
 
   // Attributes --------------------------------------------------------------
   const onnx::AttributeProto *attribute(llvm::StringRef name) const;
@@ -122,8 +123,10 @@ public:
   }
   mlir::Value constant(mlir::DenseElementsAttr value);
   mlir::FailureOr<mlir::Value> constant(const constfold::HostTensor &value);
-  /// A scalar constant of `elementType` broadcastable against any tensor.
-  mlir::Value scalar(mlir::Type elementType, double value);
+  /// A scalar constant of `elementType` broadcastable against any tensor;
+  /// an error when `value` has no exact value of that type (an integer
+  /// tensor scaled by 0.5, a float beyond int64).
+  mlir::FailureOr<mlir::Value> scalar(mlir::Type elementType, double value);
 
   mlir::NamedAttribute attr(llvm::StringRef name, mlir::Attribute value) {
     return builder().getNamedAttr(name, value);

@@ -1,36 +1,36 @@
-//===- WeightReader.cpp - load the bytes a graph.weight refers to ---------===//
+//===- WeightReader.cpp - load the bytes a weight refers to ---------------===//
 #include "compiler/Import/WeightReader.h"
 
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
 
 namespace shardc::import {
 
-FailureOr<DenseElementsAttr> readWeight(graph::WeightOp weight) {
+FailureOr<std::unique_ptr<llvm::MemoryBuffer>> readWeightBytes(Location location, StringRef name,
+                                                               StringRef file, int64_t offset,
+                                                               int64_t size) {
   uint64_t fileSize = 0;
-  if (std::error_code error = llvm::sys::fs::file_size(weight.getFile(), fileSize))
-    return weight.emitError() << "weight '" << weight.getName() << "' needs the file '"
-                              << weight.getFile() << "', which cannot be read: "
-                              << error.message();
-  if (static_cast<uint64_t>(weight.getOffset() + weight.getSize()) > fileSize)
-    return weight.emitError() << "weight '" << weight.getName() << "' runs past the end of '"
-                              << weight.getFile() << "'; expected " << weight.getSize()
-                              << " bytes at offset " << weight.getOffset() << " but the file has "
-                              << fileSize;
-  auto buffer = llvm::MemoryBuffer::getFileSlice(weight.getFile(), weight.getSize(),
-                                                 weight.getOffset(), /*IsVolatile=*/false);
+  if (std::error_code error = llvm::sys::fs::file_size(file, fileSize))
+    return emitError(location) << "weight '" << name << "' needs the file '" << file
+                               << "', which cannot be read: " << error.message();
+  if (static_cast<uint64_t>(offset + size) > fileSize)
+    return emitError(location) << "weight '" << name << "' runs past the end of '" << file
+                               << "'; expected " << size << " bytes at offset " << offset
+                               << " but the file has " << fileSize;
+  auto buffer = llvm::MemoryBuffer::getFileSlice(file, size, offset, /*IsVolatile=*/false);
   if (!buffer)
-    return weight.emitError() << "weight '" << weight.getName() << "' needs the file '"
-                              << weight.getFile() << "', which cannot be read: "
-                              << buffer.getError().message();
+    return emitError(location) << "weight '" << name << "' needs the file '" << file
+                               << "', which cannot be read: " << buffer.getError().message();
+  return std::move(*buffer);
+}
+
+FailureOr<DenseElementsAttr> readWeight(graph::WeightOp weight) {
+  auto buffer = readWeightBytes(weight.getLoc(), weight.getName(), weight.getFile(),
+                                weight.getOffset(), weight.getSize());
+  if (failed(buffer))
+    return failure();
   StringRef bytes = (*buffer)->getBuffer();
-  if (static_cast<int64_t>(bytes.size()) != weight.getSize())
-    return weight.emitError() << "weight '" << weight.getName() << "' runs past the end of '"
-                              << weight.getFile() << "'; expected " << weight.getSize()
-                              << " bytes at offset " << weight.getOffset() << " but got "
-                              << bytes.size();
   RankedTensorType type = weight.getType();
   if (type.getElementType().isInteger(1)) {
     SmallVector<bool> values;

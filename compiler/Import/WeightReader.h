@@ -1,13 +1,20 @@
-//===- WeightReader.h - load the bytes a graph.weight refers to -*- C++ -*-===//
+//===- WeightReader.h - load the bytes a weight refers to -------*- C++ -*-===//
 #ifndef SHARDC_COMPILER_IMPORT_WEIGHTREADER_H
 #define SHARDC_COMPILER_IMPORT_WEIGHTREADER_H
 
 #include "dialects/Graph/GraphOps.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 namespace shardc::import {
 
-/// Reads the weight's bytes from its file; errors at the weight's location
-/// name the file and what is wrong with it.
+/// The `size` bytes at `offset` of `file` (the weight `name`); errors at
+/// `location` name the weight, the file and what is wrong with it.
+mlir::FailureOr<std::unique_ptr<llvm::MemoryBuffer>>
+readWeightBytes(mlir::Location location, llvm::StringRef name, llvm::StringRef file,
+                int64_t offset, int64_t size);
+
+/// The weight's value, for phases that compute with it (folding).
 mlir::FailureOr<mlir::DenseElementsAttr> readWeight(graph::WeightOp weight);
 
 } // namespace shardc::import

@@ -220,8 +220,18 @@ template <size_t N> struct Walk {
     if (begin >= end)
       return;
     const size_t rank = shape.size();
+    // The running index, on the stack for the ranks real walks have (dims
+    // are already merged), so that a walk per output element (reductions)
+    // does not allocate.
+    constexpr size_t kInlineRank = 8;
+    int64_t inlineIndex[kInlineRank] = {};
+    std::vector<int64_t> heapIndex;
+    int64_t *index = inlineIndex;
+    if (rank > kInlineRank) {
+      heapIndex.assign(rank, 0);
+      index = heapIndex.data();
+    }
     // Decompose `begin` into an index, last dim fastest.
-    Shape index(rank, 0);
     int64_t rest = begin;
     for (size_t d = rank; d-- > 0;) {
       index[d] = rest % shape[d];
@@ -234,15 +244,15 @@ template <size_t N> struct Walk {
     int64_t remaining = end - begin;
     const int64_t innerSize = shape.back();
     while (remaining > 0) {
-      const int64_t count = std::min(innerSize - index.back(), remaining);
+      const int64_t count = std::min(innerSize - index[rank - 1], remaining);
       fn(static_cast<const std::array<int64_t, N> &>(offsets), count);
       remaining -= count;
       if (remaining == 0)
         break;
       // Move to the start of the next run: rewind the inner dim, carry.
       for (size_t k = 0; k < N; ++k)
-        offsets[k] -= index.back() * strides[k].back();
-      index.back() = 0;
+        offsets[k] -= index[rank - 1] * strides[k].back();
+      index[rank - 1] = 0;
       for (size_t d = rank - 1; d-- > 0;) {
         for (size_t k = 0; k < N; ++k)
           offsets[k] += strides[k][d];

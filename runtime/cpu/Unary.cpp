@@ -101,16 +101,19 @@ template <typename T> void floatUnary(UnaryOp op, const TensorView &in, const Te
   case UnaryOp::Sigmoid: run(16, [](C x) { return sigmoid(x); }); break;
   // x < 0 rather than max(x, 0) so that NaN stays NaN.
   case UnaryOp::Relu: run(1, [](C x) { return x < 0 ? C(0) : x; }); break;
+  // Both gelu forms avoid 1 + (something near -1) for negative x, which
+  // would cancel to a few correct bits: 1 + erf(z) = erfc(-z), and
+  // 1 + tanh(u) = 2 sigmoid(2u).
   case UnaryOp::Gelu:
     run(20, [](C x) {
       const C invSqrt2 = C(0.70710678118654752440);
-      return C(0.5) * x * (C(1) + std::erf(x * invSqrt2));
+      return C(0.5) * x * std::erfc(-x * invSqrt2);
     });
     break;
   case UnaryOp::GeluTanh:
     run(20, [](C x) {
       const C sqrt2OverPi = C(0.79788456080286535588);
-      return C(0.5) * x * (C(1) + std::tanh(sqrt2OverPi * (x + C(0.044715) * x * x * x)));
+      return x * sigmoid(C(2) * sqrt2OverPi * (x + C(0.044715) * x * x * x));
     });
     break;
   case UnaryOp::Silu: run(16, [](C x) { return x * sigmoid(x); }); break;

@@ -6,6 +6,7 @@
 #include "runtime/io/MappedFile.h"
 #include "runtime/io/Npy.h"
 #include "runtime/io/TensorBytes.h"
+#include "runtime/io/ZipFormat.h"
 #include "runtime/io/ZipReader.h"
 #include "runtime/io/ZipWriter.h"
 
@@ -20,6 +21,20 @@ constexpr std::string_view kSuffix = ".npy";
 bool endsWithSuffix(const std::string &name) {
   return name.size() > kSuffix.size() &&
          std::string_view(name).substr(name.size() - kSuffix.size()) == kSuffix;
+}
+/// Stored entries are decoded straight from the mapping (one copy, into the
+/// tensor); deflated ones are inflated into a buffer that becomes the tensor.
+Expected<HostTensor> decodeEntry(const ZipReader &archive, const ZipEntry &entry) {
+  if (entry.method == zip::kMethodStored) {
+    Expected<const std::byte *> data = archive.storedData(entry);
+    if (!data)
+      return data.takeError();
+    return decodeNpy(*data, entry.uncompressedSize);
+  }
+  Expected<std::vector<std::byte>> bytes = archive.extract(entry);
+  if (!bytes)
+    return bytes.takeError();
+  return decodeNpy(std::move(*bytes));
 }
 } // namespace
 
@@ -44,10 +59,7 @@ Expected<std::vector<NamedTensor>> readNpz(const std::string &path) {
       if (!seen.insert(key).second)
         return fail(where + "appears twice");
 
-      Expected<std::vector<std::byte>> bytes = archive->extract(entry);
-      if (!bytes)
-        return fail(where + bytes.error());
-      Expected<HostTensor> tensor = decodeNpy(std::move(*bytes));
+      Expected<HostTensor> tensor = decodeEntry(*archive, entry);
       if (!tensor)
         return fail(where + tensor.error());
       tensors.push_back({std::move(key), std::move(*tensor)});

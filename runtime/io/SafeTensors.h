@@ -6,10 +6,10 @@
 //    "w": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}, ...}
 // then the data buffer, each tensor's bytes at [begin, end) within it.
 //
-// Layout we write (a valid safetensors file, stricter than the format needs):
-// the header is padded with spaces so the data buffer starts at a file offset
-// that is a multiple of 64, and each tensor's begin is a multiple of 64, with
-// zero bytes between tensors. Mapped at a page boundary, every tensor is
+// Layout we write by default (valid safetensors, stricter than the format
+// needs): the header is padded with spaces so the data buffer starts at a
+// file offset that is a multiple of 64, and each tensor's begin is a multiple
+// of 64, with zero bytes between tensors. Mapped at a page boundary, every tensor is
 // thus 64-byte aligned in memory, ready for vector loads and for cudaMemcpy
 // without a staging copy. The format's description only asks that offsets
 // lie in the buffer, but Hugging Face's implementation (the Rust crate, which
@@ -17,9 +17,10 @@
 // refuses a file with gaps ("InvalidOffset"). So a shard whose tensors are
 // not all multiples of 64 bytes long loads here but not in `safetensors`;
 // the files are the runtime's own, and alignment is worth more to it.
+// (SafeTensorsWriteOptions{1} writes the contiguous layout instead.)
 //
 // Reading maps the file read-only and validates the header fully: the length
-// lies within the file (and under 100 MiB), the JSON parses with no duplicate
+// lies within the file (and under 10^8 bytes), the JSON parses with no duplicate
 // keys, every dtype is known, shapes are non-negative, each tensor's byte
 // count is numel * element size, offsets lie in the buffer and do not overlap.
 // Gaps between tensors are allowed (they are our padding). Views into a file
@@ -50,15 +51,24 @@ using SafeTensorsMetadata = std::map<std::string, std::string>;
 const char *safeTensorsDtypeName(DType dtype);
 std::optional<DType> dtypeFromSafeTensorsName(std::string_view name);
 
-/// Writes the tensors in the given order (64-byte aligned, see above),
-/// atomically. Names must be non-empty, unique, valid UTF-8 and not
-/// "__metadata__"; metadata strings must be valid UTF-8. An empty metadata
-/// map writes no "__metadata__" key. Each view's data must hold view.bytes()
-/// bytes; it is only read.
+struct SafeTensorsWriteOptions {
+  /// Where the data buffer and each tensor begin: a power of two up to 4096.
+  /// 1 writes tensors back to back (header padded to 8), the layout Hugging
+  /// Face's library insists on, for files meant for other tools.
+  uint64_t alignment = 64;
+};
+
+/// Writes the tensors in the given order (aligned, see above), atomically.
+/// Names must be non-empty, unique, valid UTF-8 and not "__metadata__";
+/// metadata strings must be valid UTF-8. An empty metadata map writes no
+/// "__metadata__" key. Each view's data must hold view.bytes() bytes; it is
+/// only read.
 Status writeSafeTensors(const std::string &path, const std::vector<NamedView> &tensors,
-                        const SafeTensorsMetadata &metadata = {});
+                        const SafeTensorsMetadata &metadata = {},
+                        SafeTensorsWriteOptions options = {});
 Status writeSafeTensors(const std::string &path, const std::vector<NamedTensor> &tensors,
-                        const SafeTensorsMetadata &metadata = {});
+                        const SafeTensorsMetadata &metadata = {},
+                        SafeTensorsWriteOptions options = {});
 
 /// A safetensors file mapped read-only. Move-only; the views stay valid (at
 /// the same addresses) for as long as the object, or the one it was moved

@@ -7,22 +7,27 @@
 #include "runtime/io/SafeTensorsHeader.h"
 #include "runtime/io/TensorBytes.h"
 
+#include <algorithm>
 #include <set>
 
 namespace shardc::rt::io {
 
 namespace {
-/// Alignment of every tensor (and of the data buffer) in the file: a cache
-/// line, and what AVX-512 loads and CUDA's fastest copies want.
-constexpr uint64_t kTensorAlignment = 64;
 constexpr uint64_t kLengthFieldSize = 8;
+/// The format pads its header to a multiple of 8 whatever the alignment.
+constexpr uint64_t kHeaderAlignment = 8;
+constexpr uint64_t kMaxAlignment = 4096;
 /// Far beyond any disk, and low enough that alignUp cannot overflow.
 constexpr uint64_t kMaxTotalBytes = uint64_t(1) << 62;
 } // namespace
 
 Status writeSafeTensors(const std::string &path, const std::vector<NamedView> &tensors,
-                        const SafeTensorsMetadata &metadata) {
+                        const SafeTensorsMetadata &metadata, SafeTensorsWriteOptions options) {
   return catchExceptions(path, [&]() -> Status {
+    const uint64_t alignment = options.alignment;
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > kMaxAlignment)
+      return fail(path + ": alignment " + std::to_string(alignment) +
+                  " is not a power of two up to " + std::to_string(kMaxAlignment));
     // Lay out and validate everything before creating the file.
     SafeTensorsHeader header;
     header.metadata = metadata;
@@ -41,7 +46,7 @@ Status writeSafeTensors(const std::string &path, const std::vector<NamedView> &t
         return fail(where + "invalid shape " + formatShape(tensor.view.shape));
       if (*bytes != 0 && tensor.view.data == nullptr)
         return fail(where + "tensor has no data");
-      uint64_t begin = alignUp(cursor, kTensorAlignment);
+      uint64_t begin = alignUp(cursor, alignment);
       if (*bytes > kMaxTotalBytes - begin)
         return fail(where + "the file would exceed 2^62 bytes");
       cursor = begin + *bytes;
@@ -52,8 +57,9 @@ Status writeSafeTensors(const std::string &path, const std::vector<NamedView> &t
     if (!json)
       return fail(path + ": " + json.error());
     // Spaces (valid JSON whitespace) until the data buffer starts at a
-    // multiple of 64; that also gives the format's multiple of 8.
-    json->append(alignUp(kLengthFieldSize + json->size(), kTensorAlignment) -
+    // multiple of the alignment, and of 8 as the format asks.
+    uint64_t headerAlignment = std::max(alignment, kHeaderAlignment);
+    json->append(alignUp(kLengthFieldSize + json->size(), headerAlignment) -
                      kLengthFieldSize - json->size(),
                  ' ');
 
@@ -81,7 +87,7 @@ Status writeSafeTensors(const std::string &path, const std::vector<NamedView> &t
 }
 
 Status writeSafeTensors(const std::string &path, const std::vector<NamedTensor> &tensors,
-                        const SafeTensorsMetadata &metadata) {
+                        const SafeTensorsMetadata &metadata, SafeTensorsWriteOptions options) {
   return catchExceptions(path, [&]() -> Status {
     std::vector<NamedView> views;
     views.reserve(tensors.size());
@@ -91,7 +97,7 @@ Status writeSafeTensors(const std::string &path, const std::vector<NamedTensor> 
         return fail(path + ": tensor '" + printable(tensor.name) + "': " + view.error());
       views.push_back({tensor.name, std::move(*view)});
     }
-    return writeSafeTensors(path, views, metadata);
+    return writeSafeTensors(path, views, metadata, options);
   });
 }
 

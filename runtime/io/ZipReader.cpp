@@ -7,7 +7,6 @@
 #include "runtime/io/Inflate.h"
 #include "runtime/io/ZipFormat.h"
 
-#include <cstring>
 #include <optional>
 
 namespace shardc::rt::io {
@@ -15,9 +14,9 @@ namespace shardc::rt::io {
 using namespace zip;
 
 namespace {
-/// Deflate cannot compress better than about 1032:1 (a 258-byte match in
-/// under 2 bits). A recorded size beyond that is a lie meant to make us
-/// allocate; refusing it bounds memory by the archive's size.
+/// Deflate cannot compress better than 1032:1 (a match covers at most 258
+/// bytes and costs at least 2 bits). A recorded size beyond that is a lie
+/// meant to make us allocate; refusing it bounds memory by the archive's size.
 constexpr uint64_t kMaxDeflateRatio = 1032;
 } // namespace
 
@@ -172,7 +171,7 @@ Status ZipReader::readCentralDirectory(uint64_t entryCount) {
   return {};
 }
 
-Expected<std::vector<std::byte>> ZipReader::extract(const ZipEntry &entry) const {
+Expected<const std::byte *> ZipReader::locateData(const ZipEntry &entry) const {
   if (entry.flags & (kFlagEncrypted | kFlagStrongEncryption))
     return fail("encrypted entries are not supported");
   if (entry.method != kMethodStored && entry.method != kMethodDeflate)
@@ -198,32 +197,54 @@ Expected<std::vector<std::byte>> ZipReader::extract(const ZipEntry &entry) const
     return fail("local header names '" + printable(localName) +
                 "', the central directory '" + printable(entry.name) + "'");
   if (!inRange(dataStart, entry.compressedSize, directoryOffset_))
-    return fail("data (" + std::to_string(entry.compressedSize) +
-                " bytes at offset " + std::to_string(dataStart) +
-                ") runs past the start of the central directory");
-  const std::byte *compressed = data_ + dataStart;
+    return fail("data (" + std::to_string(entry.compressedSize) + " bytes at offset " +
+                std::to_string(dataStart) + ") runs past the start of the central directory");
+  return data_ + dataStart;
+}
 
-  std::vector<std::byte> bytes;
-  if (entry.method == kMethodStored) {
-    if (entry.compressedSize != entry.uncompressedSize)
-      return fail("stored entry has compressed size " + std::to_string(entry.compressedSize) +
-                  " but uncompressed size " + std::to_string(entry.uncompressedSize));
-    bytes.assign(compressed, compressed + entry.compressedSize);
-  } else {
-    if (entry.uncompressedSize / kMaxDeflateRatio > entry.compressedSize + 1)
-      return fail("implausible uncompressed size " + std::to_string(entry.uncompressedSize) +
-                  " for " + std::to_string(entry.compressedSize) + " compressed bytes");
-    Expected<std::vector<std::byte>> inflated =
-        inflateRaw(compressed, entry.compressedSize, entry.uncompressedSize);
-    if (!inflated)
-      return inflated.takeError();
-    bytes = std::move(*inflated);
-  }
-
-  uint32_t crc = crc32Update(0, bytes.data(), bytes.size());
+namespace {
+Status checkCrc(const ZipEntry &entry, const std::byte *data, size_t size) {
+  uint32_t crc = crc32Update(0, data, size);
   if (crc != entry.crc32)
     return fail("CRC-32 mismatch: archive records " + hex32(entry.crc32) + ", data has " +
                 hex32(crc));
+  return {};
+}
+} // namespace
+
+Expected<const std::byte *> ZipReader::storedData(const ZipEntry &entry) const {
+  Expected<const std::byte *> data = locateData(entry);
+  if (!data)
+    return data;
+  if (entry.method != kMethodStored)
+    return fail("entry is compressed, not stored");
+  if (entry.compressedSize != entry.uncompressedSize)
+    return fail("stored entry has compressed size " + std::to_string(entry.compressedSize) +
+                " but uncompressed size " + std::to_string(entry.uncompressedSize));
+  if (Status status = checkCrc(entry, *data, entry.uncompressedSize); !status)
+    return status.takeError();
+  return data;
+}
+
+Expected<std::vector<std::byte>> ZipReader::extract(const ZipEntry &entry) const {
+  if (entry.method == kMethodStored) {
+    Expected<const std::byte *> data = storedData(entry);
+    if (!data)
+      return data.takeError();
+    return std::vector<std::byte>(*data, *data + entry.uncompressedSize);
+  }
+  Expected<const std::byte *> compressed = locateData(entry);
+  if (!compressed)
+    return compressed.takeError();
+  if (entry.uncompressedSize / kMaxDeflateRatio > entry.compressedSize + 1)
+    return fail("implausible uncompressed size " + std::to_string(entry.uncompressedSize) +
+                " for " + std::to_string(entry.compressedSize) + " compressed bytes");
+  Expected<std::vector<std::byte>> bytes =
+      inflateRaw(*compressed, entry.compressedSize, entry.uncompressedSize);
+  if (!bytes)
+    return bytes;
+  if (Status status = checkCrc(entry, bytes->data(), bytes->size()); !status)
+    return status.takeError();
   return bytes;
 }
 

@@ -51,13 +51,20 @@ public:
 
   /// The entry's uncompressed bytes, CRC-checked. Errors: "CRC-32 mismatch:
   /// archive records 1a2b3c4d, data has 5e6f7a8b", "compression method 12 is
-  /// not supported", "data runs past the central directory", ...
+  /// not supported", "data (...) runs past the start of the central
+  /// directory", ...
   Expected<std::vector<std::byte>> extract(const ZipEntry &entry) const;
+
+  /// A stored entry's bytes where they lie in the archive, CRC-checked, so
+  /// the caller can copy them once, straight to their destination.
+  Expected<const std::byte *> storedData(const ZipEntry &entry) const;
 
 private:
   ZipReader(const std::byte *data, size_t size) : data_(data), size_(size) {}
   Status readEndRecords(uint64_t &entryCount);
   Status readCentralDirectory(uint64_t entryCount);
+  /// Checks the local header and returns where the entry's data starts.
+  Expected<const std::byte *> locateData(const ZipEntry &entry) const;
 
   const std::byte *data_;
   size_t size_;

@@ -6,6 +6,7 @@
 // written only when the whole compilation succeeded.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Artifact/ArtifactWriter.h"
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Options.h"
 #include "compiler/Driver/Pipeline.h"
@@ -36,14 +37,19 @@ cl::OptionCategory shardcCategory("shardc options");
 
 cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.onnx | model.onnxtext>"),
                                cl::cat(shardcCategory));
-cl::opt<std::string> outputPath("o", cl::desc("Where to write the result ('-' is stdout)"),
-                                cl::value_desc("path"), cl::init("-"), cl::cat(shardcCategory));
+cl::opt<std::string> outputPath(
+    "o", cl::desc("Where to write the result: the artifact directory, or for an MLIR --emit a "
+                  "file ('-' is stdout)"),
+    cl::value_desc("path"), cl::init("-"), cl::cat(shardcCategory));
 cl::opt<std::string> emitPhase(
     "emit",
-    cl::desc("Phase to stop after and print as MLIR: 'import' (imported and folded), "
-             "'graph' (also raised: linear, attention, norms, MLP, MoE) or 'exec' (lowered "
-             "to kernel steps, fused, memory planned)"),
-    cl::value_desc("phase"), cl::init("graph"), cl::cat(shardcCategory));
+    cl::desc("What to write: 'artifact' (default: the directory shardrun runs), or the MLIR "
+             "after a phase: 'import' (imported and folded), 'graph' (also raised: linear, "
+             "attention, norms, MLP, MoE) or 'exec' (lowered to kernel steps, fused, memory "
+             "planned)"),
+    cl::value_desc("phase"), cl::init("artifact"), cl::cat(shardcCategory));
+cl::opt<std::string> target("target", cl::desc("The devices to compile for: 'cpu'"),
+                            cl::value_desc("name"), cl::init("cpu"), cl::cat(shardcCategory));
 cl::list<std::string> dimBindings(
     "dim", cl::desc("Bind the symbolic dim NAME of the model's inputs to N (repeatable)"),
     cl::value_desc("NAME=N"), cl::cat(shardcCategory));
@@ -91,6 +97,14 @@ int run() {
                                   driver::phaseNames());
     return 1;
   }
+  if (target != "cpu") {
+    driver::printError(kTool, "--target '" + target + "': expected cpu");
+    return 1;
+  }
+  if (*phase == driver::Phase::Artifact && (outputPath.empty() || outputPath == "-")) {
+    driver::printError(kTool, "the artifact is a directory; give it with -o OUT/");
+    return 1;
+  }
   auto importOptions = driver::parseImportOptions(dimBindings, inputShapes, constantInputs);
   if (!importOptions) {
     driver::printError(kTool, llvm::toString(importOptions.takeError()));
@@ -110,6 +124,10 @@ int run() {
   auto module = import::importModel(context, *model, *importOptions);
   if (failed(module) || failed(driver::runPipeline(**module, *phase)))
     return 1;
+  if (*phase == driver::Phase::Artifact) {
+    artifact::ArtifactOptions artifactOptions{target, modelPath};
+    return failed(artifact::writeArtifact(**module, outputPath, artifactOptions)) ? 1 : 0;
+  }
 
   std::string error;
   std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(outputPath, &error);

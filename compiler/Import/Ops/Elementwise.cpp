@@ -23,10 +23,10 @@ LogicalResult importBinary(NodeContext &node) {
   return node.define(node.create<OpTy>(ValueRange{node.input(0), node.input(1)}));
 }
 
-/// Max, Min and Sum take one or more inputs: fold them pairwise.
+/// Max, Min and Sum take one or more inputs, none optional: fold them pairwise.
 template <typename OpTy>
 LogicalResult importVariadic(NodeContext &node) {
-  if (failed(node.requireInputs(1)))
+  if (failed(node.requireInputs(std::max(1u, node.numInputs()))))
     return failure();
   Value result = node.input(0);
   for (unsigned i = 1; i < node.numInputs(); ++i) {
@@ -69,8 +69,8 @@ LogicalResult importSwish(NodeContext &node) {
   if (*alpha == 1.0) {
     result = node.create<SiluOp>(x);
   } else {
-    Value factor = node.scalar(node.inputType(0).getElementType(), *alpha);
-    auto scaled = node.create<MulOp>(ValueRange{x, factor});
+    auto factor = node.scalar(node.inputType(0).getElementType(), *alpha);
+    auto scaled = succeeded(factor) ? node.create<MulOp>(ValueRange{x, *factor}) : noValue();
     auto gate = succeeded(scaled) ? node.create<SigmoidOp>(*scaled) : noValue();
     result = succeeded(gate) ? node.create<MulOp>(ValueRange{x, *gate}) : noValue();
   }

@@ -43,10 +43,10 @@ LogicalResult importTrilu(NodeContext &node) {
     return failure();
   int64_t k = 0;
   if (node.hasInput(1)) {
-    auto given = node.scalarInput(1, "k");
+    auto given = node.integerInput(1, "k");
     if (failed(given))
       return failure();
-    k = static_cast<int64_t>(*given);
+    k = *given;
   }
   return node.define(node.create<TriluOp>(node.input(0), {node.i64Attr("k", k),
                                                      node.boolAttr("upper", *upper != 0)}));

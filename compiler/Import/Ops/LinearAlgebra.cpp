@@ -42,12 +42,16 @@ LogicalResult importGemm(NodeContext &node) {
     right = node.transpose(b, {1, 0});
   if (succeeded(product) && succeeded(right))
     product = node.create<MatMulOp>(ValueRange{*product, *right});
-  if (succeeded(product) && *alpha != 1.0)
-    product = node.create<MulOp>(ValueRange{*product, node.scalar(element, *alpha)});
+  if (succeeded(product) && *alpha != 1.0) {
+    auto factor = node.scalar(element, *alpha);
+    product = succeeded(factor) ? node.create<MulOp>(ValueRange{*product, *factor}) : noValue();
+  }
   if (succeeded(product) && node.hasInput(2)) {
     FailureOr<Value> bias = success(node.input(2));
-    if (*beta != 1.0)
-      bias = node.create<MulOp>(ValueRange{*bias, node.scalar(element, *beta)});
+    if (*beta != 1.0) {
+      auto factor = node.scalar(element, *beta);
+      bias = succeeded(factor) ? node.create<MulOp>(ValueRange{*bias, *factor}) : noValue();
+    }
     if (succeeded(bias))
       product = node.create<AddOp>(ValueRange{*product, *bias});
     else

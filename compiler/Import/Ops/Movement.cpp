@@ -180,7 +180,7 @@ LogicalResult importExpand(NodeContext &node) {
 
 LogicalResult importConcat(NodeContext &node) {
   auto axisAttr = node.intAttr("axis", INT64_MIN);
-  if (failed(node.requireInputs(1)) || failed(axisAttr))
+  if (failed(node.requireInputs(std::max(1u, node.numInputs()))) || failed(axisAttr))
     return failure();
   if (*axisAttr == INT64_MIN)
     return node.error() << "attribute 'axis' is missing";
@@ -189,8 +189,7 @@ LogicalResult importConcat(NodeContext &node) {
     return failure();
   SmallVector<Value> inputs;
   for (unsigned i = 0; i < node.numInputs(); ++i)
-    if (node.hasInput(i))
-      inputs.push_back(node.input(i));
+    inputs.push_back(node.input(i));
   return node.define(node.create<ConcatOp>(inputs, {node.i64Attr("axis", *axis)}));
 }
 

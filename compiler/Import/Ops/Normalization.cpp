@@ -40,9 +40,9 @@ LogicalResult defineStatistics(NodeContext &node, const NormAttributes &norm) {
       succeeded(centered) ? node.create<MulOp>(ValueRange{*centered, *centered}) : noValue();
   auto variance = succeeded(squared) ? node.create<ReduceMeanOp>(*squared, reduce) : noValue();
   Type element = node.inputType(0).getElementType();
-  auto shifted = succeeded(variance)
-                     ? node.create<AddOp>(ValueRange{*variance, node.scalar(element, norm.epsilon)})
-                     : noValue();
+  auto epsilon = succeeded(variance) ? node.scalar(element, norm.epsilon) : noValue();
+  auto shifted =
+      succeeded(epsilon) ? node.create<AddOp>(ValueRange{*variance, *epsilon}) : noValue();
   auto inverse = succeeded(shifted) ? node.create<RsqrtOp>(*shifted) : noValue();
   if (failed(inverse))
     return failure();

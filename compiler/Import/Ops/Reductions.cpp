@@ -79,13 +79,13 @@ LogicalResult importTopK(NodeContext &node) {
   auto sorted = node.intAttr("sorted", 1);
   if (failed(node.requireInputs(2)) || failed(axisAttr) || failed(largest) || failed(sorted))
     return failure();
-  auto k = node.scalarInput(1, "k");
+  auto k = node.integerInput(1, "k");
   auto axis = succeeded(k) ? node.normalizeAxis(*axisAttr, node.inputType(0).getRank())
                            : FailureOr<int64_t>(failure());
   if (failed(axis))
     return failure();
   auto results = node.createMulti<TopKOp>(
-      node.input(0), {node.i64Attr("k", static_cast<int64_t>(*k)), node.i64Attr("axis", *axis),
+      node.input(0), {node.i64Attr("k", *k), node.i64Attr("axis", *axis),
                       node.boolAttr("largest", *largest != 0),
                       node.boolAttr("sorted", *sorted != 0)});
   if (failed(results))

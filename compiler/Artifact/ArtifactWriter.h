@@ -1,0 +1,36 @@
+//===- ArtifactWriter.h - write the artifact shardrun loads -----*- C++ -*-===//
+//
+//   OUT/manifest.json        format, version, target, signature, mesh, ranks,
+//                            file sizes and CRC-32s
+//   OUT/rank{r}.program      the rank's exec program (FlatBuffer, runtime/schemas)
+//   OUT/rank{r}.safetensors  the rank's weights and constants
+//
+// The directory appears only once complete: it is written beside OUT and
+// renamed into place.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_ARTIFACT_ARTIFACTWRITER_H
+#define SHARDC_COMPILER_ARTIFACT_ARTIFACTWRITER_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace shardc::artifact {
+
+/// The artifact format this compiler writes; the runtime refuses others.
+constexpr int kArtifactVersion = 1;
+
+struct ArtifactOptions {
+  std::string target = "cpu";
+  std::string model; ///< the source model's path, recorded in the manifest
+};
+
+/// Writes `module`'s exec program (after the memory plan) as an artifact
+/// directory. Errors are emitted as diagnostics; nothing is left behind.
+mlir::LogicalResult writeArtifact(mlir::ModuleOp module, llvm::StringRef directory,
+                                  const ArtifactOptions &options);
+
+} // namespace shardc::artifact
+
+#endif

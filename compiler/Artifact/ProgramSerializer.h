@@ -1,0 +1,18 @@
+//===- ProgramSerializer.h - an exec function as a FlatBuffer ---*- C++ -*-===//
+#ifndef SHARDC_COMPILER_ARTIFACT_PROGRAMSERIALIZER_H
+#define SHARDC_COMPILER_ARTIFACT_PROGRAMSERIALIZER_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <string>
+#include <vector>
+
+namespace shardc::artifact {
+
+/// The program's bytes (schema runtime/schemas/program.fbs), or a diagnostic
+/// at the op that cannot be expressed.
+mlir::FailureOr<std::vector<uint8_t>> serializeProgram(mlir::func::FuncOp program);
+
+} // namespace shardc::artifact
+
+#endif

@@ -1,0 +1,51 @@
+//===- Artifact.h - load and check a compiled artifact ----------*- C++ -*-===//
+//
+// An artifact directory (written by shardc, compiler/Artifact) holds
+// manifest.json and, per rank, a program (FlatBuffer, runtime/schemas) and a
+// weight file (safetensors). Loading checks the format version, every
+// file's size and CRC-32, the program's identifier, version and structure,
+// and that the weights hold every tensor the program names: any mismatch is
+// one line naming the file and what is wrong.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_CORE_ARTIFACT_H
+#define SHARDC_RUNTIME_CORE_ARTIFACT_H
+
+#include "runtime/core/Status.h"
+#include "runtime/core/Tensor.h"
+#include "runtime/io/SafeTensors.h"
+#include "runtime/schemas/program_generated.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace shardc::rt {
+
+/// The artifact format and program versions this runtime reads.
+constexpr int kArtifactVersion = 1;
+constexpr uint32_t kProgramVersion = 1;
+
+struct TensorSignature {
+  std::string name;
+  DType dtype;
+  Shape shape;
+};
+
+struct Artifact {
+  std::string directory;
+  std::string target;
+  int ranks = 1;
+  std::vector<TensorSignature> inputs, outputs;
+  /// The loaded rank's program (points into programBytes) and weights.
+  std::vector<uint8_t> programBytes;
+  const schema::Program *program = nullptr;
+  std::unique_ptr<io::SafeTensorsFile> weights;
+};
+
+/// Loads `rank`'s share of the artifact in `directory`.
+StatusOr<Artifact> loadArtifact(const std::string &directory, int rank);
+
+} // namespace shardc::rt
+
+#endif

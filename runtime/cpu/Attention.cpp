@@ -1,0 +1,261 @@
+//===- Attention.cpp - blocked attention with online softmax ---------------===//
+//
+// One task is (batch, query head, block of kBlockQ query rows). For each
+// block of kBlockK keys the task computes the rows' scores against the block,
+// then folds them into the rows' running state:
+//   m = running max, l = running sum of exp(s - m), acc = running sum of
+//   exp(s - m) v. A new block with max m' > m first rescales l and acc by
+//   exp(m - m'); at the end out = acc / l.
+// The key/value block (kBlockK x D floats, 16 KiB at D = 64) stays in L1
+// while all rows of the query block use it.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cpu/Attention.h"
+
+#include "runtime/cpu/KernelSupport.h"
+#include "runtime/cpu/Parallel.h"
+
+#include <cmath>
+#include <limits>
+
+namespace shardc::rt::cpu {
+namespace {
+
+using namespace detail;
+
+constexpr int64_t kBlockQ = 32;
+constexpr int64_t kBlockK = 64;
+
+struct Dims {
+  int64_t batch, headsQ, headsKv, seqQ, seqK, headDim, valueDim;
+  Shape batchShape;
+};
+
+/// Where the mask element for (batch, head, i, j) lives: base(batch, head) +
+/// i * rowStride + j * colStride (strides 0 where the mask broadcasts).
+struct MaskLayout {
+  const void *data = nullptr;
+  bool isBool = false;
+  Shape batchStrides; // per batch dim
+  int64_t headStride = 0, rowStride = 0, colStride = 0;
+
+  int64_t base(const Dims &dims, int64_t b, int64_t h) const {
+    int64_t offset = h * headStride;
+    for (size_t d = dims.batchShape.size(); d-- > 0;) {
+      offset += (b % dims.batchShape[d]) * batchStrides[d];
+      b /= dims.batchShape[d];
+    }
+    return offset;
+  }
+};
+
+/// rows x width elements starting at `src` (row stride `width`) as compute
+/// type C: the tensor itself when T is C, else widened into `scratch`.
+template <typename T, typename C>
+const C *rowsAs(const T *src, int64_t count, std::vector<C> &scratch) {
+  if constexpr (std::is_same_v<T, C>) {
+    (void)count;
+    (void)scratch;
+    return src;
+  } else {
+    for (int64_t i = 0; i < count; ++i)
+      scratch[size_t(i)] = load(src[i]);
+    return scratch.data();
+  }
+}
+
+template <typename T>
+void attentionAs(const Dims &dims, const T *query, const T *key, const T *value,
+                 const MaskLayout &mask, double scaleValue, bool causal, T *out) {
+  using C = ComputeT<T>;
+  const int64_t D = dims.headDim, Dv = dims.valueDim, Sq = dims.seqQ, Sk = dims.seqK;
+  const int64_t group = dims.headsQ / dims.headsKv;
+  const int64_t queryBlocks = (Sq + kBlockQ - 1) / kBlockQ;
+  const int64_t tasks = dims.batch * dims.headsQ * queryBlocks;
+  const C scale = C(scaleValue);
+  const C negInf = -std::numeric_limits<C>::infinity();
+  // Key j is visible from query i when j <= i + shift.
+  const int64_t shift = Sk - Sq;
+
+  // Causal rows differ in cost, so tasks are handed out dynamically.
+  parallelChunks(tasks, kBlockQ * Sk * (D + Dv), 4, [&](int64_t begin, int64_t end) {
+    std::vector<C> acc(static_cast<size_t>(kBlockQ * Dv));
+    std::vector<C> scores(static_cast<size_t>(kBlockK));
+    std::vector<C> runMax(static_cast<size_t>(kBlockQ));
+    std::vector<C> runSum(static_cast<size_t>(kBlockQ));
+    std::vector<C> qScratch, kScratch, vScratch;
+    if constexpr (!std::is_same_v<T, C>) {
+      qScratch.resize(size_t(kBlockQ * D));
+      kScratch.resize(size_t(kBlockK * D));
+      vScratch.resize(size_t(kBlockK * Dv));
+    }
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t qb = task % queryBlocks;
+      const int64_t h = task / queryBlocks % dims.headsQ;
+      const int64_t b = task / queryBlocks / dims.headsQ;
+      const int64_t kvh = h / group;
+      const int64_t i0 = qb * kBlockQ, rows = std::min(kBlockQ, Sq - i0);
+      const T *qRows = query + ((b * dims.headsQ + h) * Sq + i0) * D;
+      const T *kHead = key + (b * dims.headsKv + kvh) * Sk * D;
+      const T *vHead = value + (b * dims.headsKv + kvh) * Sk * Dv;
+      T *oRows = out + ((b * dims.headsQ + h) * Sq + i0) * Dv;
+      const int64_t maskBase = mask.data ? mask.base(dims, b, h) : 0;
+
+      const C *q = rowsAs(qRows, rows * D, qScratch);
+      std::fill(acc.begin(), acc.begin() + rows * Dv, C(0));
+      std::fill(runMax.begin(), runMax.begin() + rows, negInf);
+      std::fill(runSum.begin(), runSum.begin() + rows, C(0));
+
+      // Keys past the last row's causal limit are invisible to the block.
+      const int64_t keyEnd =
+          causal ? std::clamp<int64_t>(i0 + rows + shift, 0, Sk) : Sk;
+      for (int64_t j0 = 0; j0 < keyEnd; j0 += kBlockK) {
+        const int64_t cols = std::min(kBlockK, keyEnd - j0);
+        const C *k = rowsAs(kHead + j0 * D, cols * D, kScratch);
+        const C *v = rowsAs(vHead + j0 * Dv, cols * Dv, vScratch);
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t i = i0 + r;
+          const int64_t visible =
+              causal ? std::min(cols, i + shift - j0 + 1) : cols;
+          if (visible <= 0)
+            continue;
+          const C *qi = q + r * D;
+          C blockMax = negInf;
+          for (int64_t c = 0; c < visible; ++c) {
+            const C *kj = k + c * D;
+            C dot = 0;
+#pragma omp simd reduction(+ : dot)
+            for (int64_t d = 0; d < D; ++d)
+              dot += qi[d] * kj[d];
+            C s = dot * scale;
+            if (mask.data) {
+              const int64_t at = maskBase + i * mask.rowStride + (j0 + c) * mask.colStride;
+              if (mask.isBool)
+                s = static_cast<const uint8_t *>(mask.data)[at] ? s : negInf;
+              else
+                s += C(load(static_cast<const T *>(mask.data)[at]));
+            }
+            scores[size_t(c)] = s;
+            blockMax = std::max(blockMax, s);
+          }
+          if (blockMax == negInf)
+            continue; // nothing visible in this block for this row
+          C *accRow = acc.data() + r * Dv;
+          const C newMax = std::max(runMax[size_t(r)], blockMax);
+          // exp(-inf) = 0 drops the (empty) state of a row's first block.
+          const C correction = std::exp(runMax[size_t(r)] - newMax);
+          if (correction != C(1)) {
+            runSum[size_t(r)] *= correction;
+            for (int64_t d = 0; d < Dv; ++d)
+              accRow[d] *= correction;
+          }
+          C sum = 0;
+          for (int64_t c = 0; c < visible; ++c) {
+            const C p = std::exp(scores[size_t(c)] - newMax);
+            if (p == C(0))
+              continue; // masked (or negligible): skip the Dv-wide update
+            sum += p;
+            const C *vj = v + c * Dv;
+#pragma omp simd
+            for (int64_t d = 0; d < Dv; ++d)
+              accRow[d] += p * vj[d];
+          }
+          runSum[size_t(r)] += sum;
+          runMax[size_t(r)] = newMax;
+        }
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        // A row that saw no key has sum 0: it yields zeros (see Attention.h).
+        const C sum = runSum[size_t(r)];
+        const C inverse = sum > C(0) ? C(1) / sum : C(0);
+        const C *accRow = acc.data() + r * Dv;
+        for (int64_t d = 0; d < Dv; ++d)
+          oRows[r * Dv + d] = store<T>(accRow[d] * inverse);
+      }
+    }
+  });
+}
+
+} // namespace
+
+Status attention(const TensorView &query, const TensorView &key, const TensorView &value,
+                 const TensorView *mask, double scale, bool causal, const TensorView &out) {
+  const char *name = "attention";
+  SHARDC_CPU_TRY(checkTensor(name, "query", query));
+  SHARDC_CPU_TRY(checkTensor(name, "key", key));
+  SHARDC_CPU_TRY(checkTensor(name, "value", value));
+  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  if (!isFloatType(query.dtype))
+    return fail(name, std::string("needs float operands but got ") + dtypeName(query.dtype));
+  SHARDC_CPU_TRY(checkDType(name, "key", key, query.dtype));
+  SHARDC_CPU_TRY(checkDType(name, "value", value, query.dtype));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, query.dtype));
+  const size_t rank = query.shape.size();
+  if (rank < 3 || key.shape.size() != rank || value.shape.size() != rank)
+    return fail(name, "query, key and value must share a rank >= 3; got " + str(query.shape) +
+                          ", " + str(key.shape) + " and " + str(value.shape));
+  Dims dims;
+  dims.batchShape.assign(query.shape.begin(), query.shape.end() - 3);
+  const Shape kBatch(key.shape.begin(), key.shape.end() - 3);
+  const Shape vBatch(value.shape.begin(), value.shape.end() - 3);
+  if (kBatch != dims.batchShape || vBatch != dims.batchShape)
+    return fail(name, "batch dims differ; expected " + str(dims.batchShape) +
+                          " for key and value but got " + str(kBatch) + " and " + str(vBatch));
+  dims.batch = numElements(dims.batchShape);
+  dims.headsQ = query.shape[rank - 3];
+  dims.seqQ = query.shape[rank - 2];
+  dims.headDim = query.shape[rank - 1];
+  dims.headsKv = key.shape[rank - 3];
+  dims.seqK = key.shape[rank - 2];
+  dims.valueDim = value.shape[rank - 1];
+  if (value.shape[rank - 3] != dims.headsKv)
+    return fail(name, "key and value head counts differ; expected " +
+                          std::to_string(dims.headsKv) + " but got " +
+                          std::to_string(value.shape[rank - 3]));
+  if (dims.headsKv == 0 || dims.headsQ % dims.headsKv != 0)
+    return fail(name, "query heads must be a multiple of key/value heads; got " +
+                          std::to_string(dims.headsQ) + " and " + std::to_string(dims.headsKv));
+  if (key.shape[rank - 1] != dims.headDim)
+    return fail(name, "query and key head sizes differ; expected " +
+                          std::to_string(dims.headDim) + " but got " +
+                          std::to_string(key.shape[rank - 1]));
+  if (value.shape[rank - 2] != dims.seqK)
+    return fail(name, "key and value sequence lengths differ; expected " +
+                          std::to_string(dims.seqK) + " but got " +
+                          std::to_string(value.shape[rank - 2]));
+  Shape expected = dims.batchShape;
+  expected.insert(expected.end(), {dims.headsQ, dims.seqQ, dims.valueDim});
+  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+
+  MaskLayout layout;
+  if (mask) {
+    SHARDC_CPU_TRY(checkTensor(name, "mask", *mask));
+    if (mask->dtype != DType::Bool && mask->dtype != query.dtype)
+      return fail(name, std::string("mask must be bool or of the query's element type ") +
+                            dtypeName(query.dtype) + " but got " + dtypeName(mask->dtype));
+    Shape scores = dims.batchShape;
+    scores.insert(scores.end(), {dims.headsQ, dims.seqQ, dims.seqK});
+    if (!broadcastsTo(mask->shape, scores))
+      return fail(name, "mask does not broadcast to the scores; expected " + str(scores) +
+                            " but got " + str(mask->shape));
+    const Shape strides = broadcastStrides(mask->shape, scores);
+    layout.data = mask->data;
+    layout.isBool = mask->dtype == DType::Bool;
+    layout.batchStrides.assign(strides.begin(), strides.end() - 3);
+    layout.headStride = strides[rank - 3];
+    layout.rowStride = strides[rank - 2];
+    layout.colStride = strides[rank - 1];
+    if (mask->numel() == 0)
+      layout.data = nullptr; // only possible when the scores are empty too
+  }
+  if (out.numel() == 0)
+    return Status::success();
+  dispatchFloat(query.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    attentionAs(dims, query.as<const T>(), key.as<const T>(), value.as<const T>(), layout,
+                scale, causal, out.as<T>());
+  });
+  return Status::success();
+}
+
+} // namespace shardc::rt::cpu

@@ -1,0 +1,290 @@
+//===- CpuBackend.cpp - the CPU kernels as the executor sees them ---------===//
+//
+// Adapters from the executor's uniform KernelCall (inputs, outputs, params by
+// name) to the typed kernel functions. Parameter names and encodings are the
+// graph ops' attributes (dialects/Graph/GraphOps.td) as the compiler
+// serializes them: enums as their integer values, bools as 0/1.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cpu/CpuBackend.h"
+
+#include "runtime/cpu/Attention.h"
+#include "runtime/cpu/Elementwise.h"
+#include "runtime/cpu/Fused.h"
+#include "runtime/cpu/Indexing.h"
+#include "runtime/cpu/MatMul.h"
+#include "runtime/cpu/Movement.h"
+#include "runtime/cpu/Normalization.h"
+#include "runtime/cpu/Reduction.h"
+#include "runtime/cpu/Threading.h"
+
+#include <thread>
+
+namespace shardc::rt::cpu {
+namespace {
+
+rt::Status convert(const cpu::Status &status) {
+  return status.ok() ? rt::Status() : rt::Status::error(status.message());
+}
+
+/// The operand counts a kernel accepts, checked before it reads them.
+rt::Status expectOperands(const KernelCall &call, size_t minInputs, size_t maxInputs,
+                          size_t outputs) {
+  if (call.inputs.size() < minInputs || call.inputs.size() > maxInputs ||
+      call.outputs.size() != outputs)
+    return rt::Status::error("expected " + std::to_string(minInputs) +
+                             (maxInputs != minInputs ? "-" + std::to_string(maxInputs) : "") +
+                             " inputs and " + std::to_string(outputs) + " outputs; got " +
+                             std::to_string(call.inputs.size()) + " and " +
+                             std::to_string(call.outputs.size()));
+  return {};
+}
+
+template <UnaryOp op>
+rt::Status unaryKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+    return status;
+  return convert(unary(op, call.inputs[0], call.outputs[0]));
+}
+
+rt::Status geluKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+    return status;
+  UnaryOp op = call.params.flag("approximate_tanh", false) ? UnaryOp::GeluTanh : UnaryOp::Gelu;
+  return convert(unary(op, call.inputs[0], call.outputs[0]));
+}
+
+template <BinaryOp op>
+rt::Status binaryKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 2, 2, 1); !status)
+    return status;
+  return convert(binary(op, call.inputs[0], call.inputs[1], call.outputs[0]));
+}
+
+rt::Status compareKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 2, 2, 1); !status)
+    return status;
+  // graph.compare's predicate enum: eq, lt, le, gt, ge.
+  static constexpr ComparePredicate predicates[] = {ComparePredicate::Eq, ComparePredicate::Lt,
+                                                    ComparePredicate::Le, ComparePredicate::Gt,
+                                                    ComparePredicate::Ge};
+  int64_t predicate = call.params.integer("predicate", -1);
+  if (predicate < 0 || predicate > 4)
+    return rt::Status::error("compare: unknown predicate " + std::to_string(predicate));
+  return convert(compare(predicates[predicate], call.inputs[0], call.inputs[1], call.outputs[0]));
+}
+
+rt::Status whereKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 3, 3, 1); !status)
+    return status;
+  return convert(where(call.inputs[0], call.inputs[1], call.inputs[2], call.outputs[0]));
+}
+
+rt::Status castKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+    return status;
+  return convert(cast(call.inputs[0], call.outputs[0]));
+}
+
+rt::Status matmulKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 2, 2, 1); !status)
+    return status;
+  return convert(matmul(call.inputs[0], call.inputs[1], call.outputs[0]));
+}
+
+rt::Status linearKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 2, 3, 1); !status)
+    return status;
+  const TensorView *bias = call.inputs.size() > 2 ? &call.inputs[2] : nullptr;
+  return convert(linear(call.inputs[0], call.inputs[1], bias,
+                        call.params.flag("transpose_weight", false), call.outputs[0]));
+}
+
+template <ReduceOp op>
+rt::Status reduceKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+    return status;
+  return convert(reduce(op, call.inputs[0], call.params.ints("axes"),
+                        call.params.flag("keepdims", true), call.outputs[0]));
+}
+
+rt::Status softmaxKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+    return status;
+  return convert(softmax(call.inputs[0], call.params.integer("axis", -1), call.outputs[0]));
+}
+
+rt::Status topkKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 1, 1, 2); !status)
+    return status;
+  return convert(topk(call.inputs[0], call.params.integer("k", 0), call.params.integer("axis", -1),
+                      call.params.flag("largest", true), call.params.flag("sorted", true),
+                      call.outputs[0], call.outputs[1]));
+}
+
+rt::Status transposeKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+    return status;
+  return convert(transpose(call.inputs[0], call.params.ints("perm"), call.outputs[0]));
+}
+
+rt::Status sliceKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+    return status;
+  return convert(slice(call.inputs[0], call.params.ints("starts"), call.params.ints("ends"),
+                       call.params.ints("steps"), call.outputs[0]));
+}
+
+rt::Status concatKernel(const KernelCall &call) {
+  if (call.inputs.empty() || call.outputs.size() != 1)
+    return rt::Status::error("concat: expected inputs and one output");
+  return convert(concat(ViewList(call.inputs), call.params.integer("axis", 0), call.outputs[0]));
+}
+
+rt::Status splitKernel(const KernelCall &call) {
+  if (call.inputs.size() != 1 || call.outputs.empty())
+    return rt::Status::error("split: expected one input and outputs");
+  return convert(split(call.inputs[0], call.params.integer("axis", 0), ViewList(call.outputs)));
+}
+
+rt::Status gatherKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 2, 2, 1); !status)
+    return status;
+  return convert(gather(call.inputs[0], call.inputs[1], call.params.integer("axis", 0),
+                        call.outputs[0]));
+}
+
+rt::Status expandKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+    return status;
+  return convert(expand(call.inputs[0], call.outputs[0]));
+}
+
+rt::Status scatterElementsKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 3, 3, 1); !status)
+    return status;
+  // graph.scatter_elements' reduction enum: none, add, mul, max, min.
+  static constexpr ScatterReduction reductions[] = {ScatterReduction::None, ScatterReduction::Add,
+                                                    ScatterReduction::Mul, ScatterReduction::Max,
+                                                    ScatterReduction::Min};
+  int64_t reduction = call.params.integer("reduction", 0);
+  if (reduction < 0 || reduction > 4)
+    return rt::Status::error("scatter_elements: unknown reduction " + std::to_string(reduction));
+  return convert(scatterElements(call.inputs[0], call.inputs[1], call.inputs[2],
+                                 call.params.integer("axis", 0), reductions[reduction],
+                                 call.outputs[0]));
+}
+
+rt::Status triluKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+    return status;
+  return convert(trilu(call.inputs[0], call.params.integer("k", 0), call.params.flag("upper", true),
+                       call.outputs[0]));
+}
+
+rt::Status layerNormKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 2, 3, 1); !status)
+    return status;
+  const TensorView *bias = call.inputs.size() > 2 ? &call.inputs[2] : nullptr;
+  return convert(layerNorm(call.inputs[0], call.inputs[1], bias, call.params.integer("axis", -1),
+                           call.params.number("epsilon", 1e-5), call.outputs[0]));
+}
+
+rt::Status rmsNormKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 2, 2, 1); !status)
+    return status;
+  return convert(rmsNorm(call.inputs[0], call.inputs[1], call.params.integer("axis", -1),
+                         call.params.number("epsilon", 1e-5), call.outputs[0]));
+}
+
+rt::Status attentionKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 3, 4, 1); !status)
+    return status;
+  const TensorView *mask = call.inputs.size() > 3 ? &call.inputs[3] : nullptr;
+  return convert(attention(call.inputs[0], call.inputs[1], call.inputs[2], mask,
+                           call.params.number("scale", 1.0), call.params.flag("causal", false),
+                           call.outputs[0]));
+}
+
+rt::Status rotaryKernel(const KernelCall &call) {
+  if (rt::Status status = expectOperands(call, 3, 3, 1); !status)
+    return status;
+  return convert(rotary(call.inputs[0], call.inputs[1], call.inputs[2],
+                        call.params.flag("interleaved", false), call.outputs[0]));
+}
+
+rt::Status fusedKernel(const KernelCall &call) {
+  if (call.outputs.size() != 1)
+    return rt::Status::error("fused: expected one output");
+  return convert(fused(ViewList(call.inputs), call.params.strings("ops"), call.params.ints("args"),
+                       call.outputs[0]));
+}
+
+KernelTable makeTable() {
+  KernelTable table;
+  table.add("neg", unaryKernel<UnaryOp::Neg>);
+  table.add("abs", unaryKernel<UnaryOp::Abs>);
+  table.add("sqrt", unaryKernel<UnaryOp::Sqrt>);
+  table.add("rsqrt", unaryKernel<UnaryOp::Rsqrt>);
+  table.add("reciprocal", unaryKernel<UnaryOp::Reciprocal>);
+  table.add("exp", unaryKernel<UnaryOp::Exp>);
+  table.add("log", unaryKernel<UnaryOp::Log>);
+  table.add("cos", unaryKernel<UnaryOp::Cos>);
+  table.add("sin", unaryKernel<UnaryOp::Sin>);
+  table.add("erf", unaryKernel<UnaryOp::Erf>);
+  table.add("tanh", unaryKernel<UnaryOp::Tanh>);
+  table.add("sigmoid", unaryKernel<UnaryOp::Sigmoid>);
+  table.add("relu", unaryKernel<UnaryOp::Relu>);
+  table.add("silu", unaryKernel<UnaryOp::Silu>);
+  table.add("not", unaryKernel<UnaryOp::Not>);
+  table.add("gelu", geluKernel);
+  table.add("add", binaryKernel<BinaryOp::Add>);
+  table.add("sub", binaryKernel<BinaryOp::Sub>);
+  table.add("mul", binaryKernel<BinaryOp::Mul>);
+  table.add("div", binaryKernel<BinaryOp::Div>);
+  table.add("pow", binaryKernel<BinaryOp::Pow>);
+  table.add("max", binaryKernel<BinaryOp::Max>);
+  table.add("min", binaryKernel<BinaryOp::Min>);
+  table.add("and", binaryKernel<BinaryOp::And>);
+  table.add("or", binaryKernel<BinaryOp::Or>);
+  table.add("compare", compareKernel);
+  table.add("where", whereKernel);
+  table.add("cast", castKernel);
+  table.add("matmul", matmulKernel);
+  table.add("linear", linearKernel);
+  table.add("reduce_sum", reduceKernel<ReduceOp::Sum>);
+  table.add("reduce_mean", reduceKernel<ReduceOp::Mean>);
+  table.add("reduce_max", reduceKernel<ReduceOp::Max>);
+  table.add("reduce_min", reduceKernel<ReduceOp::Min>);
+  table.add("softmax", softmaxKernel);
+  table.add("topk", topkKernel);
+  table.add("transpose", transposeKernel);
+  table.add("slice", sliceKernel);
+  table.add("concat", concatKernel);
+  table.add("split", splitKernel);
+  table.add("gather", gatherKernel);
+  table.add("expand", expandKernel);
+  table.add("scatter_elements", scatterElementsKernel);
+  table.add("trilu", triluKernel);
+  table.add("layer_norm", layerNormKernel);
+  table.add("rms_norm", rmsNormKernel);
+  table.add("attention", attentionKernel);
+  table.add("rotary", rotaryKernel);
+  table.add("fused", fusedKernel);
+  return table;
+}
+
+} // namespace
+
+const KernelTable &kernelTable() {
+  static const KernelTable table = makeTable();
+  return table;
+}
+
+void setThreads(int count) {
+  setNumThreads(count > 0 ? count : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+}
+
+int threads() { return numThreads(); }
+
+} // namespace shardc::rt::cpu

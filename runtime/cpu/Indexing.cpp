@@ -1,0 +1,238 @@
+//===- Indexing.cpp - gather, scatter_elements, trilu ----------------------===//
+#include "runtime/cpu/Indexing.h"
+
+#include "runtime/cpu/KernelSupport.h"
+#include "runtime/cpu/Parallel.h"
+
+#include <cstring>
+
+namespace shardc::rt::cpu {
+
+namespace {
+constexpr std::pair<ScatterReduction, const char *> kReductionNames[] = {
+    {ScatterReduction::None, "none"}, {ScatterReduction::Add, "add"},
+    {ScatterReduction::Mul, "mul"},   {ScatterReduction::Max, "max"},
+    {ScatterReduction::Min, "min"}};
+} // namespace
+
+const char *scatterReductionName(ScatterReduction reduction) {
+  for (const auto &[entry, name] : kReductionNames)
+    if (entry == reduction)
+      return name;
+  return "?";
+}
+
+std::optional<ScatterReduction> scatterReductionFromName(std::string_view name) {
+  for (const auto &[entry, known] : kReductionNames)
+    if (name == known)
+      return entry;
+  return std::nullopt;
+}
+
+namespace {
+
+using namespace detail;
+
+/// Index element i as int64, whichever of I32/I64 the tensor holds.
+int64_t indexAt(const TensorView &indices, int64_t i) {
+  return indices.dtype == DType::I64 ? indices.as<const int64_t>()[i]
+                                     : int64_t(indices.as<const int32_t>()[i]);
+}
+
+/// Fails on a non-index type or any index outside [-dim, dim).
+Status checkIndices(const char *op, const TensorView &indices, int64_t axis, int64_t dim) {
+  if (indices.dtype != DType::I64 && indices.dtype != DType::I32)
+    return fail(op, std::string("indices must be int32 or int64 but got ") +
+                        dtypeName(indices.dtype));
+  const int64_t count = indices.numel();
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t index = indexAt(indices, i);
+    if (index < -dim || index >= dim)
+      return fail(op, "index " + std::to_string(index) + " (element " + std::to_string(i) +
+                          ") is out of range for axis " + std::to_string(axis) +
+                          " of size " + std::to_string(dim));
+  }
+  return Status::success();
+}
+
+} // namespace
+
+Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
+              const TensorView &out) {
+  const char *name = "gather";
+  SHARDC_CPU_TRY(checkTensor(name, "data", data));
+  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
+  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
+  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
+  Shape expected(data.shape.begin(), data.shape.begin() + axis);
+  expected.insert(expected.end(), indices.shape.begin(), indices.shape.end());
+  expected.insert(expected.end(), data.shape.begin() + axis + 1, data.shape.end());
+  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  const int64_t dim = data.shape[size_t(axis)];
+  SHARDC_CPU_TRY(checkIndices(name, indices, axis, dim));
+  if (out.numel() == 0)
+    return Status::success();
+
+  // data as [outer, dim, inner]: each (outer, index) copies one contiguous
+  // slice of `inner` elements.
+  const int64_t outer = product(data.shape, 0, size_t(axis));
+  const int64_t inner = product(data.shape, size_t(axis) + 1, data.shape.size());
+  const int64_t count = indices.numel();
+  dispatchBySize(data.dtype, [&](auto tag) {
+    using U = decltype(tag);
+    const U *src = data.as<const U>();
+    U *dst = out.as<U>();
+    parallelFor(outer * count, inner, [&](int64_t begin, int64_t end) {
+      for (int64_t task = begin; task < end; ++task) {
+        const int64_t o = task / count;
+        int64_t index = indexAt(indices, task % count);
+        if (index < 0)
+          index += dim;
+        const U *from = src + (o * dim + index) * inner;
+        U *to = dst + task * inner;
+        if (inner == 1)
+          *to = *from;
+        else
+          std::memcpy(to, from, size_t(inner) * sizeof(U));
+      }
+    });
+  });
+  return Status::success();
+}
+
+namespace {
+
+template <typename T> T combine(ScatterReduction reduction, T old, T update) {
+  if constexpr (kIsFloat<T>) {
+    using C = ComputeT<T>;
+    const C a = load(old), b = load(update);
+    switch (reduction) {
+    case ScatterReduction::Add: return store<T>(a + b);
+    case ScatterReduction::Mul: return store<T>(a * b);
+    case ScatterReduction::Max: return a != a || a >= b ? old : update;
+    case ScatterReduction::Min: return a != a || a <= b ? old : update;
+    case ScatterReduction::None: break;
+    }
+    return update;
+  } else if constexpr (kIsInt<T>) {
+    switch (reduction) {
+    case ScatterReduction::Add:
+      return wrapTo<T>(uint64_t(int64_t(old)) + uint64_t(int64_t(update)));
+    case ScatterReduction::Mul:
+      return wrapTo<T>(uint64_t(int64_t(old)) * uint64_t(int64_t(update)));
+    case ScatterReduction::Max: return old > update ? old : update;
+    case ScatterReduction::Min: return old < update ? old : update;
+    case ScatterReduction::None: break;
+    }
+    return update;
+  } else {
+    (void)reduction;
+    (void)old;
+    return update; // Bool: only None reaches here
+  }
+}
+
+} // namespace
+
+Status scatterElements(const TensorView &data, const TensorView &indices,
+                       const TensorView &updates, int64_t axis,
+                       ScatterReduction reduction, const TensorView &out) {
+  const char *name = "scatter_elements";
+  SHARDC_CPU_TRY(checkTensor(name, "data", data));
+  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
+  SHARDC_CPU_TRY(checkTensor(name, "updates", updates));
+  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_CPU_TRY(checkDType(name, "updates", updates, data.dtype));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
+  SHARDC_CPU_TRY(checkShape(name, "result", out, data.shape));
+  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
+  if (indices.shape != updates.shape)
+    return fail(name, "indices and updates shapes differ; expected " + str(indices.shape) +
+                          " but got " + str(updates.shape));
+  bool fits = indices.shape.size() == data.shape.size();
+  for (size_t d = 0; fits && d < data.shape.size(); ++d)
+    fits = int64_t(d) == axis || indices.shape[d] <= data.shape[d];
+  if (!fits)
+    return fail(name, "indices " + str(indices.shape) + " do not fit data " + str(data.shape) +
+                          " outside axis " + std::to_string(axis));
+  if (data.dtype == DType::Bool && reduction != ScatterReduction::None)
+    return fail(name, std::string("reduction ") + scatterReductionName(reduction) +
+                          " needs integer or float data but got bool");
+  const int64_t dim = data.shape[size_t(axis)];
+  SHARDC_CPU_TRY(checkIndices(name, indices, axis, dim));
+  if (out.data != data.data && data.numel() > 0)
+    std::memcpy(out.data, data.data, data.bytes());
+  if (indices.numel() == 0)
+    return Status::success();
+
+  // Lines: the index positions with all but `axis` fixed. Operand 0 is the
+  // line's first position in indices/updates, operand 1 its data offset
+  // without the axis term. Distinct lines hit distinct targets.
+  Shape lineShape = indices.shape, indexStrides = rowMajorStrides(indices.shape);
+  Shape dataStrides = rowMajorStrides(data.shape);
+  const int64_t length = lineShape[size_t(axis)];
+  const int64_t indexAxisStride = indexStrides[size_t(axis)];
+  const int64_t dataAxisStride = dataStrides[size_t(axis)];
+  lineShape.erase(lineShape.begin() + axis);
+  indexStrides.erase(indexStrides.begin() + axis);
+  dataStrides.erase(dataStrides.begin() + axis);
+  const Walk<2> walk = Walk<2>::make(lineShape, {indexStrides, dataStrides});
+  const int64_t lines = numElements(lineShape);
+
+  dispatchAll(data.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *values = updates.as<const T>();
+    T *result = out.as<T>();
+    parallelFor(lines, length, [&](int64_t begin, int64_t end) {
+      walk.run(begin, end, {0, 0}, [&](const std::array<int64_t, 2> &at, int64_t n) {
+        for (int64_t e = 0; e < n; ++e) {
+          const int64_t position = at[0] + e * walk.innerStride(0);
+          const int64_t target = at[1] + e * walk.innerStride(1);
+          for (int64_t a = 0; a < length; ++a) {
+            const int64_t p = position + a * indexAxisStride;
+            int64_t index = indexAt(indices, p);
+            if (index < 0)
+              index += dim;
+            T &slot = result[target + index * dataAxisStride];
+            slot = combine(reduction, slot, values[p]);
+          }
+        }
+      });
+    });
+  });
+  return Status::success();
+}
+
+Status trilu(const TensorView &input, int64_t k, bool upper, const TensorView &out) {
+  const char *name = "trilu";
+  SHARDC_CPU_TRY(checkTensor(name, "input", input));
+  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
+  SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
+  if (input.shape.size() < 2)
+    return fail(name, "needs a tensor of rank >= 2 but got " + str(input.shape));
+  if (input.numel() == 0)
+    return Status::success();
+  const int64_t rows = input.shape[input.shape.size() - 2], cols = input.shape.back();
+  const int64_t matrixRows = input.numel() / cols; // all rows of all matrices
+  // An all-zero element is 0 in every type (+0.0 for the floats).
+  dispatchBySize(input.dtype, [&](auto tag) {
+    using U = decltype(tag);
+    const U *in = input.as<const U>();
+    U *result = out.as<U>();
+    parallelFor(matrixRows, cols, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t i = r % rows;
+        // j - i lies in (-rows, cols): comparing it with any k is safe.
+        for (int64_t j = 0; j < cols; ++j) {
+          const bool keep = upper ? j - i >= k : j - i <= k;
+          result[r * cols + j] = keep ? in[r * cols + j] : U(0);
+        }
+      }
+    });
+  });
+  return Status::success();
+}
+
+} // namespace shardc::rt::cpu

@@ -1,0 +1,51 @@
+//===- Indexing.h - gather, scatter_elements, trilu -------------*- C++ -*-===//
+//
+// Index tensors are I32 or I64; negative indices count from the end of the
+// axis. Every index is checked before anything is written, and one outside
+// [-dim, dim) is an error Status naming it (never an out-of-bounds access).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_CPU_INDEXING_H
+#define SHARDC_RUNTIME_CPU_INDEXING_H
+
+#include "runtime/core/Tensor.h"
+#include "runtime/cpu/Status.h"
+
+#include <optional>
+#include <string_view>
+
+namespace shardc::rt::cpu {
+
+/// graph.gather: out = data[:axis] + indices.shape + data[axis+1:], taking
+/// whole slices of data along `axis` (an embedding lookup at axis 0). Any
+/// element type. `out` must not overlap data.
+Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
+              const TensorView &out);
+
+/// graph.scatter_elements' `reduction`.
+enum class ScatterReduction { None, Add, Mul, Max, Min };
+/// "none", "add", "mul", "max", "min".
+const char *scatterReductionName(ScatterReduction reduction);
+std::optional<ScatterReduction> scatterReductionFromName(std::string_view name);
+
+/// graph.scatter_elements: out = data, then for every position p of indices
+/// the element at p with p[axis] replaced by indices[p] becomes updates[p]
+/// (None) or is combined with it (Add/Mul in the element type, wrapping for
+/// integers; Max/Min propagating NaN). indices and updates share one shape of
+/// data's rank, within data's dims except at `axis`. Updates to one target are
+/// applied in row-major order of p, so with None the last one wins
+/// (deterministically, also with several threads: positions that differ
+/// outside `axis` never share a target, and the threads split only those).
+/// Bool data supports only None. out may be data itself (in place).
+Status scatterElements(const TensorView &data, const TensorView &indices,
+                       const TensorView &updates, int64_t axis,
+                       ScatterReduction reduction, const TensorView &out);
+
+/// graph.trilu on the last two dims (rank >= 2, leading dims are batches):
+/// keeps element (i, j) when j - i >= k (upper) or j - i <= k (lower) and
+/// zeroes the rest. Any element type and any k. In place allowed.
+Status trilu(const TensorView &input, int64_t k, bool upper, const TensorView &out);
+
+} // namespace shardc::rt::cpu
+
+#endif // SHARDC_RUNTIME_CPU_INDEXING_H

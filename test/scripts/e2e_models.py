@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Compiles models with shardc, runs them with shardrun and compares with onnxruntime.
+
+For every fixture of test/fixtures/fixtures.json (or the models given): make
+random inputs of the bound shapes (token ids below the embedding size, 0/1
+masks, normal floats), run onnxruntime for the reference, compile with
+`shardc MODEL -o DIR` and run `shardrun DIR`, then require
+max |shardrun - onnxruntime| <= 1e-4 * max |onnxruntime| for every output.
+Prints one line per model and a closing "N passed, M failed".
+"""
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import numpy_helper
+
+TOLERANCE = 1e-4
+
+
+def embedding_rows(model, input_name):
+    """Rows of the table a Gather indexes with this input (the vocabulary), if any."""
+    tables = {t.name: t for t in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type == "Gather" and len(node.input) > 1 and node.input[1] == input_name \
+                and node.input[0] in tables:
+            return int(tables[node.input[0]].dims[0])
+    return None
+
+
+def make_inputs(model, dims, rng):
+    feeds = {}
+    initializers = {t.name for t in model.graph.initializer}
+    for value in model.graph.input:
+        if value.name in initializers:
+            continue
+        tensor = value.type.tensor_type
+        shape = [d.dim_value if d.HasField("dim_value") else dims[d.dim_param]
+                 for d in tensor.shape.dim]
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type)
+        if np.issubdtype(dtype, np.integer):
+            high = embedding_rows(model, value.name) or 2
+            feeds[value.name] = rng.integers(0, high, size=shape).astype(dtype)
+        elif dtype == np.bool_:
+            feeds[value.name] = rng.random(size=shape) < 0.7
+        else:
+            feeds[value.name] = rng.standard_normal(size=shape).astype(dtype)
+    return feeds
+
+
+def check(model_path, dims, shardc, shardrun, workdir):
+    model = onnx.load(str(model_path))
+    rng = np.random.default_rng(20261129)
+    feeds = make_inputs(model, dims, rng)
+    session = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    reference = dict(zip(names, session.run(names, feeds)))
+    artifact = workdir / "artifact"
+    inputs, outputs = workdir / "inputs.npz", workdir / "outputs.npz"
+    np.savez(inputs, **feeds)
+    compile_cmd = [shardc, str(model_path), "-o", str(artifact)]
+    compile_cmd += [f"--dim={name}={value}" for name, value in dims.items()]
+    for command in (compile_cmd, [shardrun, str(artifact), "--inputs", str(inputs),
+                                  "--outputs", str(outputs)]):
+        run = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        if run.returncode != 0:
+            return [f"{pathlib.Path(command[0]).name} failed: {run.stderr.strip()}"]
+    produced = np.load(outputs)
+    problems, worst = [], 0.0
+    for name, expected in reference.items():
+        if name not in produced:
+            problems.append(f"output '{name}' missing")
+            continue
+        got = produced[name]
+        if got.shape != expected.shape:
+            problems.append(f"output '{name}': shape {got.shape}, expected {expected.shape}")
+            continue
+        scale = float(np.max(np.abs(expected))) if expected.size else 0.0
+        diff = float(np.max(np.abs(got.astype(np.float64) - expected.astype(np.float64)))) \
+            if expected.size else 0.0
+        worst = max(worst, diff / scale if scale else diff)
+        if diff > TOLERANCE * max(scale, 1e-30):
+            problems.append(f"output '{name}': max |diff| {diff:.3e} > {TOLERANCE} x max |ref| {scale:.3e}")
+    return problems, worst
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--fixtures", type=pathlib.Path, required=True)
+    parser.add_argument("--shardc", required=True)
+    parser.add_argument("--shardrun", required=True)
+    args = parser.parse_args()
+    entries = json.loads((args.fixtures / "fixtures.json").read_text())
+    failed = 0
+    for entry in entries:
+        with tempfile.TemporaryDirectory() as tmp:
+            result = check(args.fixtures / entry["file"], entry["dims"], args.shardc,
+                           args.shardrun, pathlib.Path(tmp))
+        problems, worst = result if isinstance(result, tuple) else (result, None)
+        status = "ok  " if not problems else "FAIL"
+        detail = f"max |diff| / max |ref| = {worst:.2e}" if worst is not None else ""
+        print(f"{status} {entry['name']}: {detail}")
+        for problem in problems:
+            print(f"     {problem}")
+        failed += bool(problems)
+    print(f"{len(entries) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
