@@ -65,7 +65,7 @@ test-lit:
 
 # Imports every ONNX backend node test of ../shared and prints the count per op.
 test-conformance:
-	$(PYTHON) test/scripts/import_node_tests.py --shardc $(BUILD_DIR)/bin/shardc \
+	$(PYTHON) test/scripts/node_tests.py --shardc $(BUILD_DIR)/bin/shardc \
 	  --node-tests ../shared/onnx-node-tests
 
 # Every lit suite and the node-test imports under AddressSanitizer + UBSan.
@@ -78,7 +78,7 @@ test-asan: export ASAN_OPTIONS = detect_leaks=1
 test-asan: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 test-asan: build-asan
 	$(PYTHON) $(LIT) -sv $(ASAN_BUILD_DIR)/test
-	$(PYTHON) test/scripts/import_node_tests.py --shardc $(ASAN_BUILD_DIR)/bin/shardc \
+	$(PYTHON) test/scripts/node_tests.py --shardc $(ASAN_BUILD_DIR)/bin/shardc \
 	  --node-tests ../shared/onnx-node-tests
 
 # libFuzzer over the importer's input bytes (clang-19), seeded from the fixtures.

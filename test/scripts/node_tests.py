@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""ONNX's backend node tests through shardc (and, with --run, shardrun).
+
+Import mode (default): a test passes when `shardc model.onnx --emit=graph`
+succeeds. Run mode (--run): the model is compiled to an artifact, every
+test_data_set is run with shardrun, and each output must match the stored
+one within rtol 1e-3, atol 1e-7 (the ONNX suite's float tolerances).
+
+shardc compiles static programs, so a graph input that an op needs as a
+compile-time value (Slice's starts, TopK's k, Reshape's shape...) is fixed
+from the data set with --constant-input, as a user would. A test whose op is
+outside the importer's scope must instead fail with the one-line "unsupported
+ops" error. Any other failure fails this script. Prints the count per op and
+a closing "N passed, M failed".
+"""
+import argparse
+import collections
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+# The op types the foundation issue puts in scope: each of their tests must pass.
+IN_SCOPE = {
+    "Add", "Cast", "Concat", "Constant", "ConstantOfShape", "Div", "Equal", "Erf", "Expand",
+    "Gather", "Gemm", "Greater", "Identity", "LayerNormalization", "Less", "MatMul", "Max",
+    "Min", "Mul", "Neg", "Not", "Pow", "Range", "ReduceMax", "ReduceMean", "ReduceSum", "Relu",
+    "Reshape", "ScatterElements", "Shape", "Sigmoid", "Slice", "Softmax", "Split", "Sqrt",
+    "Squeeze", "Sub", "Tanh", "TopK", "Transpose", "Trilu", "Unsqueeze", "Where", "Gelu",
+    "Attention", "RMSNormalization", "RotaryEmbedding",
+}
+NEEDS_CONSTANT = re.compile(r"input '([^']+)' must be known at compile time")
+RTOL, ATOL = 1e-3, 1e-7
+
+
+def graph_inputs(model):
+    initializers = {t.name for t in model.graph.initializer}
+    return [i.name for i in model.graph.input if i.name not in initializers]
+
+
+def compile_test(shardc, model_path, inputs, data_set, emit, output):
+    """Runs shardc, fixing inputs to the data set's values as long as it asks for them."""
+    fixed = []
+    while True:
+        command = [shardc, str(model_path), f"--emit={emit}", "-o", str(output)]
+        command += [f"--constant-input={name}={data_set / f'input_{inputs.index(name)}.pb'}"
+                    for name in fixed]
+        run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        needed = NEEDS_CONSTANT.search(run.stderr)
+        if run.returncode == 0 or not needed or needed.group(1) not in inputs \
+                or needed.group(1) in fixed:
+            return run, fixed
+        fixed.append(needed.group(1))
+
+
+def read_tensor(path):
+    tensor = onnx.TensorProto()
+    tensor.ParseFromString(path.read_bytes())
+    return numpy_helper.to_array(tensor)
+
+
+def run_data_sets(args, test, model, inputs, workdir):
+    """Compiles per data set (fixed inputs may differ) and compares every output."""
+    outputs = [o.name for o in model.graph.output]
+    for data_set in sorted(test.glob("test_data_set_*")):
+        artifact = workdir / f"artifact_{data_set.name}"
+        run, fixed = compile_test(args.shardc, test / "model.onnx", inputs, data_set,
+                                  "artifact", artifact)
+        if run.returncode != 0:
+            return run, None
+        feeds = {name: read_tensor(data_set / f"input_{i}.pb")
+                 for i, name in enumerate(inputs) if name not in fixed}
+        np.savez(workdir / "in.npz", **feeds)
+        result = subprocess.run([args.shardrun, str(artifact), "--inputs", str(workdir / "in.npz"),
+                                 "--outputs", str(workdir / "out.npz")],
+                                capture_output=True, text=True, timeout=300)
+        if result.returncode != 0:
+            return result, None
+        produced = np.load(workdir / "out.npz")
+        for i, name in enumerate(outputs):
+            expected = read_tensor(data_set / f"output_{i}.pb")
+            got = produced[name]
+            if got.shape != expected.shape or got.dtype != expected.dtype or not np.allclose(
+                    got, expected, rtol=RTOL, atol=ATOL, equal_nan=True):
+                diff = np.max(np.abs(got.astype(np.float64) - expected.astype(np.float64))) \
+                    if got.shape == expected.shape and got.size else float("nan")
+                return None, (f"{data_set.name} output '{name}': got {got.dtype}{list(got.shape)}, "
+                              f"expected {expected.dtype}{list(expected.shape)}, max |diff| {diff:.3e}")
+    return run, None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--shardc", required=True)
+    parser.add_argument("--shardrun", help="run the compiled tests (default: import only)")
+    parser.add_argument("--node-tests", required=True, type=pathlib.Path)
+    args = parser.parse_args()
+
+    per_op = collections.defaultdict(lambda: [0, 0])  # op -> [passed, total]
+    failures, unsupported = [], []
+    tests = sorted(p for p in args.node_tests.iterdir() if (p / "model.onnx").exists())
+    if not tests:
+        sys.exit(f"no node tests under {args.node_tests}")
+    for test in tests:
+        model = onnx.load(str(test / "model.onnx"), load_external_data=False)
+        ops = {n.op_type for n in model.graph.node}
+        op = "+".join(sorted(ops))
+        per_op[op][1] += 1
+        inputs = graph_inputs(model)
+        mismatch = None
+        with tempfile.TemporaryDirectory() as tmp:
+            if args.shardrun:
+                run, mismatch = run_data_sets(args, test, model, inputs, pathlib.Path(tmp))
+            else:
+                run, _ = compile_test(args.shardc, test / "model.onnx", inputs,
+                                      test / "test_data_set_0", "graph", "/dev/null")
+        if mismatch:
+            failures.append(f"{test.name}: {mismatch}")
+            continue
+        if run.returncode == 0:
+            per_op[op][0] += 1
+            continue
+        lines = run.stderr.strip().splitlines()
+        one_line = len(lines) == 1 and run.returncode == 1 and lines[0].startswith("shardc: error: ")
+        if one_line and "unsupported ops: " in lines[0] and not ops <= IN_SCOPE:
+            unsupported.append(test.name)
+        else:
+            failures.append(f"{test.name}: exit {run.returncode}: {run.stderr.strip()[:300]}")
+
+    for op, (passed, total) in sorted(per_op.items()):
+        print(f"  {op:28s} {passed}/{total}")
+    passed = sum(p for p, _ in per_op.values())
+    verb = "match onnx's outputs" if args.shardrun else "import"
+    print(f"node tests: {passed} of {len(tests)} {verb}; {len(unsupported)} out of scope "
+          f"(one-line unsupported-op error); {len(failures)} failed")
+    for failure in failures:
+        print("FAILED", failure)
+    print(f"{passed + len(unsupported)} passed, {len(failures)} failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
