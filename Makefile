@@ -8,8 +8,11 @@ VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 LIT := $(shell llvm-config-19 --prefix 2>/dev/null)/build/utils/lit/lit.py
 JOBS ?= $(shell nproc)
-# ccache lives outside the tree so clean clones (CI) reuse it.
+# ccache lives outside the tree so clean clones (CI) reuse it: paths are
+# hashed relative to the checkout, so any clone of the project hits the cache.
 export CCACHE_DIR ?= $(HOME)/.cache/shardc-ccache
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
 
 APT_PACKAGES := cmake g++ ninja-build ccache python3-venv \
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools \
