@@ -28,7 +28,7 @@ CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
         test-asan fuzz demo clean help
 
 help:
-	@echo "make demo   compile the embedded example model and print its graph summary"
+	@echo "make demo   compile and run the embedded example, compare with onnxruntime"
 	@echo "make test   install, build and run every test suite"
 	@echo "make deps | build | test-asan | fuzz | clean"
 
@@ -66,23 +66,24 @@ test-unit:
 test-lit:
 	$(PYTHON) $(LIT) -sv $(BUILD_DIR)/test
 
-# Imports every ONNX backend node test of ../shared and prints the count per op.
+# Every ONNX backend node test of ../shared through shardc and shardrun,
+# compared with its stored outputs; prints the count per op.
 test-conformance:
 	$(PYTHON) test/scripts/node_tests.py --shardc $(BUILD_DIR)/bin/shardc \
-	  --node-tests ../shared/onnx-node-tests
+	  --shardrun $(BUILD_DIR)/bin/shardrun --node-tests ../shared/onnx-node-tests
 
 # Every lit suite and the node-test imports under AddressSanitizer + UBSan.
 build-asan: deps
 	test -f $(ASAN_BUILD_DIR)/build.ninja || cmake -S . -B $(ASAN_BUILD_DIR) $(CMAKE_FLAGS) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDC_SANITIZE=ON
-	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS) --target shardc shardc-opt
+	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS) --target shardc shardc-opt shardrun
 
 test-asan: export ASAN_OPTIONS = detect_leaks=1
 test-asan: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 test-asan: build-asan
 	$(PYTHON) $(LIT) -sv $(ASAN_BUILD_DIR)/test
 	$(PYTHON) test/scripts/node_tests.py --shardc $(ASAN_BUILD_DIR)/bin/shardc \
-	  --node-tests ../shared/onnx-node-tests
+	  --shardrun $(ASAN_BUILD_DIR)/bin/shardrun --node-tests ../shared/onnx-node-tests
 
 # libFuzzer over the importer's input bytes (clang-19), seeded from the fixtures.
 FUZZ_SECONDS ?= 600
@@ -95,13 +96,12 @@ fuzz: deps
 	  -timeout=30 -print_final_stats=1 fuzz-corpus test/fuzz/corpus \
 	  $(wildcard ../shared/onnx-node-tests)
 
-# The main job on the embedded example: compile it to the raised graph and
-# summarize what the compiler found (the runtime will run it here later).
+# The main job on the embedded example: compile it, run it with shardrun on
+# the CPU and compare with onnxruntime on the same inputs.
 DEMO_MODEL := examples/gpt2_tiny.onnx
 demo: build
-	$(BUILD_DIR)/bin/shardc $(DEMO_MODEL) --dim batch=2 --dim seq=32 --emit=graph -o $(BUILD_DIR)/demo.mlir
-	@echo "shardc: $(DEMO_MODEL) -> $(BUILD_DIR)/demo.mlir (batch 2, sequence 32)"
-	$(BUILD_DIR)/bin/shardc-opt $(BUILD_DIR)/demo.mlir --print-op-stats -o /dev/null
+	$(PYTHON) test/scripts/e2e_models.py --model $(DEMO_MODEL) --dim batch=2 --dim seq=32 \
+	  --shardc $(BUILD_DIR)/bin/shardc --shardrun $(BUILD_DIR)/bin/shardrun
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(FUZZ_BUILD_DIR)

@@ -181,6 +181,16 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   if (llvm::equal(getPerm(), llvm::seq<int64_t>(0, getPerm().size())))
     return getInput();
+  // transpose(transpose(x, inner), perm) is one transpose of x: result dim i
+  // is the inner result's dim perm[i], which is x's dim inner[perm[i]].
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t p : getPerm())
+      composed.push_back(inner.getPerm()[p]);
+    getInputMutable().assign(inner.getInput());
+    setPerm(composed);
+    return getResult();
+  }
   return foldConstants(adaptor.getOperands(), getType(), [&](ArrayRef<HostTensor> t) {
     return ce::transpose(t[0], toVector(getPerm()));
   });

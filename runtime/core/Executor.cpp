@@ -146,7 +146,9 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
   outputs.resize(outputs_.size());
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorView &buffer = buffers_[outputs_[i].second];
-    if (outputs[i].dtype != buffer.dtype || outputs[i].shape != buffer.shape)
+    // Reuse the caller's tensor across runs when it already fits.
+    if (outputs[i].dtype != buffer.dtype || outputs[i].shape != buffer.shape ||
+        outputs[i].bytes.size() != buffer.bytes())
       outputs[i] = HostTensor(buffer.dtype, buffer.shape);
     std::memcpy(outputs[i].bytes.data(), buffer.data, buffer.bytes());
   }

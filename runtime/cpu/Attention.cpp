@@ -16,6 +16,7 @@
 #include "runtime/cpu/Parallel.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace shardc::rt::cpu {
@@ -25,6 +26,40 @@ using namespace detail;
 
 constexpr int64_t kBlockQ = 32;
 constexpr int64_t kBlockK = 64;
+
+/// e^x for x <= 0 (scores minus their running maximum), in a form the
+/// compiler vectorizes, unlike a call to expf: x = n ln2 + r with |r| <=
+/// ln2 / 2 (ln2 split in two so that r is exact), e^r by its Taylor series to
+/// degree 7 (truncation error < 1e-8, below fp32's 6e-8 rounding), and 2^n
+/// put into the exponent bits. Results below 2^-126 flush to 0, harmless
+/// here: they are weights next to a maximum of weight 1. NaN stays NaN, -inf
+/// gives 0 (x > 0 is outside the domain and gives 1). The double
+/// instantiation (F64 attention) uses std::exp.
+inline float expNonPositive(float x) {
+  // A finite argument in [-87, 0] for the arithmetic (NaN takes -87 here, so
+  // the float -> int conversion below is always defined), fixed up at the end.
+  const float t = x > 0.0f ? 0.0f : x >= -87.0f ? x : -87.0f;
+  // Round to nearest by adding and removing 1.5 * 2^23 (exact for |t| < 2^22):
+  // unlike nearbyint this needs no SSE4.1 and vectorizes on baseline x86-64.
+  const float magic = 12582912.0f;
+  const float n = (t * 1.44269504088896341f + magic) - magic; // in [-126, 0]
+  const float r = (t - n * 0.693359375f) + n * 2.12194440e-4f;
+  float p = 1.0f / 5040;
+  p = p * r + 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  // 2^n by building the float's exponent field.
+  const int32_t bits = (int32_t(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  const float result = p * scale;
+  return x >= -87.0f ? result : x != x ? x : 0.0f;
+}
+inline double expNonPositive(double x) { return std::exp(x); }
 
 struct Dims {
   int64_t batch, headsQ, headsKv, seqQ, seqK, headDim, valueDim;
@@ -64,6 +99,46 @@ const C *rowsAs(const T *src, int64_t count, std::vector<C> &scratch) {
   }
 }
 
+/// s[r][c] = sum_d q[r][d] kT[d][c] for r < rows, c < cols; s has row
+/// stride kBlockK. With the keys transposed, each term is a broadcast
+/// multiply-add over a contiguous row of key columns: vertical SIMD with no
+/// horizontal sums, where q . k per key would need one per score. (Register
+/// tiles of several rows were tried too: GCC does not keep such tiles in
+/// registers reliably, and they came out slower at both SSE2 and AVX-512.)
+template <typename C>
+void blockScores(const C *q, const C *kT, int64_t D, int64_t rows, int64_t cols, C *s) {
+  for (int64_t r = 0; r < rows; ++r) {
+    C *sr = s + r * kBlockK;
+    std::fill(sr, sr + cols, C(0));
+    const C *qr = q + r * D;
+    for (int64_t d = 0; d < D; ++d) {
+      const C qd = qr[d];
+      const C *k = kT + d * kBlockK;
+#pragma omp simd
+      for (int64_t c = 0; c < cols; ++c)
+        sr[c] += qd * k[c];
+    }
+  }
+}
+
+/// acc[r][e] += sum_c p[r][c] v[c][e] for r < rows, c < cols, e < Dv; p has
+/// row stride kBlockK. Zero weights (masked keys) are skipped.
+template <typename C>
+void blockValues(const C *p, const C *v, int64_t rows, int64_t cols, int64_t Dv, C *acc) {
+  for (int64_t r = 0; r < rows; ++r) {
+    C *ar = acc + r * Dv;
+    for (int64_t c = 0; c < cols; ++c) {
+      const C pc = p[r * kBlockK + c];
+      if (pc == C(0))
+        continue;
+      const C *vc = v + c * Dv;
+#pragma omp simd
+      for (int64_t e = 0; e < Dv; ++e)
+        ar[e] += pc * vc[e];
+    }
+  }
+}
+
 template <typename T>
 void attentionAs(const Dims &dims, const T *query, const T *key, const T *value,
                  const MaskLayout &mask, double scaleValue, bool causal, T *out) {
@@ -79,16 +154,18 @@ void attentionAs(const Dims &dims, const T *query, const T *key, const T *value,
 
   // Causal rows differ in cost, so tasks are handed out dynamically.
   parallelChunks(tasks, kBlockQ * Sk * (D + Dv), 4, [&](int64_t begin, int64_t end) {
+    // Per thread: the running output, max and sum of each query row; the
+    // query block pre-multiplied by the scale; the key block transposed to
+    // [D, kBlockK]; the block's scores, turned into weights in place.
     std::vector<C> acc(static_cast<size_t>(kBlockQ * Dv));
-    std::vector<C> scores(static_cast<size_t>(kBlockK));
     std::vector<C> runMax(static_cast<size_t>(kBlockQ));
     std::vector<C> runSum(static_cast<size_t>(kBlockQ));
-    std::vector<C> qScratch, kScratch, vScratch;
-    if constexpr (!std::is_same_v<T, C>) {
-      qScratch.resize(size_t(kBlockQ * D));
-      kScratch.resize(size_t(kBlockK * D));
-      vScratch.resize(size_t(kBlockK * Dv));
-    }
+    std::vector<C> qScaled(static_cast<size_t>(kBlockQ * D));
+    std::vector<C> kTransposed(static_cast<size_t>(D * kBlockK));
+    std::vector<C> weights(static_cast<size_t>(kBlockQ * kBlockK));
+    std::vector<C> vScratch;
+    if constexpr (!std::is_same_v<T, C>)
+      vScratch.resize(static_cast<size_t>(kBlockK * Dv));
     for (int64_t task = begin; task < end; ++task) {
       const int64_t qb = task % queryBlocks;
       const int64_t h = task / queryBlocks % dims.headsQ;
@@ -101,7 +178,8 @@ void attentionAs(const Dims &dims, const T *query, const T *key, const T *value,
       T *oRows = out + ((b * dims.headsQ + h) * Sq + i0) * Dv;
       const int64_t maskBase = mask.data ? mask.base(dims, b, h) : 0;
 
-      const C *q = rowsAs(qRows, rows * D, qScratch);
+      for (int64_t e = 0; e < rows * D; ++e)
+        qScaled[size_t(e)] = C(load(qRows[e])) * scale;
       std::fill(acc.begin(), acc.begin() + rows * Dv, C(0));
       std::fill(runMax.begin(), runMax.begin() + rows, negInf);
       std::fill(runSum.begin(), runSum.begin() + rows, C(0));
@@ -111,58 +189,58 @@ void attentionAs(const Dims &dims, const T *query, const T *key, const T *value,
           causal ? std::clamp<int64_t>(i0 + rows + shift, 0, Sk) : Sk;
       for (int64_t j0 = 0; j0 < keyEnd; j0 += kBlockK) {
         const int64_t cols = std::min(kBlockK, keyEnd - j0);
-        const C *k = rowsAs(kHead + j0 * D, cols * D, kScratch);
+        for (int64_t c = 0; c < cols; ++c)
+          for (int64_t d = 0; d < D; ++d)
+            kTransposed[size_t(d * kBlockK + c)] = load(kHead[(j0 + c) * D + d]);
         const C *v = rowsAs(vHead + j0 * Dv, cols * Dv, vScratch);
+        blockScores(qScaled.data(), kTransposed.data(), D, rows, cols, weights.data());
+
+        // Online softmax, row by row: scores -> weights, state rescaled.
         for (int64_t r = 0; r < rows; ++r) {
+          C *w = weights.data() + r * kBlockK;
           const int64_t i = i0 + r;
           const int64_t visible =
-              causal ? std::min(cols, i + shift - j0 + 1) : cols;
-          if (visible <= 0)
-            continue;
-          const C *qi = q + r * D;
-          C blockMax = negInf;
-          for (int64_t c = 0; c < visible; ++c) {
-            const C *kj = k + c * D;
-            C dot = 0;
-#pragma omp simd reduction(+ : dot)
-            for (int64_t d = 0; d < D; ++d)
-              dot += qi[d] * kj[d];
-            C s = dot * scale;
-            if (mask.data) {
-              const int64_t at = maskBase + i * mask.rowStride + (j0 + c) * mask.colStride;
-              if (mask.isBool)
-                s = static_cast<const uint8_t *>(mask.data)[at] ? s : negInf;
-              else
-                s += C(load(static_cast<const T *>(mask.data)[at]));
+              causal ? std::clamp<int64_t>(i + shift - j0 + 1, 0, cols) : cols;
+          if (mask.data && visible > 0) {
+            const int64_t at = maskBase + i * mask.rowStride + j0 * mask.colStride;
+            if (mask.isBool) {
+              const auto *keep = static_cast<const uint8_t *>(mask.data) + at;
+              for (int64_t c = 0; c < visible; ++c)
+                w[c] = keep[c * mask.colStride] ? w[c] : negInf;
+            } else {
+              const T *add = static_cast<const T *>(mask.data) + at;
+              for (int64_t c = 0; c < visible; ++c)
+                w[c] += C(load(add[c * mask.colStride]));
             }
-            scores[size_t(c)] = s;
-            blockMax = std::max(blockMax, s);
           }
-          if (blockMax == negInf)
-            continue; // nothing visible in this block for this row
+          C blockMax = negInf;
+          for (int64_t c = 0; c < visible; ++c)
+            blockMax = std::max(blockMax, w[c]);
+          if (blockMax == negInf) {
+            // Nothing visible in this block for this row.
+            std::fill(w, w + cols, C(0));
+            continue;
+          }
           C *accRow = acc.data() + r * Dv;
           const C newMax = std::max(runMax[size_t(r)], blockMax);
           // exp(-inf) = 0 drops the (empty) state of a row's first block.
-          const C correction = std::exp(runMax[size_t(r)] - newMax);
+          const C correction = expNonPositive(runMax[size_t(r)] - newMax);
           if (correction != C(1)) {
             runSum[size_t(r)] *= correction;
             for (int64_t d = 0; d < Dv; ++d)
               accRow[d] *= correction;
           }
           C sum = 0;
+#pragma omp simd reduction(+ : sum)
           for (int64_t c = 0; c < visible; ++c) {
-            const C p = std::exp(scores[size_t(c)] - newMax);
-            if (p == C(0))
-              continue; // masked (or negligible): skip the Dv-wide update
-            sum += p;
-            const C *vj = v + c * Dv;
-#pragma omp simd
-            for (int64_t d = 0; d < Dv; ++d)
-              accRow[d] += p * vj[d];
+            w[c] = expNonPositive(w[c] - newMax);
+            sum += w[c];
           }
+          std::fill(w + visible, w + cols, C(0));
           runSum[size_t(r)] += sum;
           runMax[size_t(r)] = newMax;
         }
+        blockValues(weights.data(), v, rows, cols, Dv, acc.data());
       }
       for (int64_t r = 0; r < rows; ++r) {
         // A row that saw no key has sum 0: it yields zeros (see Attention.h).

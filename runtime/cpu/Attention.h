@@ -9,8 +9,10 @@
 // does about half the work.
 //
 // Numerics: dot products, exps and the running sums in fp32 (F64 in double;
-// F16/BF16 are widened per block). The result matches softmax(QK^T)V to fp32
-// rounding, but is not bitwise equal to it (the sums are ordered by block).
+// F16/BF16 are widened per block). The exp is a vectorizable polynomial good
+// to fp32 rounding (weights below 2^-126 of the row maximum count as 0). The
+// result matches softmax(QK^T)V to fp32 rounding, but is not bitwise equal
+// to it (sums are ordered by block). It does not depend on the thread count.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CPU_ATTENTION_H

@@ -6,8 +6,14 @@
 
 #include <cblas.h>
 
+#include <cctype>
 #include <climits>
 #include <cstring>
+#include <initializer_list>
+
+// Declared here as well as in OpenBLAS's cblas.h: Debian's plain cblas.h may
+// be netlib's, which lacks it, while the library linked is always OpenBLAS.
+extern "C" char *openblas_get_corename(void);
 
 namespace shardc::rt::cpu {
 namespace {
@@ -85,6 +91,39 @@ Status checkBlasDims(const char *op, int64_t m, int64_t n, int64_t k) {
 }
 
 } // namespace
+
+const char *blasCoreName() { return openblas_get_corename(); }
+
+std::string blasKernelWarning() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  const std::string core = blasCoreName();
+  auto isOneOf = [&](std::initializer_list<const char *> names) {
+    for (const char *name : names)
+      if (core.size() == std::strlen(name) &&
+          std::equal(core.begin(), core.end(), name, [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) ==
+                   std::tolower(static_cast<unsigned char>(b));
+          }))
+        return true;
+    return false;
+  };
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const char *better = nullptr;
+  if (avx512 && !isOneOf({"SkylakeX", "CooperLake", "SapphireRapids"}))
+    better = "SkylakeX";
+  else if (!avx512 && avx2 && !isOneOf({"Haswell", "Zen", "SkylakeX", "CooperLake",
+                                        "SapphireRapids"}))
+    better = "Haswell";
+  if (!better)
+    return "";
+  return "OpenBLAS runs its generic '" + core + "' kernels on a CPU with " +
+         (avx512 ? "AVX-512" : "AVX2") + "; set OPENBLAS_CORETYPE=" + better +
+         " in the environment before starting the process for several times faster GEMMs";
+#else
+  return "";
+#endif
+}
 
 Status matmul(const TensorView &lhs, const TensorView &rhs, const TensorView &out) {
   const char *name = "matmul";

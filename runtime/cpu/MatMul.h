@@ -15,6 +15,8 @@
 #include "runtime/core/Tensor.h"
 #include "runtime/cpu/Status.h"
 
+#include <string>
+
 namespace shardc::rt::cpu {
 
 /// numpy.matmul: lhs [..., M, K] x rhs [..., K, N] -> out [..., M, N], one
@@ -30,6 +32,19 @@ Status matmul(const TensorView &lhs, const TensorView &rhs, const TensorView &ou
 /// GEMM over all leading dims. `bias` may be null. Float types only.
 Status linear(const TensorView &input, const TensorView &weight,
               const TensorView *bias, bool transposeWeight, const TensorView &out);
+
+/// The OpenBLAS kernel set in use ("SkylakeX", "Haswell", "Prescott", ...).
+const char *blasCoreName();
+
+/// Empty when OpenBLAS's kernels suit this CPU, else a one-line warning with
+/// the fix, for the executor to log once. OpenBLAS picks its kernels by CPU
+/// model when it loads, and a model newer than the installed OpenBLAS knows
+/// (Debian 12 ships 0.3.21) falls back to the SSE3 "Prescott" kernels:
+/// measured on this project's 2-core AVX-512 Xeon, a 768x768x128 sgemm ran
+/// at 20-33 GFLOP/s on one thread, and at 110-150 with
+/// OPENBLAS_CORETYPE=SkylakeX. The variable must be set before the process
+/// starts (OpenBLAS reads it in its load-time constructor).
+std::string blasKernelWarning();
 
 } // namespace shardc::rt::cpu
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 #ifdef _OPENMP
@@ -29,6 +30,9 @@ int defaultThreads() {
 // 0 until first use or setNumThreads: the default is read lazily so that a
 // static initializer never has to run OpenMP's.
 std::atomic<int> gThreads{0};
+// Kernels on several threads may all be the first to ask; OpenBLAS's setter
+// must not run concurrently with itself, so the default is settled once.
+std::once_flag gDefaultOnce;
 
 } // namespace
 
@@ -42,7 +46,10 @@ int numThreads() {
   int threads = gThreads.load(std::memory_order_relaxed);
   if (threads > 0)
     return threads;
-  setNumThreads(0);
+  std::call_once(gDefaultOnce, [] {
+    if (gThreads.load(std::memory_order_relaxed) == 0)
+      setNumThreads(0);
+  });
   return gThreads.load(std::memory_order_relaxed);
 }
 

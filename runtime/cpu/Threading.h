@@ -22,6 +22,8 @@ namespace shardc::rt::cpu {
 
 /// Sets the threads every later kernel call may use, ours and OpenBLAS's.
 /// n <= 0 restores the default: OpenMP's (OMP_NUM_THREADS, else one per core).
+/// Call it while no kernel runs (at startup, between steps): OpenBLAS resizes
+/// its pool here. Without a call, the default is applied at first use.
 void setNumThreads(int n);
 
 /// The current setting (>= 1).

@@ -6,7 +6,9 @@ random inputs of the bound shapes (token ids below the embedding size, 0/1
 masks, normal floats), run onnxruntime for the reference, compile with
 `shardc MODEL -o DIR` and run `shardrun DIR`, then require
 max |shardrun - onnxruntime| <= 1e-4 * max |onnxruntime| for every output.
-Prints one line per model and a closing "N passed, M failed".
+Prints one line per model and a closing "N passed, M failed". With --model
+(and --dim NAME=N), checks that one model and also prints shardc's and
+shardrun's timings (make demo).
 """
 import argparse
 import json
@@ -14,6 +16,7 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 import onnx
@@ -53,7 +56,7 @@ def make_inputs(model, dims, rng):
     return feeds
 
 
-def check(model_path, dims, shardc, shardrun, workdir):
+def check(model_path, dims, shardc, shardrun, workdir, verbose=False):
     model = onnx.load(str(model_path))
     rng = np.random.default_rng(20261129)
     feeds = make_inputs(model, dims, rng)
@@ -65,11 +68,15 @@ def check(model_path, dims, shardc, shardrun, workdir):
     np.savez(inputs, **feeds)
     compile_cmd = [shardc, str(model_path), "-o", str(artifact)]
     compile_cmd += [f"--dim={name}={value}" for name, value in dims.items()]
-    for command in (compile_cmd, [shardrun, str(artifact), "--inputs", str(inputs),
-                                  "--outputs", str(outputs)]):
+    run_cmd = [shardrun, str(artifact), "--inputs", str(inputs), "--outputs", str(outputs),
+               "--warmup", "1", "--iters", "5"]
+    for command in (compile_cmd, run_cmd):
+        start = time.perf_counter()
         run = subprocess.run(command, capture_output=True, text=True, timeout=600)
         if run.returncode != 0:
-            return [f"{pathlib.Path(command[0]).name} failed: {run.stderr.strip()}"]
+            return [f"{pathlib.Path(command[0]).name} failed: {run.stderr.strip()}"], None
+        if verbose:
+            print(f"$ {' '.join(command)}\n  ({time.perf_counter() - start:.2f} s) {run.stdout.strip()}")
     produced = np.load(outputs)
     problems, worst = [], 0.0
     for name, expected in reference.items():
@@ -91,17 +98,26 @@ def check(model_path, dims, shardc, shardrun, workdir):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--fixtures", type=pathlib.Path, required=True)
+    parser.add_argument("--fixtures", type=pathlib.Path)
+    parser.add_argument("--model", type=pathlib.Path, help="check this model only")
+    parser.add_argument("--dim", action="append", default=[], help="NAME=N for --model")
     parser.add_argument("--shardc", required=True)
     parser.add_argument("--shardrun", required=True)
     args = parser.parse_args()
-    entries = json.loads((args.fixtures / "fixtures.json").read_text())
+    if args.model:
+        dims = {k: int(v) for k, v in (d.split("=") for d in args.dim)}
+        entries = [{"name": args.model.name, "file": args.model.resolve(), "dims": dims}]
+        root = pathlib.Path(".")
+    elif args.fixtures:
+        entries = json.loads((args.fixtures / "fixtures.json").read_text())
+        root = args.fixtures
+    else:
+        parser.error("give --fixtures or --model")
     failed = 0
     for entry in entries:
         with tempfile.TemporaryDirectory() as tmp:
-            result = check(args.fixtures / entry["file"], entry["dims"], args.shardc,
-                           args.shardrun, pathlib.Path(tmp))
-        problems, worst = result if isinstance(result, tuple) else (result, None)
+            problems, worst = check(root / entry["file"], entry["dims"], args.shardc,
+                                    args.shardrun, pathlib.Path(tmp), verbose=bool(args.model))
         status = "ok  " if not problems else "FAIL"
         detail = f"max |diff| / max |ref| = {worst:.2e}" if worst is not None else ""
         print(f"{status} {entry['name']}: {detail}")

@@ -104,17 +104,51 @@ LogicalResult importAttention(NodeContext &node) {
   node.setOutput(1, k);
   node.setOutput(2, v);
 
+  // ONNX's causal rule: query i sees key j <= i + (keys cached in past_key).
+  // graph.attention's flag offsets by Sk - Sq instead; where the two differ
+  // (more new keys than queries), the rule becomes an explicit mask.
+  int64_t queries = tensorType(q).getShape()[2], keys = tensorType(k).getShape()[2];
+  int64_t cached = node.hasInput(4) ? node.inputType(4).getShape()[2] : 0;
+  Value causalMask;
+  if (*causal && cached != keys - queries) {
+    auto maskType = RankedTensorType::get({queries, keys}, node.builder().getI1Type());
+    SmallVector<bool> keep;
+    for (int64_t i = 0; i < queries; ++i)
+      for (int64_t j = 0; j < keys; ++j)
+        keep.push_back(j <= i + cached);
+    causalMask = node.constant(DenseElementsAttr::get(maskType, ArrayRef<bool>(keep)));
+    *causal = 0;
+  }
+
   int64_t headSize = tensorType(q).getShape().back();
   auto scale = node.floatAttr("scale", 1.0 / std::sqrt(static_cast<double>(headSize)));
   if (failed(scale))
     return failure();
   SmallVector<Value> operands = {q, k, v};
+  Value mask = causalMask;
   if (node.hasInput(3)) {
-    auto mask = padMask(node, node.input(3), tensorType(k).getShape()[2]);
-    if (failed(mask))
+    auto given = padMask(node, node.input(3), keys);
+    if (failed(given))
       return failure();
-    operands.push_back(*mask);
+    mask = *given;
+    if (causalMask) {
+      // Keep what both allow: and() for a boolean mask, -inf outside for a float one.
+      Type element = tensorType(mask).getElementType();
+      FailureOr<Value> combined =
+          element.isInteger(1)
+              ? node.create<AndOp>(ValueRange{mask, causalMask})
+              : node.create<WhereOp>(
+                    ValueRange{causalMask, mask,
+                               node.constant(DenseElementsAttr::get(
+                                   RankedTensorType::get({}, element),
+                                   node.builder().getFloatAttr(element, -INFINITY)))});
+      if (failed(combined))
+        return failure();
+      mask = *combined;
+    }
   }
+  if (mask)
+    operands.push_back(mask);
   auto result = node.create<AttentionOp>(
       operands, {node.f64Attr("scale", *scale), node.boolAttr("causal", *causal != 0)});
   if (succeeded(result) && rank == 3)

@@ -99,7 +99,7 @@ TEST(CpuCastTest, RejectsShapeChanges) {
   EXPECT_TRUE(failsWith(cast(x.view(), y.view()), "cast: result shape differs"));
 }
 
-TEST(HalfFloatTest, EveryHalfRoundTripsThroughFloat) {
+TEST(CpuHalfFloatTest, EveryHalfRoundTripsThroughFloat) {
   for (uint32_t bits = 0; bits < 0x10000; ++bits) {
     const Half h{uint16_t(bits)};
     const float f = toFloat(h);
@@ -118,7 +118,7 @@ TEST(HalfFloatTest, EveryHalfRoundTripsThroughFloat) {
   }
 }
 
-TEST(HalfFloatTest, RoundsLikeTheReference) {
+TEST(CpuHalfFloatTest, RoundsLikeTheReference) {
   Rng rng(12);
   // Random bit patterns cover every exponent: subnormals, overflow, ties.
   std::uniform_int_distribution<uint32_t> dist;
@@ -137,7 +137,7 @@ TEST(HalfFloatTest, RoundsLikeTheReference) {
   }
 }
 
-TEST(HalfFloatTest, NaNStaysNaN) {
+TEST(CpuHalfFloatTest, NaNStaysNaN) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   EXPECT_TRUE(std::isnan(toFloat(toHalf(nan))));
   EXPECT_TRUE(std::isnan(toFloat(toBFloat16(-nan))));
