@@ -94,7 +94,7 @@ Status checkBlasDims(const char *op, int64_t m, int64_t n, int64_t k) {
 
 const char *blasCoreName() { return openblas_get_corename(); }
 
-std::string blasKernelWarning() {
+std::string betterBlasCore() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   const std::string core = blasCoreName();
   auto isOneOf = [&](std::initializer_list<const char *> names) {
@@ -109,20 +109,22 @@ std::string blasKernelWarning() {
   };
   const bool avx512 = __builtin_cpu_supports("avx512f");
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  const char *better = nullptr;
   if (avx512 && !isOneOf({"SkylakeX", "CooperLake", "SapphireRapids"}))
-    better = "SkylakeX";
-  else if (!avx512 && avx2 && !isOneOf({"Haswell", "Zen", "SkylakeX", "CooperLake",
-                                        "SapphireRapids"}))
-    better = "Haswell";
-  if (!better)
-    return "";
-  return "OpenBLAS runs its generic '" + core + "' kernels on a CPU with " +
-         (avx512 ? "AVX-512" : "AVX2") + "; set OPENBLAS_CORETYPE=" + better +
-         " in the environment before starting the process for several times faster GEMMs";
-#else
-  return "";
+    return "SkylakeX";
+  if (!avx512 && avx2 &&
+      !isOneOf({"Haswell", "Zen", "SkylakeX", "CooperLake", "SapphireRapids"}))
+    return "Haswell";
 #endif
+  return "";
+}
+
+std::string blasKernelWarning() {
+  const std::string better = betterBlasCore();
+  if (better.empty())
+    return "";
+  return "OpenBLAS runs its generic '" + std::string(blasCoreName()) +
+         "' kernels on this CPU; set OPENBLAS_CORETYPE=" + better +
+         " in the environment before starting the process for several times faster GEMMs";
 }
 
 Status matmul(const TensorView &lhs, const TensorView &rhs, const TensorView &out) {

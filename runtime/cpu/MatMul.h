@@ -46,6 +46,10 @@ const char *blasCoreName();
 /// starts (OpenBLAS reads it in its load-time constructor).
 std::string blasKernelWarning();
 
+/// The OPENBLAS_CORETYPE that suits this CPU better than the kernels in use
+/// ("SkylakeX", "Haswell"), or empty when those already suit it.
+std::string betterBlasCore();
+
 } // namespace shardc::rt::cpu
 
 #endif // SHARDC_RUNTIME_CPU_MATMUL_H

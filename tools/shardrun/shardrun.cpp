@@ -10,6 +10,7 @@
 #include "runtime/core/Artifact.h"
 #include "runtime/core/Executor.h"
 #include "runtime/cpu/CpuBackend.h"
+#include "runtime/cpu/MatMul.h"
 #include "runtime/io/Npz.h"
 
 #include <algorithm>
@@ -21,6 +22,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace shardc::rt;
 
@@ -116,7 +119,22 @@ std::string megabytes(int64_t bytes) {
 
 } // namespace
 
+/// OpenBLAS picks its kernels when it loads, from the CPU model or from
+/// OPENBLAS_CORETYPE; Debian's 0.3.21 does not know recent CPUs and falls back
+/// to generic SSE3 kernels, several times slower. When that happened and the
+/// user did not choose, start again with the kernels that suit the CPU.
+void reexecWithSuitableBlasKernels(char **argv) {
+  if (std::getenv("OPENBLAS_CORETYPE"))
+    return;
+  std::string better = cpu::betterBlasCore();
+  if (better.empty() || setenv("OPENBLAS_CORETYPE", better.c_str(), 1) != 0)
+    return;
+  execv("/proc/self/exe", argv);
+  // Still here: the exec failed; carry on with the generic kernels.
+}
+
 int main(int argc, char **argv) {
+  reexecWithSuitableBlasKernels(argv);
   Options options = parseOptions(argc, argv);
   auto artifact = loadArtifact(options.artifact, /*rank=*/0);
   if (!artifact)
