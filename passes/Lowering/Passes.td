@@ -8,7 +8,7 @@ include "mlir/Pass/PassBase.td"
 def FuseElementwisePass : Pass<"shardc-fuse-elementwise", "mlir::ModuleOp"> {
   let summary = "Fuse chains of elementwise exec kernels into one 'fused' kernel";
   let description = [{
-    A float elementwise kernel whose output is read only by the next
+    A float32 elementwise kernel whose output is read only by the next
     elementwise kernel of the chain is merged into it: the fused kernel reads
     each outside input once and writes only the chain's result, so the
     intermediate buffers (and their memory traffic) disappear. Its `expr`

@@ -3,13 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
 
 namespace shardc::rt {
 namespace {
-
-constexpr size_t kArenaAlignment = 64;
 
 Shape shapeOf(const schema::Buffer &buffer) {
   return Shape(buffer.shape()->begin(), buffer.shape()->end());
@@ -35,30 +31,37 @@ Params decodeParams(const schema::Step &step) {
 
 } // namespace
 
-Executor::~Executor() { std::free(arena_); }
+Executor::~Executor() {
+  if (stream_)
+    (void)stream_->synchronize();
+  for (void *memory : allocations_)
+    device_.release(memory);
+}
 
-StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact,
-                                                      const KernelTable &kernels) {
-  std::unique_ptr<Executor> executor(new Executor());
-  executor->artifact_ = &artifact;
+StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, Device &device) {
+  std::unique_ptr<Executor> executor(new Executor(device));
   const schema::Program &program = *artifact.program;
   executor->arenaBytes_ = static_cast<int64_t>(program.arena_bytes());
-  size_t arenaSize = (program.arena_bytes() + kArenaAlignment - 1) / kArenaAlignment *
-                     kArenaAlignment;
-  executor->arena_ = std::aligned_alloc(kArenaAlignment, std::max(arenaSize, kArenaAlignment));
-  if (!executor->arena_)
-    return Status::error("cannot allocate the " + std::to_string(arenaSize) + "-byte arena");
-  auto *arena = static_cast<std::byte *>(executor->arena_);
+  auto arena = device.allocate(program.arena_bytes());
+  if (!arena)
+    return arena.status();
+  executor->allocations_.push_back(*arena);
+  auto stream = device.createStream();
+  if (!stream)
+    return stream.status();
+  executor->stream_ = std::move(*stream);
+  auto *arenaBase = static_cast<std::byte *>(*arena);
 
-  // Every buffer's memory, except inputs, which each run binds.
+  // Every buffer's memory, fixed for the executor's life.
+  executor->inputs_.resize(artifact.inputs.size());
   for (uint32_t id = 0; id < program.buffers()->size(); ++id) {
     const schema::Buffer &buffer = *program.buffers()->Get(id);
     TensorView view{nullptr, static_cast<DType>(buffer.dtype()), shapeOf(buffer)};
     switch (buffer.storage()) {
     case schema::Storage::Arena:
-      if (buffer.offset() + view.bytes() > arenaSize)
+      if (buffer.offset() + view.bytes() > program.arena_bytes())
         return Status::error("buffer " + std::to_string(id) + " lies outside the arena");
-      view.data = arena + buffer.offset();
+      view.data = arenaBase + buffer.offset();
       break;
     case schema::Storage::Weight: {
       const TensorView *weight = artifact.weights->find(buffer.name()->str());
@@ -70,19 +73,23 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact,
       view.data = weight->data;
       break;
     }
-    case schema::Storage::Input:
-      executor->inputBindings_.push_back({id, static_cast<int64_t>(buffer.index()), 0});
+    case schema::Storage::Input: {
+      if (buffer.index() >= executor->inputs_.size())
+        return Status::error("buffer " + std::to_string(id) + " is input " +
+                             std::to_string(buffer.index()) + ", which the manifest lacks");
+      auto memory = device.allocate(view.bytes());
+      if (!memory)
+        return memory.status();
+      executor->allocations_.push_back(*memory);
+      view.data = *memory;
+      executor->inputs_[buffer.index()] = view;
       break;
+    }
     case schema::Storage::View: {
       const TensorView &source = executor->buffers_[buffer.index()];
-      if (static_cast<size_t>(source.numel()) != static_cast<size_t>(view.numel()))
+      if (source.numel() != view.numel())
         return Status::error("view " + std::to_string(id) + " changes the element count");
       view.data = source.data;
-      bool ofInput = std::any_of(executor->inputBindings_.begin(),
-                                 executor->inputBindings_.end(),
-                                 [&](const Binding &b) { return b.buffer == buffer.index(); });
-      if (ofInput)
-        executor->inputBindings_.push_back({id, -1, buffer.index()});
       break;
     }
     }
@@ -91,15 +98,17 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact,
 
   for (const schema::Step *step : *program.steps()) {
     PreparedStep prepared;
-    prepared.function = kernels.find(step->kernel()->str());
+    prepared.function = device.kernels().find(step->kernel()->str());
     if (!prepared.function)
-      return Status::error("the " + artifact.target + " backend has no kernel '" +
+      return Status::error("the " + device.name() + " backend has no kernel '" +
                            step->kernel()->str() + "' (step for " +
                            (step->source() ? step->source()->str() : std::string("?")) + ")");
     if (step->inputs())
-      prepared.inputIds.assign(step->inputs()->begin(), step->inputs()->end());
+      for (uint32_t id : *step->inputs())
+        prepared.inputs.push_back(executor->buffers_[id]);
     if (step->outputs())
-      prepared.outputIds.assign(step->outputs()->begin(), step->outputs()->end());
+      for (uint32_t id : *step->outputs())
+        prepared.outputs.push_back(executor->buffers_[id]);
     prepared.params = decodeParams(*step);
     executor->steps_.push_back(std::move(prepared));
     executor->profile_.push_back(
@@ -111,38 +120,31 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact,
   return executor;
 }
 
-void Executor::bindInputs(const std::vector<const HostTensor *> &inputs) {
-  for (const Binding &binding : inputBindings_) {
-    void *data = binding.input >= 0
-                     ? const_cast<std::byte *>(inputs[binding.input]->bytes.data())
-                     : buffers_[binding.viewOf].data;
-    buffers_[binding.buffer].data = data;
-  }
-  // Steps keep copies of their views: refresh them (a few pointers per step).
-  for (PreparedStep &step : steps_) {
-    step.inputs.clear();
-    for (uint32_t id : step.inputIds)
-      step.inputs.push_back(buffers_[id]);
-    step.outputs.clear();
-    for (uint32_t id : step.outputIds)
-      step.outputs.push_back(buffers_[id]);
-  }
-}
-
 Status Executor::run(const std::vector<const HostTensor *> &inputs,
                      std::vector<HostTensor> &outputs, bool profile) {
-  bindInputs(inputs);
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    if (inputs_[i].data)
+      if (Status status = device_.copyToDevice(inputs_[i].data, inputs[i]->bytes.data(),
+                                               inputs_[i].bytes());
+          !status)
+        return status;
   using Clock = std::chrono::steady_clock;
   for (size_t i = 0; i < steps_.size(); ++i) {
     PreparedStep &step = steps_[i];
     Clock::time_point start = profile ? Clock::now() : Clock::time_point();
-    Status status = step.function(KernelCall{step.inputs, step.outputs, step.params});
+    Status status =
+        stream_->launch(step.function, KernelCall{step.inputs, step.outputs, step.params});
+    // Timing a step needs it finished; otherwise steps run back to back.
+    if (status && profile)
+      status = stream_->synchronize();
     if (!status)
       return Status::error("step " + std::to_string(i) + " (" + profile_[i].kernel + " for " +
                            profile_[i].source + "): " + status.message());
     if (profile)
       profile_[i].seconds += std::chrono::duration<double>(Clock::now() - start).count();
   }
+  if (Status status = stream_->synchronize(); !status)
+    return status;
   outputs.resize(outputs_.size());
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorView &buffer = buffers_[outputs_[i].second];
@@ -150,7 +152,9 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
     if (outputs[i].dtype != buffer.dtype || outputs[i].shape != buffer.shape ||
         outputs[i].bytes.size() != buffer.bytes())
       outputs[i] = HostTensor(buffer.dtype, buffer.shape);
-    std::memcpy(outputs[i].bytes.data(), buffer.data, buffer.bytes());
+    if (Status status = device_.copyToHost(outputs[i].bytes.data(), buffer.data, buffer.bytes());
+        !status)
+      return status;
   }
   return {};
 }

@@ -1,15 +1,16 @@
 //===- Executor.h - run a rank's program ------------------------*- C++ -*-===//
 //
-// Prepare once (allocate the arena, resolve every buffer to memory and every
-// step to its kernel, decode parameters), then run many times: a run binds
-// the caller's inputs, launches the steps in order and copies the outputs.
+// Prepare once (allocate the arena and the input buffers on the device,
+// resolve every buffer to memory and every step to its kernel, decode
+// parameters), then run many times: a run copies the caller's inputs in,
+// launches the steps in order on a stream and copies the outputs out.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CORE_EXECUTOR_H
 #define SHARDC_RUNTIME_CORE_EXECUTOR_H
 
 #include "runtime/core/Artifact.h"
-#include "runtime/core/Kernel.h"
+#include "runtime/core/Device.h"
 
 #include <memory>
 #include <vector>
@@ -25,9 +26,8 @@ struct StepProfile {
 
 class Executor {
 public:
-  /// Binds `artifact`'s program to `kernels`; the artifact must outlive it.
-  static StatusOr<std::unique_ptr<Executor>> prepare(const Artifact &artifact,
-                                                     const KernelTable &kernels);
+  /// Binds `artifact`'s program to `device`; both must outlive the executor.
+  static StatusOr<std::unique_ptr<Executor>> prepare(const Artifact &artifact, Device &device);
   ~Executor();
 
   /// Runs once. `inputs` follow the artifact's input order and must match
@@ -42,26 +42,20 @@ public:
 private:
   struct PreparedStep {
     KernelFunction function;
-    std::vector<uint32_t> inputIds, outputIds;
     std::vector<TensorView> inputs, outputs;
     Params params;
   };
-  struct Binding {
-    uint32_t buffer;
-    int64_t input;    ///< the caller's input it shows, or -1
-    uint32_t viewOf;  ///< for views of inputs: the viewed buffer
-  };
 
-  Executor() = default;
-  void bindInputs(const std::vector<const HostTensor *> &inputs);
+  explicit Executor(Device &device) : device_(device) {}
 
-  const Artifact *artifact_ = nullptr;
-  void *arena_ = nullptr;
+  Device &device_;
+  std::unique_ptr<Stream> stream_;
+  /// Device memory: the arena, then one buffer per input (its views alias it).
+  std::vector<void *> allocations_;
   int64_t arenaBytes_ = 0;
   std::vector<TensorView> buffers_;
-  /// Buffers whose memory is the caller's input (directly or through views),
-  /// in program order so views follow what they view.
-  std::vector<Binding> inputBindings_;
+  /// The device buffer of each of the caller's inputs, in input order.
+  std::vector<TensorView> inputs_;
   std::vector<PreparedStep> steps_;
   std::vector<std::pair<std::string, uint32_t>> outputs_;
   std::vector<StepProfile> profile_;

@@ -10,6 +10,7 @@
 #include "runtime/core/Artifact.h"
 #include "runtime/core/Executor.h"
 #include "runtime/cpu/CpuBackend.h"
+#include "runtime/cpu/CpuDevice.h"
 #include "runtime/cpu/MatMul.h"
 #include "runtime/io/Npz.h"
 
@@ -153,7 +154,8 @@ int main(int argc, char **argv) {
     die(options.inputs + ": " + status.message());
 
   cpu::setThreads(options.threads);
-  auto executor = Executor::prepare(*artifact, cpu::kernelTable());
+  cpu::CpuDevice device;
+  auto executor = Executor::prepare(*artifact, device);
   if (!executor)
     die(executor.status().message());
   std::vector<HostTensor> outputs;
