@@ -38,13 +38,17 @@ StatusOr<void *> CpuDevice::allocate(size_t bytes) {
 
 void CpuDevice::release(void *memory) { std::free(memory); }
 
+// Empty tensors may have no memory at all (a null data pointer), which
+// memcpy must not be given even for zero bytes.
 Status CpuDevice::copyToDevice(void *device, const void *host, size_t bytes) {
-  std::memcpy(device, host, bytes);
+  if (bytes)
+    std::memcpy(device, host, bytes);
   return {};
 }
 
 Status CpuDevice::copyToHost(void *host, const void *device, size_t bytes) {
-  std::memcpy(host, device, bytes);
+  if (bytes)
+    std::memcpy(host, device, bytes);
   return {};
 }
 
