@@ -12,6 +12,7 @@ namespace shardc::rt {
 class [[nodiscard]] Status {
 public:
   Status() = default;
+  static Status success() { return Status(); }
   static Status error(std::string message) {
     Status status;
     status.message_ = std::move(message);

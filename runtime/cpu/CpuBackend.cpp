@@ -23,46 +23,39 @@
 namespace shardc::rt::cpu {
 namespace {
 
-rt::Status convert(const cpu::Status &status) {
-  return status.ok() ? rt::Status() : rt::Status::error(status.message());
-}
-
 /// The operand counts a kernel accepts, checked before it reads them.
-rt::Status expectOperands(const KernelCall &call, size_t minInputs, size_t maxInputs,
-                          size_t outputs) {
+Status expectOperands(const KernelCall &call, size_t minInputs, size_t maxInputs, size_t outputs) {
   if (call.inputs.size() < minInputs || call.inputs.size() > maxInputs ||
       call.outputs.size() != outputs)
-    return rt::Status::error("expected " + std::to_string(minInputs) +
-                             (maxInputs != minInputs ? "-" + std::to_string(maxInputs) : "") +
-                             " inputs and " + std::to_string(outputs) + " outputs; got " +
-                             std::to_string(call.inputs.size()) + " and " +
-                             std::to_string(call.outputs.size()));
+    return Status::error("expected " + std::to_string(minInputs) +
+                         (maxInputs != minInputs ? "-" + std::to_string(maxInputs) : "") +
+                         " inputs and " + std::to_string(outputs) + " outputs; got " +
+                         std::to_string(call.inputs.size()) + " and " +
+                         std::to_string(call.outputs.size()));
   return {};
 }
 
-template <UnaryOp op>
-rt::Status unaryKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+template <UnaryOp op> Status unaryKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 1); !status)
     return status;
-  return convert(unary(op, call.inputs[0], call.outputs[0]));
+  return unary(op, call.inputs[0], call.outputs[0]);
 }
 
-rt::Status geluKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+Status geluKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 1); !status)
     return status;
   UnaryOp op = call.params.flag("approximate_tanh", false) ? UnaryOp::GeluTanh : UnaryOp::Gelu;
-  return convert(unary(op, call.inputs[0], call.outputs[0]));
+  return unary(op, call.inputs[0], call.outputs[0]);
 }
 
-template <BinaryOp op>
-rt::Status binaryKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 2, 2, 1); !status)
+template <BinaryOp op> Status binaryKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 2, 2, 1); !status)
     return status;
-  return convert(binary(op, call.inputs[0], call.inputs[1], call.outputs[0]));
+  return binary(op, call.inputs[0], call.inputs[1], call.outputs[0]);
 }
 
-rt::Status compareKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 2, 2, 1); !status)
+Status compareKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 2, 2, 1); !status)
     return status;
   // graph.compare's predicate enum: eq, lt, le, gt, ge.
   static constexpr ComparePredicate predicates[] = {ComparePredicate::Eq, ComparePredicate::Lt,
@@ -70,98 +63,96 @@ rt::Status compareKernel(const KernelCall &call) {
                                                     ComparePredicate::Ge};
   int64_t predicate = call.params.integer("predicate", -1);
   if (predicate < 0 || predicate > 4)
-    return rt::Status::error("compare: unknown predicate " + std::to_string(predicate));
-  return convert(compare(predicates[predicate], call.inputs[0], call.inputs[1], call.outputs[0]));
+    return Status::error("compare: unknown predicate " + std::to_string(predicate));
+  return compare(predicates[predicate], call.inputs[0], call.inputs[1], call.outputs[0]);
 }
 
-rt::Status whereKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 3, 3, 1); !status)
+Status whereKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 3, 3, 1); !status)
     return status;
-  return convert(where(call.inputs[0], call.inputs[1], call.inputs[2], call.outputs[0]));
+  return where(call.inputs[0], call.inputs[1], call.inputs[2], call.outputs[0]);
 }
 
-rt::Status castKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+Status castKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 1); !status)
     return status;
-  return convert(cast(call.inputs[0], call.outputs[0]));
+  return cast(call.inputs[0], call.outputs[0]);
 }
 
-rt::Status matmulKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 2, 2, 1); !status)
+Status matmulKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 2, 2, 1); !status)
     return status;
-  return convert(matmul(call.inputs[0], call.inputs[1], call.outputs[0]));
+  return matmul(call.inputs[0], call.inputs[1], call.outputs[0]);
 }
 
-rt::Status linearKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 2, 3, 1); !status)
+Status linearKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 2, 3, 1); !status)
     return status;
   const TensorView *bias = call.inputs.size() > 2 ? &call.inputs[2] : nullptr;
-  return convert(linear(call.inputs[0], call.inputs[1], bias,
-                        call.params.flag("transpose_weight", false), call.outputs[0]));
+  return linear(call.inputs[0], call.inputs[1], bias, call.params.flag("transpose_weight", false),
+                call.outputs[0]);
 }
 
-template <ReduceOp op>
-rt::Status reduceKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+template <ReduceOp op> Status reduceKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 1); !status)
     return status;
-  return convert(reduce(op, call.inputs[0], call.params.ints("axes"),
-                        call.params.flag("keepdims", true), call.outputs[0]));
+  return reduce(op, call.inputs[0], call.params.ints("axes"), call.params.flag("keepdims", true),
+                call.outputs[0]);
 }
 
-rt::Status softmaxKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+Status softmaxKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 1); !status)
     return status;
-  return convert(softmax(call.inputs[0], call.params.integer("axis", -1), call.outputs[0]));
+  return softmax(call.inputs[0], call.params.integer("axis", -1), call.outputs[0]);
 }
 
-rt::Status topkKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 1, 1, 2); !status)
+Status topkKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 2); !status)
     return status;
-  return convert(topk(call.inputs[0], call.params.integer("k", 0), call.params.integer("axis", -1),
-                      call.params.flag("largest", true), call.params.flag("sorted", true),
-                      call.outputs[0], call.outputs[1]));
+  return topk(call.inputs[0], call.params.integer("k", 0), call.params.integer("axis", -1),
+              call.params.flag("largest", true), call.params.flag("sorted", true), call.outputs[0],
+              call.outputs[1]);
 }
 
-rt::Status transposeKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+Status transposeKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 1); !status)
     return status;
-  return convert(transpose(call.inputs[0], call.params.ints("perm"), call.outputs[0]));
+  return transpose(call.inputs[0], call.params.ints("perm"), call.outputs[0]);
 }
 
-rt::Status sliceKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+Status sliceKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 1); !status)
     return status;
-  return convert(slice(call.inputs[0], call.params.ints("starts"), call.params.ints("ends"),
-                       call.params.ints("steps"), call.outputs[0]));
+  return slice(call.inputs[0], call.params.ints("starts"), call.params.ints("ends"),
+               call.params.ints("steps"), call.outputs[0]);
 }
 
-rt::Status concatKernel(const KernelCall &call) {
+Status concatKernel(const KernelCall &call) {
   if (call.inputs.empty() || call.outputs.size() != 1)
-    return rt::Status::error("concat: expected inputs and one output");
-  return convert(concat(ViewList(call.inputs), call.params.integer("axis", 0), call.outputs[0]));
+    return Status::error("concat: expected inputs and one output");
+  return concat(ViewList(call.inputs), call.params.integer("axis", 0), call.outputs[0]);
 }
 
-rt::Status splitKernel(const KernelCall &call) {
+Status splitKernel(const KernelCall &call) {
   if (call.inputs.size() != 1 || call.outputs.empty())
-    return rt::Status::error("split: expected one input and outputs");
-  return convert(split(call.inputs[0], call.params.integer("axis", 0), ViewList(call.outputs)));
+    return Status::error("split: expected one input and outputs");
+  return split(call.inputs[0], call.params.integer("axis", 0), ViewList(call.outputs));
 }
 
-rt::Status gatherKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 2, 2, 1); !status)
+Status gatherKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 2, 2, 1); !status)
     return status;
-  return convert(gather(call.inputs[0], call.inputs[1], call.params.integer("axis", 0),
-                        call.outputs[0]));
+  return gather(call.inputs[0], call.inputs[1], call.params.integer("axis", 0), call.outputs[0]);
 }
 
-rt::Status expandKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+Status expandKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 1); !status)
     return status;
-  return convert(expand(call.inputs[0], call.outputs[0]));
+  return expand(call.inputs[0], call.outputs[0]);
 }
 
-rt::Status scatterElementsKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 3, 3, 1); !status)
+Status scatterElementsKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 3, 3, 1); !status)
     return status;
   // graph.scatter_elements' reduction enum: none, add, mul, max, min.
   static constexpr ScatterReduction reductions[] = {ScatterReduction::None, ScatterReduction::Add,
@@ -169,55 +160,54 @@ rt::Status scatterElementsKernel(const KernelCall &call) {
                                                     ScatterReduction::Min};
   int64_t reduction = call.params.integer("reduction", 0);
   if (reduction < 0 || reduction > 4)
-    return rt::Status::error("scatter_elements: unknown reduction " + std::to_string(reduction));
-  return convert(scatterElements(call.inputs[0], call.inputs[1], call.inputs[2],
-                                 call.params.integer("axis", 0), reductions[reduction],
-                                 call.outputs[0]));
+    return Status::error("scatter_elements: unknown reduction " + std::to_string(reduction));
+  return scatterElements(call.inputs[0], call.inputs[1], call.inputs[2],
+                         call.params.integer("axis", 0), reductions[reduction], call.outputs[0]);
 }
 
-rt::Status triluKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 1, 1, 1); !status)
+Status triluKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 1); !status)
     return status;
-  return convert(trilu(call.inputs[0], call.params.integer("k", 0), call.params.flag("upper", true),
-                       call.outputs[0]));
+  return trilu(call.inputs[0], call.params.integer("k", 0), call.params.flag("upper", true),
+               call.outputs[0]);
 }
 
-rt::Status layerNormKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 2, 3, 1); !status)
+Status layerNormKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 2, 3, 1); !status)
     return status;
   const TensorView *bias = call.inputs.size() > 2 ? &call.inputs[2] : nullptr;
-  return convert(layerNorm(call.inputs[0], call.inputs[1], bias, call.params.integer("axis", -1),
-                           call.params.number("epsilon", 1e-5), call.outputs[0]));
+  return layerNorm(call.inputs[0], call.inputs[1], bias, call.params.integer("axis", -1),
+                   call.params.number("epsilon", 1e-5), call.outputs[0]);
 }
 
-rt::Status rmsNormKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 2, 2, 1); !status)
+Status rmsNormKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 2, 2, 1); !status)
     return status;
-  return convert(rmsNorm(call.inputs[0], call.inputs[1], call.params.integer("axis", -1),
-                         call.params.number("epsilon", 1e-5), call.outputs[0]));
+  return rmsNorm(call.inputs[0], call.inputs[1], call.params.integer("axis", -1),
+                 call.params.number("epsilon", 1e-5), call.outputs[0]);
 }
 
-rt::Status attentionKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 3, 4, 1); !status)
+Status attentionKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 3, 4, 1); !status)
     return status;
   const TensorView *mask = call.inputs.size() > 3 ? &call.inputs[3] : nullptr;
-  return convert(attention(call.inputs[0], call.inputs[1], call.inputs[2], mask,
-                           call.params.number("scale", 1.0), call.params.flag("causal", false),
-                           call.outputs[0]));
+  return attention(call.inputs[0], call.inputs[1], call.inputs[2], mask,
+                   call.params.number("scale", 1.0), call.params.flag("causal", false),
+                   call.outputs[0]);
 }
 
-rt::Status rotaryKernel(const KernelCall &call) {
-  if (rt::Status status = expectOperands(call, 3, 3, 1); !status)
+Status rotaryKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 3, 3, 1); !status)
     return status;
-  return convert(rotary(call.inputs[0], call.inputs[1], call.inputs[2],
-                        call.params.flag("interleaved", false), call.outputs[0]));
+  return rotary(call.inputs[0], call.inputs[1], call.inputs[2],
+                call.params.flag("interleaved", false), call.outputs[0]);
 }
 
-rt::Status fusedKernel(const KernelCall &call) {
+Status fusedKernel(const KernelCall &call) {
   if (call.outputs.size() != 1)
-    return rt::Status::error("fused: expected one output");
-  return convert(fused(ViewList(call.inputs), call.params.strings("ops"), call.params.ints("args"),
-                       call.outputs[0]));
+    return Status::error("fused: expected one output");
+  return fused(ViewList(call.inputs), call.params.strings("ops"), call.params.ints("args"),
+               call.outputs[0]);
 }
 
 KernelTable makeTable() {
@@ -282,7 +272,8 @@ const KernelTable &kernelTable() {
 }
 
 void setThreads(int count) {
-  setNumThreads(count > 0 ? count : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  setNumThreads(count > 0 ? count
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
 int threads() { return numThreads(); }

@@ -2,9 +2,8 @@
 //
 // Kernels are called by a table-driven executor with tensors it planned at
 // compile time, so a mismatch is a bug upstream, not an exceptional event:
-// every kernel checks its operands cheaply and returns a Status instead of
-// crashing or throwing. The success path carries an empty std::string (no
-// allocation), so returning a Status costs nothing on the hot path.
+// every kernel checks its operands cheaply and returns the runtime's Status
+// instead of crashing or throwing.
 //
 // Messages follow the project's diagnostic style: they start with the op
 // name, are lower-case, have no trailing period and name the concrete values,
@@ -14,31 +13,11 @@
 #ifndef SHARDC_RUNTIME_CPU_STATUS_H
 #define SHARDC_RUNTIME_CPU_STATUS_H
 
-#include <string>
-#include <utility>
+#include "runtime/core/Status.h"
 
 namespace shardc::rt::cpu {
 
-class [[nodiscard]] Status {
-public:
-  /// Success.
-  Status() = default;
-  static Status success() { return Status(); }
-  static Status error(std::string message) {
-    Status status;
-    status.failed_ = true;
-    status.message_ = std::move(message);
-    return status;
-  }
-
-  bool ok() const { return !failed_; }
-  /// Empty on success.
-  const std::string &message() const { return message_; }
-
-private:
-  bool failed_ = false;
-  std::string message_;
-};
+using Status = rt::Status;
 
 } // namespace shardc::rt::cpu
 
