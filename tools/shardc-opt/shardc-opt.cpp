@@ -4,6 +4,7 @@
 // pass's lit tests drive.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
 #include "dialects/Graph/GraphDialect.h"
 #include "passes/Graph/Passes.h"
@@ -17,6 +18,7 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<shardc::graph::GraphDialect, shardc::exec::ExecDialect, mlir::func::FuncDialect>();
+  registry.insert<shardc::dist::DistDialect>();
   mlir::registerTransformsPasses();
   shardc::graph::registerGraphPasses();
   shardc::lowering::registerLoweringPasses();

@@ -1,0 +1,66 @@
+//===- DistAttrs.td - attributes of the dist dialect ----------------------===//
+//
+// The sharding of a tensor value, after Shardy's: which mesh axes split each
+// dim and which axes still hold unreduced partial sums.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_DIST_ATTRS_TD
+#define SHARDC_DIST_ATTRS_TD
+
+include "dialects/Dist/DistBase.td"
+
+def Dist_ShardingAttr : AttrDef<Dist_Dialect, "Sharding"> {
+  let mnemonic = "sharding";
+  let summary = "how a tensor is split over the axes of a mesh";
+  let description = [{
+    `#dist.sharding<@m, [...]>` lists, for each tensor dim, the mesh axes that
+    split it: on a rank-3 tensor, the dims `{"dp"}, {}, {"tp"}` split dim 0
+    over mesh axis "dp" and dim 2 over "tp"; dim 1 is replicated. A dim split
+    over several axes lists them major to minor: `{"dp", "tp"}` gives device
+    (dp, tp) the block dp * size(tp) + tp. `partial={"tp"}` says that the
+    devices along "tp" each hold a summand of the value, so the value is their
+    sum; an all-reduce over "tp" makes it whole. An axis appears at most once
+    in a sharding; the axes it does not name replicate the value. Rank-0
+    tensors have `[]`.
+
+    Storage: `dims` is an array (one per tensor dim) of arrays of axis names,
+    `partial` an array of axis names, possibly empty. `verifySharding` checks
+    the sharding against a mesh and a tensor type.
+  }];
+  let parameters = (ins "::mlir::FlatSymbolRefAttr":$mesh, "::mlir::ArrayAttr":$dims,
+                        "::mlir::ArrayAttr":$partial);
+  let hasCustomAssemblyFormat = 1;
+  // Only the layout of the arrays: the mesh is a symbol, so the axes can be
+  // checked only where the sharding is used (verifySharding).
+  let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "::mlir::FlatSymbolRefAttr":$mesh,
+                     "::llvm::ArrayRef<::llvm::SmallVector<::llvm::StringRef>>":$dims,
+                     CArg<"::llvm::ArrayRef<::llvm::StringRef>", "{}">:$partial)>,
+  ];
+  let extraClassDeclaration = [{
+    /// A sharding that splits none of the `rank` dims of a tensor on `mesh`.
+    static ShardingAttr getReplicated(::mlir::MLIRContext *context,
+                                      ::mlir::FlatSymbolRefAttr mesh, int64_t rank);
+
+    /// The axes splitting each dim, major to minor.
+    ::llvm::SmallVector<::llvm::SmallVector<::llvm::StringRef>> getDimAxes() const;
+    /// The axes over which the value is a pending partial sum.
+    ::llvm::SmallVector<::llvm::StringRef> getPartialAxes() const;
+    /// True when no dim is split and no sum is pending: every device holds
+    /// the whole value.
+    bool isFullyReplicated() const;
+
+    /// The number of blocks `dim` is cut into: the product of its axes' sizes.
+    int64_t getNumShards(MeshOp mesh, unsigned dim) const;
+    /// The shape of one device's block. Assumes the sharding verified against
+    /// `globalShape`; dynamic dims stay dynamic.
+    ::llvm::SmallVector<int64_t> getLocalShape(MeshOp mesh,
+                                               ::llvm::ArrayRef<int64_t> globalShape) const;
+    /// `global` with the shape of one device's block.
+    ::mlir::RankedTensorType getLocalType(MeshOp mesh, ::mlir::RankedTensorType global) const;
+  }];
+}
+
+#endif // SHARDC_DIST_ATTRS_TD

@@ -1,0 +1,44 @@
+//===- DistDialect.h - the dist dialect: meshes, shardings, collectives -*- C++ -*-===//
+//
+// The one header users of `dist` include: the dialect, its attributes and ops,
+// and the helpers that read and write the shardings attached to values.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_DIALECTS_DIST_DISTDIALECT_H
+#define SHARDC_DIALECTS_DIST_DISTDIALECT_H
+
+#include "dialects/Dist/DistAttrs.h"
+#include "dialects/Dist/DistOps.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace shardc::dist {
+
+/// On any op: an array with one #dist.sharding per result.
+constexpr llvm::StringLiteral kShardingsAttrName = "dist.shardings";
+/// On function arguments and results: the value's #dist.sharding.
+constexpr llvm::StringLiteral kArgShardingAttrName = "dist.sharding";
+
+/// The mesh `name` as seen from `from` (the nearest symbol table above it), or
+/// null when there is none.
+MeshOp lookupMesh(mlir::Operation *from, mlir::FlatSymbolRefAttr name);
+
+/// Checks that `sharding` fits a value of `valueType` on `mesh`: the mesh
+/// exists (pass null when its lookup failed), the value is a ranked tensor with
+/// one sharding dim per tensor dim, every axis is an axis of the mesh and is
+/// used once, and each dim divides evenly into its shards.
+mlir::LogicalResult verifySharding(ShardingAttr sharding, MeshOp mesh, mlir::Type valueType,
+                                   llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// The sharding of `value`: from its defining op's `dist.shardings` or, for an
+/// argument of a function's entry block, the argument's `dist.sharding`. Null
+/// when the value has none.
+ShardingAttr getResultSharding(mlir::Value value);
+
+/// Sets `op`'s `dist.shardings` to `shardings`, one per result; an empty list
+/// removes the attribute.
+void setResultShardings(mlir::Operation *op, llvm::ArrayRef<ShardingAttr> shardings);
+
+} // namespace shardc::dist
+
+#endif

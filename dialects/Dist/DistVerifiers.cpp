@@ -1,0 +1,256 @@
+//===- DistVerifiers.cpp - checks of meshes, shardings and collectives ----===//
+//
+// Every check that needs a mesh looks it up from the op it verifies: meshes
+// are symbols of the enclosing module, so a sharding or collective can be
+// checked only where it sits.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Dist/DistDialect.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace shardc::dist;
+
+/// `"dp", "tp"`, as the diagnostics quote axis names.
+static std::string formatAxes(ArrayRef<StringRef> axes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(axes, os, [&](StringRef axis) { os << '"' << axis << '"'; });
+  return text;
+}
+
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "[";
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return text;
+}
+
+/// Checks that `axis` is an axis of `mesh` not in `seen`, and adds it.
+static LogicalResult verifyAxis(MeshOp mesh, StringRef axis, llvm::StringSet<> &seen,
+                                function_ref<InFlightDiagnostic()> emitError) {
+  if (!mesh.getAxisIndex(axis)) {
+    SmallVector<StringRef> names(mesh.getAxisNames().getAsValueRange<StringAttr>());
+    InFlightDiagnostic diag = emitError();
+    diag << "unknown mesh axis \"" << axis << "\"; the mesh has ";
+    if (names.empty())
+      diag << "no axes";
+    else
+      diag << formatAxes(names);
+    return diag;
+  }
+  if (!seen.insert(axis).second)
+    return emitError() << "mesh axis \"" << axis << "\" is used twice";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Meshes and shardings
+//===----------------------------------------------------------------------===//
+
+LogicalResult MeshOp::verify() {
+  ArrayRef<int64_t> sizes = getAxisSizes();
+  if (getAxisNames().size() != sizes.size())
+    return emitOpError() << "mesh has " << getAxisNames().size() << " axis names but "
+                         << sizes.size() << " sizes";
+  llvm::StringSet<> seen;
+  for (auto [index, name, size] :
+       llvm::zip_equal(llvm::seq<size_t>(0, sizes.size()),
+                       getAxisNames().getAsValueRange<StringAttr>(), sizes)) {
+    if (name.empty())
+      return emitOpError() << "mesh axis " << index << " has an empty name";
+    if (!seen.insert(name).second)
+      return emitOpError() << "mesh axis \"" << name << "\" appears twice";
+    if (size <= 0)
+      return emitOpError() << "mesh axis \"" << name << "\" has size " << size
+                           << "; expected a positive size";
+  }
+  return success();
+}
+
+namespace shardc::dist {
+
+LogicalResult verifySharding(ShardingAttr sharding, MeshOp mesh, Type valueType,
+                             function_ref<InFlightDiagnostic()> emitError) {
+  if (!mesh)
+    return emitError() << "unknown mesh " << sharding.getMesh();
+  auto type = dyn_cast<RankedTensorType>(valueType);
+  if (!type)
+    return emitError() << "a sharding needs a ranked tensor; got " << valueType;
+  SmallVector<SmallVector<StringRef>> dims = sharding.getDimAxes();
+  if (static_cast<int64_t>(dims.size()) != type.getRank())
+    return emitError() << "sharding has " << dims.size() << " dims but the tensor has rank "
+                       << type.getRank();
+  llvm::StringSet<> seen;
+  for (ArrayRef<StringRef> axes : dims)
+    for (StringRef axis : axes)
+      if (failed(verifyAxis(mesh, axis, seen, emitError)))
+        return failure();
+  for (StringRef axis : sharding.getPartialAxes())
+    if (failed(verifyAxis(mesh, axis, seen, emitError)))
+      return failure();
+  for (auto [dim, axes] : llvm::enumerate(dims)) {
+    int64_t size = type.getDimSize(dim);
+    int64_t shards = sharding.getNumShards(mesh, dim);
+    if (!ShapedType::isDynamic(size) && size % shards != 0)
+      return emitError() << "dim " << dim << " of size " << size << " is not divisible by "
+                         << shards << " (axes " << formatAxes(axes) << ")";
+  }
+  return success();
+}
+
+} // namespace shardc::dist
+
+LogicalResult ReshardOp::verify() {
+  ShardingAttr sharding = getSharding();
+  return verifySharding(sharding, lookupMesh(*this, sharding.getMesh()), getType(),
+                        [&] { return emitOpError(); });
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// Checks the mesh and axes of a collective; returns its group size.
+static FailureOr<int64_t> verifyGroup(Operation *op, FlatSymbolRefAttr meshName, ArrayAttr axes) {
+  MeshOp mesh = lookupMesh(op, meshName);
+  if (!mesh) {
+    op->emitOpError() << "unknown mesh " << meshName;
+    return failure();
+  }
+  if (axes.empty()) {
+    op->emitOpError() << "needs at least one mesh axis to run over";
+    return failure();
+  }
+  llvm::StringSet<> seen;
+  for (StringRef axis : axes.getAsValueRange<StringAttr>())
+    if (failed(verifyAxis(mesh, axis, seen, [&] { return op->emitOpError(); })))
+      return failure();
+  return mesh.getGroupSize(axes);
+}
+
+/// Checks that `dim` (the attribute `name`) is a dim of `type`.
+static LogicalResult verifyDim(Operation *op, StringRef name, int64_t dim, RankedTensorType type) {
+  if (dim < 0 || dim >= type.getRank())
+    return op->emitOpError() << name << " " << dim << " is out of range; expected a dim in [0, "
+                             << type.getRank() << ")";
+  return success();
+}
+
+/// Checks that `rank` (the attribute `name`) is a rank of a group of `size`.
+static LogicalResult verifyGroupRank(Operation *op, StringRef name, int64_t rank, int64_t size) {
+  if (rank < 0 || rank >= size)
+    return op->emitOpError() << name << " " << rank
+                             << " is out of range; expected a group rank in [0, " << size << ")";
+  return success();
+}
+
+/// Checks that dim `dim` of `type` splits into `parts` blocks.
+static LogicalResult verifyDivisible(Operation *op, RankedTensorType type, int64_t dim,
+                                     int64_t parts) {
+  if (type.getDimSize(dim) % parts != 0)
+    return op->emitOpError() << "operand dim " << dim << " of size " << type.getDimSize(dim)
+                             << " is not divisible by the group size " << parts;
+  return success();
+}
+
+/// Checks that `result` is `input` with the shape `expected`; `change` says
+/// how the collective derives it.
+static LogicalResult verifyResult(Operation *op, RankedTensorType input, RankedTensorType result,
+                                  ArrayRef<int64_t> expected, const Twine &change) {
+  if (input.getElementType() != result.getElementType())
+    return op->emitOpError() << "result element type differs from the operand's; expected "
+                             << input.getElementType() << " but got " << result.getElementType();
+  if (result.getShape() != expected)
+    return op->emitOpError() << "result shape must be the operand's with " << change
+                             << "; expected " << formatShape(expected) << " but got "
+                             << formatShape(result.getShape());
+  return success();
+}
+
+/// The shape of `type` with dim `dim` scaled by `factor` (divided if `divide`).
+static SmallVector<int64_t> scaled(RankedTensorType type, int64_t dim, int64_t factor,
+                                   bool divide) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = divide ? shape[dim] / factor : shape[dim] * factor;
+  return shape;
+}
+
+LogicalResult AllReduceOp::verify() { return verifyGroup(*this, getMeshAttr(), getMeshAxes()); }
+
+LogicalResult AllGatherOp::verify() {
+  FailureOr<int64_t> group = verifyGroup(*this, getMeshAttr(), getMeshAxes());
+  RankedTensorType input = getInput().getType();
+  int64_t dim = getDimAttr().getInt();
+  if (failed(group) || failed(verifyDim(*this, "dim", dim, input)))
+    return failure();
+  return verifyResult(*this, input, getType(), scaled(input, dim, *group, /*divide=*/false),
+                      "dim " + Twine(dim) + " gathered from " + Twine(*group) + " devices");
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  FailureOr<int64_t> group = verifyGroup(*this, getMeshAttr(), getMeshAxes());
+  RankedTensorType input = getInput().getType();
+  int64_t dim = getDimAttr().getInt();
+  if (failed(group) || failed(verifyDim(*this, "dim", dim, input)) ||
+      failed(verifyDivisible(*this, input, dim, *group)))
+    return failure();
+  return verifyResult(*this, input, getType(), scaled(input, dim, *group, /*divide=*/true),
+                      "dim " + Twine(dim) + " scattered over " + Twine(*group) + " devices");
+}
+
+LogicalResult AllToAllOp::verify() {
+  FailureOr<int64_t> group = verifyGroup(*this, getMeshAttr(), getMeshAxes());
+  RankedTensorType input = getInput().getType();
+  int64_t splitDim = getSplitDimAttr().getInt(), concatDim = getConcatDimAttr().getInt();
+  if (failed(group) || failed(verifyDim(*this, "split_dim", splitDim, input)) ||
+      failed(verifyDim(*this, "concat_dim", concatDim, input)))
+    return failure();
+  if (splitDim == concatDim)
+    return emitOpError() << "split_dim and concat_dim are both " << splitDim
+                         << "; expected different dims";
+  if (failed(verifyDivisible(*this, input, splitDim, *group)))
+    return failure();
+  SmallVector<int64_t> expected(input.getShape());
+  expected[splitDim] /= *group;
+  expected[concatDim] *= *group;
+  return verifyResult(*this, input, getType(), expected,
+                      "dim " + Twine(splitDim) + " split and dim " + Twine(concatDim) +
+                          " concatenated over " + Twine(*group) + " devices");
+}
+
+LogicalResult AllSliceOp::verify() {
+  FailureOr<int64_t> group = verifyGroup(*this, getMeshAttr(), getMeshAxes());
+  RankedTensorType input = getInput().getType();
+  int64_t dim = getDimAttr().getInt();
+  if (failed(group) || failed(verifyDim(*this, "dim", dim, input)) ||
+      failed(verifyDivisible(*this, input, dim, *group)))
+    return failure();
+  return verifyResult(*this, input, getType(), scaled(input, dim, *group, /*divide=*/true),
+                      "dim " + Twine(dim) + " sliced over " + Twine(*group) + " devices");
+}
+
+LogicalResult BroadcastOp::verify() {
+  FailureOr<int64_t> group = verifyGroup(*this, getMeshAttr(), getMeshAxes());
+  if (failed(group))
+    return failure();
+  return verifyGroupRank(*this, "root", getRootAttr().getInt(), *group);
+}
+
+LogicalResult SendOp::verify() {
+  FailureOr<int64_t> group = verifyGroup(*this, getMeshAttr(), getMeshAxes());
+  if (failed(group))
+    return failure();
+  return verifyGroupRank(*this, "peer", getPeerAttr().getInt(), *group);
+}
+
+LogicalResult RecvOp::verify() {
+  FailureOr<int64_t> group = verifyGroup(*this, getMeshAttr(), getMeshAxes());
+  if (failed(group))
+    return failure();
+  return verifyGroupRank(*this, "peer", getPeerAttr().getInt(), *group);
+}
