@@ -17,6 +17,13 @@ config.substitutions.append(("%node_tests", os.path.join(config.shardc_source_di
                                                           "onnx-node-tests")))
 config.substitutions.append(("%scripts", os.path.join(config.shardc_source_dir, "test", "scripts")))
 
+config.substitutions.append(("%flatc", config.flatc))
+config.substitutions.append(("%schemas", os.path.join(config.shardc_source_dir, "runtime", "schemas")))
+# `%mpirun N CMD...`: N ranks of CMD under OpenMPI, allowed as root and on
+# fewer cores than ranks (the CI machine has 2).
+config.substitutions.append(("%mpirun", "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                             + config.mpiexec + " --oversubscribe -np"))
+
 # Sanitized builds are slower; the suites stay the same.
 if config.shardc_sanitized:
     config.available_features.add("sanitized")

@@ -3,39 +3,65 @@
 #include "compiler/Artifact/ElementTypes.h"
 #include "compiler/Artifact/ProgramSerializer.h"
 
+#include "compiler/Artifact/WeightSlicing.h"
 #include "compiler/Import/WeightReader.h"
+#include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
+#include "passes/Partition/Passes.h"
+#include "passes/Sharding/CostModel.h"
+#include "passes/Sharding/ShardingConversion.h"
 
 #include "runtime/io/Checksum.h"
 #include "runtime/io/SafeTensors.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <deque>
+#include <map>
 
 using namespace mlir;
 
 namespace shardc::artifact {
 namespace {
 
-/// The bytes of every weight and constant of a program, kept alive until
-/// the weight file is written.
-class WeightCollector {
+/// The stored bytes of every weight file range, read once for all ranks.
+class WeightSource {
 public:
-  LogicalResult add(Operation &op) {
-    if (auto weight = dyn_cast<exec::WeightOp>(op)) {
+  FailureOr<ArrayRef<char>> read(exec::WeightOp weight) {
+    auto key = std::make_tuple(weight.getFile().str(), weight.getOffset(), weight.getSize());
+    auto found = cache.find(key);
+    if (found == cache.end()) {
       auto bytes = import::readWeightBytes(weight.getLoc(), weight.getName(), weight.getFile(),
                                            weight.getOffset(), weight.getSize());
       if (failed(bytes))
         return failure();
-      StringRef data = (*bytes)->getBuffer();
-      return addBytes(weight.getName(), weight.getBuffer(), {data.begin(), data.end()});
+      found = cache.emplace(key, std::move(*bytes)).first;
     }
+    StringRef data = found->second->getBuffer();
+    return ArrayRef<char>(data.data(), data.size());
+  }
+
+private:
+  std::map<std::tuple<std::string, int64_t, int64_t>, std::unique_ptr<llvm::MemoryBuffer>> cache;
+};
+
+/// The bytes of every weight and constant one rank holds, kept alive until
+/// its weight file is written.
+class WeightCollector {
+public:
+  WeightCollector(WeightSource &source, const sharding::MeshShape &mesh,
+                  ArrayRef<int64_t> coords)
+      : source(source), mesh(mesh), coords(coords) {}
+
+  LogicalResult add(Operation &op) {
+    if (auto weight = dyn_cast<exec::WeightOp>(op))
+      return addWeight(weight);
     if (auto constant = dyn_cast<exec::ConstantOp>(op)) {
       auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
       if (!value)
@@ -48,6 +74,40 @@ public:
   const std::vector<rt::io::NamedView> &views() const { return views_; }
 
 private:
+  /// The rank's block of the weight: its box in the stored tensor, then the
+  /// block its mesh coordinates select; zeros where it holds no share of a
+  /// partial sum.
+  LogicalResult addWeight(exec::WeightOp weight) {
+    auto stored = source.read(weight);
+    if (failed(stored))
+      return failure();
+    auto type = cast<MemRefType>(weight.getType());
+    SmallVector<int64_t> local(type.getShape()), global(local), offsets(local.size(), 0);
+    SmallVector<int64_t> storedShape(local);
+    sharding::ValueSharding cut = sharding::ValueSharding::replicated(local.size());
+    if (auto attr = weight->getAttrOfType<dist::ShardingAttr>(partition::kWeightShardAttrName)) {
+      std::optional<sharding::ValueSharding> parsed = sharding::fromAttr(attr, mesh);
+      if (!parsed)
+        return weight.emitOpError() << "has a sharding the mesh does not fit";
+      cut = *parsed;
+      for (auto [dim, axes] : llvm::enumerate(cut.dims))
+        global[dim] = local[dim] * mesh.groupSize(axes);
+      offsets = cut.localOffsets(global, mesh, coords);
+    }
+    if (weight.getStoredShape()) {
+      storedShape.assign(weight.getStoredShape()->begin(), weight.getStoredShape()->end());
+      for (auto [offset, box] : llvm::zip(offsets, *weight.getBoxOffsets()))
+        offset += box;
+    } else {
+      storedShape = global;
+    }
+    int64_t width = sharding::elementBytes(type.getElementType());
+    std::vector<char> bytes = extractBox(*stored, width, storedShape, offsets, local);
+    if (!cut.holdsPartialValue(coords))
+      std::fill(bytes.begin(), bytes.end(), 0);
+    return addBytes(weight.getName(), weight.getBuffer(), std::move(bytes));
+  }
+
   /// Row-major bytes, one per element for booleans (MLIR packs them as bits).
   static std::vector<char> rawBytes(DenseElementsAttr value) {
     auto type = cast<ShapedType>(value.getType());
@@ -78,6 +138,9 @@ private:
     return success();
   }
 
+  WeightSource &source;
+  const sharding::MeshShape &mesh;
+  ArrayRef<int64_t> coords;
   std::deque<std::vector<char>> storage_;
   std::vector<rt::io::NamedView> views_;
 };
@@ -116,7 +179,8 @@ LogicalResult writeBytes(Location location, StringRef path, ArrayRef<uint8_t> by
   return success();
 }
 
-/// Writes every file of the artifact into `directory` (which exists, empty).
+/// Writes every file of the artifact into `directory` (which exists, empty):
+/// per rank the program (the same SPMD program for all) and its weights.
 LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef directory,
                          const ArtifactOptions &options) {
   Location location = module.getLoc();
@@ -125,30 +189,56 @@ LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef direct
     llvm::sys::path::append(path, file);
     return std::string(path);
   };
-  const std::string programFile = "rank0.program", weightFile = "rank0.safetensors";
-
-  auto bytes = serializeProgram(program);
-  if (failed(bytes) || failed(writeBytes(location, join(programFile), *bytes)))
+  FailureOr<dist::MeshOp> meshOp = sharding::findMesh(module);
+  if (failed(meshOp))
     return failure();
-  WeightCollector weights;
-  for (Operation &op : program.getBody().front())
-    if (failed(weights.add(op)))
-      return failure();
-  rt::io::SafeTensorsMetadata metadata = {{"rank", "0"}, {"mesh", ""}, {"coords", ""}};
-  if (rt::io::Status status =
-          rt::io::writeSafeTensors(join(weightFile), weights.views(), metadata);
-      !status)
-    return emitError(location) << status.error();
+  sharding::MeshShape mesh = *meshOp ? sharding::meshShapeOf(*meshOp) : sharding::MeshShape{};
 
-  llvm::json::Object files;
-  for (const std::string &file : {programFile, weightFile}) {
-    auto crc = rt::io::crc32File(join(file));
-    uint64_t size = 0;
-    if (!crc || llvm::sys::fs::file_size(join(file), size))
-      return emitError(location) << "cannot read back '" << join(file) << "'";
-    files[file] = llvm::json::Object{{"bytes", static_cast<int64_t>(size)}, {"crc32", *crc}};
-  }
+  auto bytes = serializeProgram(program, mesh);
+  if (failed(bytes))
+    return failure();
   auto arena = program->getAttrOfType<IntegerAttr>("exec.arena_bytes");
+  WeightSource source;
+  llvm::json::Array ranks;
+  llvm::json::Object files;
+  for (int64_t rank = 0; rank < mesh.devices(); ++rank) {
+    SmallVector<int64_t> coords = mesh.coordinates(rank);
+    std::string programFile = llvm::formatv("rank{0}.program", rank).str();
+    std::string weightFile = llvm::formatv("rank{0}.safetensors", rank).str();
+    if (failed(writeBytes(location, join(programFile), *bytes)))
+      return failure();
+    WeightCollector weights(source, mesh, coords);
+    for (Operation &op : program.getBody().front())
+      if (failed(weights.add(op)))
+        return failure();
+    llvm::json::Object coordinates;
+    std::string coordText;
+    for (auto [axis, coord] : llvm::enumerate(coords)) {
+      coordinates[mesh.names[axis]] = coord;
+      coordText += (axis ? "," : "") + mesh.names[axis] + "=" + std::to_string(coord);
+    }
+    rt::io::SafeTensorsMetadata metadata = {
+        {"rank", std::to_string(rank)}, {"mesh", mesh.describe()}, {"coords", coordText}};
+    if (rt::io::Status status =
+            rt::io::writeSafeTensors(join(weightFile), weights.views(), metadata);
+        !status)
+      return emitError(location) << status.error();
+    for (const std::string &file : {programFile, weightFile}) {
+      auto crc = rt::io::crc32File(join(file));
+      uint64_t size = 0;
+      if (!crc || llvm::sys::fs::file_size(join(file), size))
+        return emitError(location) << "cannot read back '" << join(file) << "'";
+      files[file] = llvm::json::Object{{"bytes", static_cast<int64_t>(size)}, {"crc32", *crc}};
+    }
+    ranks.push_back(llvm::json::Object{{"rank", rank},
+                                       {"coords", std::move(coordinates)},
+                                       {"program", programFile},
+                                       {"weights", weightFile},
+                                       {"arena_bytes", arena ? arena.getInt() : 0}});
+  }
+  llvm::json::Object axes;
+  for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
+    axes[name] = size;
   llvm::json::Object manifest{
       {"format", "shardc-artifact"},
       {"version", kArtifactVersion},
@@ -156,12 +246,8 @@ LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef direct
       {"model", options.model},
       {"inputs", signature(program, true)},
       {"outputs", signature(program, false)},
-      {"mesh", llvm::json::Object{{"axes", llvm::json::Object{}}}},
-      {"ranks", llvm::json::Array{llvm::json::Object{{"rank", 0},
-                                                     {"coords", llvm::json::Object{}},
-                                                     {"program", programFile},
-                                                     {"weights", weightFile},
-                                                     {"arena_bytes", arena ? arena.getInt() : 0}}}},
+      {"mesh", llvm::json::Object{{"axes", std::move(axes)}}},
+      {"ranks", std::move(ranks)},
       {"files", std::move(files)}};
   std::string text;
   llvm::raw_string_ostream os(text);

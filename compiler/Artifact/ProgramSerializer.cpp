@@ -14,23 +14,26 @@ namespace {
 
 class Serializer {
 public:
-  FailureOr<std::vector<uint8_t>> run(func::FuncOp program) {
+  FailureOr<std::vector<uint8_t>> run(func::FuncOp program, const sharding::MeshShape &mesh) {
     for (Operation &op : program.getBody().front())
       if (failed(visit(op)))
         return failure();
     auto arena = program->getAttrOfType<IntegerAttr>("exec.arena_bytes");
     if (!arena)
       return program.emitError() << "has no memory plan (run shardc-plan-memory)";
+    std::vector<flatbuffers::Offset<schema::MeshAxis>> axes;
+    for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
+      axes.push_back(schema::CreateMeshAxis(builder, builder.CreateString(name), size));
     auto root = schema::CreateProgram(builder, kProgramVersion, arena.getInt(),
                                       builder.CreateVector(buffers), builder.CreateVector(steps),
-                                      builder.CreateVector(outputs));
+                                      builder.CreateVector(outputs), builder.CreateVector(axes));
     schema::FinishProgramBuffer(builder, root);
     return std::vector<uint8_t>(builder.GetBufferPointer(),
                                 builder.GetBufferPointer() + builder.GetSize());
   }
 
   /// Must match the runtime's reader (runtime/core/Artifact.h).
-  static constexpr uint32_t kProgramVersion = 1;
+  static constexpr uint32_t kProgramVersion = 2;
 
 private:
   LogicalResult addBuffer(Value value, schema::Storage storage, uint64_t offset, StringRef name,
@@ -146,8 +149,9 @@ private:
 
 } // namespace
 
-FailureOr<std::vector<uint8_t>> serializeProgram(func::FuncOp program) {
-  return Serializer().run(program);
+FailureOr<std::vector<uint8_t>> serializeProgram(func::FuncOp program,
+                                                 const sharding::MeshShape &mesh) {
+  return Serializer().run(program, mesh);
 }
 
 } // namespace shardc::artifact

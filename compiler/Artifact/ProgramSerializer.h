@@ -2,6 +2,8 @@
 #ifndef SHARDC_COMPILER_ARTIFACT_PROGRAMSERIALIZER_H
 #define SHARDC_COMPILER_ARTIFACT_PROGRAMSERIALIZER_H
 
+#include "passes/Sharding/MeshShape.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <string>
@@ -11,7 +13,10 @@ namespace shardc::artifact {
 
 /// The program's bytes (schema runtime/schemas/program.fbs), or a diagnostic
 /// at the op that cannot be expressed.
-mlir::FailureOr<std::vector<uint8_t>> serializeProgram(mlir::func::FuncOp program);
+/// The program as a FlatBuffer (runtime/schemas/program.fbs) for a `mesh`
+/// (no axes: one device).
+mlir::FailureOr<std::vector<uint8_t>> serializeProgram(mlir::func::FuncOp program,
+                                                       const sharding::MeshShape &mesh);
 
 } // namespace shardc::artifact
 

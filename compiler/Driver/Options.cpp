@@ -73,4 +73,60 @@ Expected<import::ImportOptions> parseImportOptions(ArrayRef<std::string> dims,
   return options;
 }
 
+Expected<sharding::MeshShape> parseMesh(StringRef mesh, int64_t dp, int64_t tp) {
+  sharding::MeshShape shape;
+  if (!mesh.empty()) {
+    if (dp || tp)
+      return createStringError(inconvertibleErrorCode(),
+                               "give the mesh with --mesh or with --dp/--tp, not both");
+    SmallVector<StringRef> parts;
+    mesh.split(parts, ',');
+    for (StringRef part : parts) {
+      auto assignment = splitAssignment(part.trim());
+      std::optional<int64_t> size = assignment ? parseSize(assignment->second) : std::nullopt;
+      if (!size || *size < 1)
+        return flagError("mesh", mesh, "AXIS=N,... with N a positive integer (e.g. dp=2,tp=4)");
+      // The passes give axes their meaning by name (dp splits the batch, tp
+      // the weights); pp and ep will join them.
+      if (assignment->first != "dp" && assignment->first != "tp")
+        return flagError("mesh", mesh,
+                         "axes named dp or tp; '" + assignment->first + "' is unknown");
+      if (shape.axis(assignment->first))
+        return flagError("mesh", mesh, "each axis named once");
+      if (*size > 1) {
+        shape.names.push_back(assignment->first.str());
+        shape.sizes.push_back(*size);
+      }
+    }
+    return shape;
+  }
+  // The rank layout puts the last axis fastest: tp groups are neighbours.
+  for (auto [name, size] : {std::pair<StringRef, int64_t>{"dp", dp}, {"tp", tp}}) {
+    if (size < 0)
+      return flagError(name, std::to_string(size), "a positive integer");
+    if (size > 1) {
+      shape.names.push_back(name.str());
+      shape.sizes.push_back(size);
+    }
+  }
+  return shape;
+}
+
+Expected<int64_t> parseByteSize(StringRef flag, StringRef text) {
+  StringRef number = text;
+  int64_t unit = 1;
+  for (auto [suffix, scale] : {std::pair<StringRef, int64_t>{"GiB", 1LL << 30},
+                               {"MiB", 1LL << 20},
+                               {"GB", 1000LL * 1000 * 1000},
+                               {"MB", 1000LL * 1000}})
+    if (number.consume_back(suffix)) {
+      unit = scale;
+      break;
+    }
+  double value;
+  if (number.trim().getAsDouble(value) || value <= 0 || value * double(unit) > 9e18)
+    return flagError(flag, text, "a positive size such as 80GiB, 141GB or 512MiB");
+  return int64_t(value * double(unit));
+}
+
 } // namespace shardc::driver

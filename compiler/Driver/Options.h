@@ -3,6 +3,7 @@
 #define SHARDC_COMPILER_DRIVER_OPTIONS_H
 
 #include "compiler/Import/ImportOptions.h"
+#include "passes/Sharding/MeshShape.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -14,6 +15,13 @@ namespace shardc::driver {
 llvm::Expected<import::ImportOptions>
 parseImportOptions(llvm::ArrayRef<std::string> dims, llvm::ArrayRef<std::string> inputShapes,
                    llvm::ArrayRef<std::string> constantInputs);
+
+/// The device mesh from --mesh "dp=2,tp=4" or from --dp/--tp (0: not given):
+/// axes of size 1 are left out, so one device means no axes.
+llvm::Expected<sharding::MeshShape> parseMesh(llvm::StringRef mesh, int64_t dp, int64_t tp);
+
+/// "80GiB", "141GB", "512MiB" or plain bytes.
+llvm::Expected<int64_t> parseByteSize(llvm::StringRef flag, llvm::StringRef text);
 
 } // namespace shardc::driver
 

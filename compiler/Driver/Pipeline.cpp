@@ -3,6 +3,8 @@
 
 #include "passes/Graph/Passes.h"
 #include "passes/Lowering/Passes.h"
+#include "passes/Partition/Passes.h"
+#include "passes/Sharding/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -16,6 +18,10 @@ std::optional<Phase> parsePhase(StringRef name) {
     return Phase::Import;
   if (name == "graph")
     return Phase::Graph;
+  if (name == "sharded")
+    return Phase::Sharded;
+  if (name == "partitioned")
+    return Phase::Partitioned;
   if (name == "exec")
     return Phase::Exec;
   if (name == "artifact")
@@ -23,19 +29,32 @@ std::optional<Phase> parsePhase(StringRef name) {
   return std::nullopt;
 }
 
-StringRef phaseNames() { return "import|graph|exec|artifact"; }
+StringRef phaseNames() { return "import|graph|sharded|partitioned|exec|artifact"; }
 
-LogicalResult runPipeline(ModuleOp module, Phase until) {
+LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase until,
+                          const ShardingSettings &settings) {
   PassManager pm(module->getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
   applyDefaultTimingPassManagerCLOptions(pm);
-  // Folding during import leaves dead shape arithmetic and duplicate constants.
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  if (until >= Phase::Graph)
+  auto runs = [&](Phase phase) { return (!from || *from < phase) && phase <= until; };
+  if (runs(Phase::Import)) {
+    // Folding during import leaves dead shape arithmetic and duplicate constants.
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  if (runs(Phase::Graph))
     graph::buildRaisePipeline(pm);
-  if (until >= Phase::Exec)
+  if (runs(Phase::Sharded)) {
+    sharding::AutoShardPassOptions options;
+    options.sequenceParallel = settings.sequenceParallel;
+    options.device = settings.device;
+    options.deviceMemory = settings.deviceMemory;
+    sharding::buildShardPipeline(pm, options);
+  }
+  if (runs(Phase::Partitioned))
+    pm.addPass(partition::createPartitionPass());
+  if (runs(Phase::Exec))
     lowering::buildLowerPipeline(pm);
   return pm.run(module);
 }

@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 
 namespace shardc::driver {
 
@@ -13,16 +14,27 @@ namespace shardc::driver {
 enum class Phase {
   Import, ///< imported, shape arithmetic folded, cleaned up
   Graph,  ///< plus raising: linear, attention, norms, MLP, MoE recognized
+  Sharded, ///< every op's sharding chosen, every reshard explicit (global program)
+  Partitioned, ///< rewritten as the per-device program with collectives
   Exec,   ///< lowered to kernel steps on buffers, fused, memory planned
   Artifact, ///< the exec program written as a runnable artifact directory
 };
 
 std::optional<Phase> parsePhase(llvm::StringRef name);
-/// "import|graph|exec|artifact", for --help.
+/// "import|graph|sharded|partitioned|exec|artifact", for --help.
 llvm::StringRef phaseNames();
 
-/// Runs the passes that take an imported module to `until`.
-mlir::LogicalResult runPipeline(mlir::ModuleOp module, Phase until);
+/// How to shard, when the module has a dist.mesh.
+struct ShardingSettings {
+  bool sequenceParallel = false;
+  std::string device = "h100";
+  int64_t deviceMemory = 0; ///< bytes; 0: the device's
+};
+
+/// Runs the passes that take a module from `from` (the phase it is at;
+/// none: just imported) to `until`.
+mlir::LogicalResult runPipeline(mlir::ModuleOp module, std::optional<Phase> from, Phase until,
+                                const ShardingSettings &settings);
 
 } // namespace shardc::driver
 

@@ -46,7 +46,15 @@ def Exec_OutputOp : Exec_Op<"output"> {
 
 def Exec_WeightOp : Exec_Op<"weight", [Pure]> {
   let summary = "a tensor of the rank's weight file, read from `file` at compile time";
-  let arguments = (ins StrAttr:$name, StrAttr:$file, I64Attr:$offset, I64Attr:$size);
+  let description = [{
+    `size` bytes at `offset` in `file` hold the tensor, or with `stored_shape`
+    and `box_offsets` a larger one this is a box of (see graph.weight). A
+    `dist.weight_shard` sharding says which block of it each rank holds: the
+    buffer's type is that block's.
+  }];
+  let arguments = (ins StrAttr:$name, StrAttr:$file, I64Attr:$offset, I64Attr:$size,
+                       OptionalAttr<DenseI64ArrayAttr>:$stored_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$box_offsets);
   let results = (outs Exec_Buffer:$buffer);
   let assemblyFormat = "$name attr-dict `:` type($buffer)";
 }

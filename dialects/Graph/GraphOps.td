@@ -34,8 +34,14 @@ def Graph_WeightOp : Graph_Op<"weight", [Pure]> {
     `file`, with the dtype and shape of the result type. The bytes are read only
     by the phases that need them, so a model whose external data is absent can
     still be imported and planned.
+
+    With `stored_shape` and `box_offsets`, the bytes hold a larger tensor of
+    `stored_shape` and the result is its box of the result's shape at
+    `box_offsets` (one part of a fused projection, cut at compile time).
   }];
-  let arguments = (ins StrAttr:$name, StrAttr:$file, I64Attr:$offset, I64Attr:$size);
+  let arguments = (ins StrAttr:$name, StrAttr:$file, I64Attr:$offset, I64Attr:$size,
+                       OptionalAttr<DenseI64ArrayAttr>:$stored_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$box_offsets);
   let results = (outs Graph_Tensor:$result);
   let assemblyFormat = "$name attr-dict `:` type($result)";
   let hasVerifier = 1;

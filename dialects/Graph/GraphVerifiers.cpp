@@ -7,11 +7,29 @@ using namespace shardc::graph;
 
 LogicalResult WeightOp::verify() {
   RankedTensorType type = getType();
-  int64_t expected = type.getNumElements() * elementByteWidth(type.getElementType());
+  std::optional<ArrayRef<int64_t>> stored = getStoredShape(), box = getBoxOffsets();
+  if (stored.has_value() != box.has_value())
+    return emitOpError() << "needs both stored_shape and box_offsets, or neither";
+  int64_t storedElements = type.getNumElements();
+  if (stored) {
+    if (int64_t(stored->size()) != type.getRank() || int64_t(box->size()) != type.getRank())
+      return emitOpError() << "stored_shape and box_offsets need one entry per dim; expected "
+                           << type.getRank() << " but got " << stored->size() << " and "
+                           << box->size();
+    storedElements = 1;
+    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+      if ((*box)[dim] < 0 || (*box)[dim] + type.getDimSize(dim) > (*stored)[dim])
+        return emitOpError() << "box of " << formatShape(type.getShape()) << " at "
+                             << formatShape(*box) << " does not fit in the stored "
+                             << formatShape(*stored);
+      storedElements *= (*stored)[dim];
+    }
+  }
+  int64_t expected = storedElements * elementByteWidth(type.getElementType());
   if (getOffset() < 0)
     return emitOpError() << "offset must not be negative; got " << getOffset();
   if (getSize() != expected)
-    return emitOpError() << "size does not hold a " << formatShape(type.getShape()) << " "
+    return emitOpError() << "size does not hold a " << formatShape(stored.value_or(type.getShape())) << " "
                          << type.getElementType() << " tensor; expected " << expected
                          << " bytes but got " << getSize();
   return success();

@@ -1,6 +1,7 @@
 //===- LowerToExec.cpp - graph program to exec kernel steps ---------------===//
 #include "passes/Lowering/Passes.h"
 
+#include "dialects/Dist/DistDialect.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/NodeLocation.h"
 
@@ -63,10 +64,15 @@ private:
       return success();
     }
     if (auto weight = dyn_cast<graph::WeightOp>(op)) {
-      mapping.map(weight.getResult(),
-                  builder.create<exec::WeightOp>(location, bufferType(weight.getType()),
-                                                 weight.getName(), weight.getFile(),
-                                                 weight.getOffset(), weight.getSize()));
+      auto lowered = builder.create<exec::WeightOp>(
+          location, bufferType(weight.getType()), uniqueWeightName(weight.getName()),
+          weight.getFile(), weight.getOffset(), weight.getSize(), weight.getStoredShapeAttr(),
+          weight.getBoxOffsetsAttr());
+      // A partitioned weight's global sharding tells the artifact writer
+      // which block each rank holds.
+      for (NamedAttribute attr : weight->getDiscardableAttrs())
+        lowered->setAttr(attr.getName(), attr.getValue());
+      mapping.map(weight.getResult(), lowered);
       return success();
     }
     if (auto reshape = dyn_cast<graph::ReshapeOp>(op)) {
@@ -87,8 +93,13 @@ private:
     }
     if (isa<graph::CompositeOp>(op))
       return op.emitOpError() << "must be inlined before lowering (run shardc-inline-composites)";
-    if (op.getDialect() != op.getContext()->getLoadedDialect<graph::GraphDialect>())
+    bool collective = isa<dist::DistDialect>(op.getDialect()) && !isa<dist::ReshardOp>(op);
+    if (!isa<graph::GraphDialect>(op.getDialect()) && !collective)
       return op.emitOpError() << "cannot be lowered to exec";
+    if (llvm::any_of(op.getAttrs(), [](NamedAttribute attr) {
+          return attr.getName().getValue().starts_with("dist.");
+        }))
+      return op.emitOpError() << "is still annotated with shardings (run shardc-partition)";
     SmallVector<Value> inputs, outputs;
     for (Value operand : op.getOperands())
       inputs.push_back(mapping.lookup(operand));
@@ -98,15 +109,26 @@ private:
       mapping.map(result, buffer);
       outputs.push_back(buffer);
     }
+    // The kernels know their group by mesh_axes; the mesh is the program's.
+    NamedAttrList params(op.getAttrDictionary());
+    params.erase("mesh");
     builder.create<exec::KernelOp>(location, kernelName(&op), inputs, outputs,
-                                   op.getAttrDictionary(),
+                                   params.getDictionary(op.getContext()),
                                    graph::onnxNodeNames(location));
     return success();
+  }
+
+  /// Each exec.weight names its own tensor of the rank's file: the parts of
+  /// one stored weight (fused projections, several shardings) get suffixes.
+  std::string uniqueWeightName(StringRef name) {
+    int64_t &uses = weightNames[name];
+    return uses++ ? (name + "#" + Twine(uses - 1)).str() : name.str();
   }
 
   func::FuncOp function;
   IRMapping mapping;
   int64_t constants = 0;
+  llvm::StringMap<int64_t> weightNames;
 };
 
 struct LowerToExecPass : shardc::lowering::impl::LowerToExecPassBase<LowerToExecPass> {

@@ -11,6 +11,7 @@
 #ifndef SHARDC_RUNTIME_CORE_ARTIFACT_H
 #define SHARDC_RUNTIME_CORE_ARTIFACT_H
 
+#include "runtime/core/Mesh.h"
 #include "runtime/core/Status.h"
 #include "runtime/core/Tensor.h"
 #include "runtime/io/SafeTensors.h"
@@ -22,9 +23,12 @@
 
 namespace shardc::rt {
 
-/// The artifact format and program versions this runtime reads.
+/// The artifact format and program versions this runtime reads. Program
+/// version 2 added the mesh; a version 1 program (no mesh, one device) reads
+/// the same, so both are accepted.
 constexpr int kArtifactVersion = 1;
-constexpr uint32_t kProgramVersion = 1;
+constexpr uint32_t kProgramVersion = 2;
+constexpr uint32_t kOldestProgramVersion = 1;
 
 struct TensorSignature {
   std::string name;
@@ -36,6 +40,9 @@ struct Artifact {
   std::string directory;
   std::string target;
   int ranks = 1;
+  /// The loaded rank and the mesh all ranks share (no axes: one device).
+  int rank = 0;
+  MeshShape mesh;
   std::vector<TensorSignature> inputs, outputs;
   /// The loaded rank's program (points into programBytes) and weights.
   std::vector<uint8_t> programBytes;
@@ -43,8 +50,21 @@ struct Artifact {
   std::unique_ptr<io::SafeTensorsFile> weights;
 };
 
-/// Loads `rank`'s share of the artifact in `directory`.
+/// Loads `rank`'s share of the artifact in `directory`: the manifest, the
+/// rank's program and weights (their sizes and CRC-32s checked).
 StatusOr<Artifact> loadArtifact(const std::string &directory, int rank);
+
+/// What a launcher needs before it starts ranks: how many the artifact was
+/// compiled for, on which mesh, for which target. Reads the manifest and
+/// rank 0's program (not the weights), so it is cheap.
+struct ArtifactLayout {
+  std::string target;
+  int ranks = 1;
+  MeshShape mesh;
+  /// "4 ranks (mesh dp=2, tp=2)", "1 rank", for messages.
+  std::string describe() const;
+};
+StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory);
 
 } // namespace shardc::rt
 

@@ -29,6 +29,26 @@ Params decodeParams(const schema::Step &step) {
   return params;
 }
 
+/// The sub-group of `world` over `axes` of the mesh (this rank's, found or
+/// made now). `groups` lists the groups made so far by their axes.
+StatusOr<Communicator *>
+groupFor(const std::vector<std::string> &axes, const Artifact &artifact, Communicator &world,
+         std::vector<std::pair<std::vector<std::string>, Communicator *>> &groups,
+         std::vector<std::unique_ptr<Communicator>> &owned) {
+  for (const auto &[groupAxes, group] : groups)
+    if (groupAxes == axes)
+      return group;
+  auto colorAndKey = artifact.mesh.groupColorAndKey(world.rank(), axes);
+  if (!colorAndKey)
+    return colorAndKey.status();
+  auto group = world.split(colorAndKey->first, colorAndKey->second);
+  if (!group)
+    return group.status();
+  owned.push_back(std::move(*group));
+  groups.emplace_back(axes, owned.back().get());
+  return owned.back().get();
+}
+
 } // namespace
 
 Executor::~Executor() {
@@ -38,7 +58,12 @@ Executor::~Executor() {
     device_.release(memory);
 }
 
-StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, Device &device) {
+StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, Device &device,
+                                                      Communicator *world) {
+  if (world && (world->size() != artifact.ranks || world->rank() != artifact.rank))
+    return Status::error("the communicator is rank " + std::to_string(world->rank()) + " of " +
+                         std::to_string(world->size()) + "; the program is rank " +
+                         std::to_string(artifact.rank) + " of " + std::to_string(artifact.ranks));
   std::unique_ptr<Executor> executor(new Executor(device));
   const schema::Program &program = *artifact.program;
   executor->arenaBytes_ = static_cast<int64_t>(program.arena_bytes());
@@ -96,6 +121,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
     executor->buffers_.push_back(view);
   }
 
+  std::vector<std::pair<std::vector<std::string>, Communicator *>> groups;
   for (const schema::Step *step : *program.steps()) {
     PreparedStep prepared;
     prepared.function = device.kernels().find(step->kernel()->str());
@@ -110,6 +136,19 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
       for (uint32_t id : *step->outputs())
         prepared.outputs.push_back(executor->buffers_[id]);
     prepared.params = decodeParams(*step);
+    if (prepared.params.has("mesh_axes")) {
+      auto describe = [&] {
+        return "step " + std::to_string(executor->steps_.size()) + " (" + step->kernel()->str() +
+               " for " + (step->source() ? step->source()->str() : std::string("?")) + ")";
+      };
+      if (!world)
+        return Status::error(describe() + " is a collective, and no communicator was given");
+      auto group = groupFor(prepared.params.strings("mesh_axes"), artifact, *world, groups,
+                            executor->groups_);
+      if (!group)
+        return Status::error(describe() + ": " + group.status().message());
+      prepared.communicator = *group;
+    }
     executor->steps_.push_back(std::move(prepared));
     executor->profile_.push_back(
         {step->kernel()->str(), step->source() ? step->source()->str() : "", 0.0});
@@ -133,7 +172,8 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
     PreparedStep &step = steps_[i];
     Clock::time_point start = profile ? Clock::now() : Clock::time_point();
     Status status =
-        stream_->launch(step.function, KernelCall{step.inputs, step.outputs, step.params});
+        stream_->launch(step.function,
+                        KernelCall{step.inputs, step.outputs, step.params, step.communicator});
     // Timing a step needs it finished; otherwise steps run back to back.
     if (status && profile)
       status = stream_->synchronize();

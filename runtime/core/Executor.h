@@ -5,11 +5,19 @@
 // parameters), then run many times: a run copies the caller's inputs in,
 // launches the steps in order on a stream and copies the outputs out.
 //
+// A program for a mesh of several devices runs on every rank with the rank's
+// world Communicator. Each collective step names the mesh axes it reduces or
+// gathers over (`mesh_axes`); prepare() makes one sub-group per distinct list
+// with Communicator::split — in the order the lists first appear, so the
+// identical programs of all ranks split in the same order — and binds it to
+// the steps. Collectives are blocking calls in program order.
+//
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CORE_EXECUTOR_H
 #define SHARDC_RUNTIME_CORE_EXECUTOR_H
 
 #include "runtime/core/Artifact.h"
+#include "runtime/core/Communicator.h"
 #include "runtime/core/Device.h"
 
 #include <memory>
@@ -26,8 +34,12 @@ struct StepProfile {
 
 class Executor {
 public:
-  /// Binds `artifact`'s program to `device`; both must outlive the executor.
-  static StatusOr<std::unique_ptr<Executor>> prepare(const Artifact &artifact, Device &device);
+  /// Binds `artifact`'s program to `device` and, for collective steps, to
+  /// groups split from `world` (this rank's communicator over all the
+  /// artifact's ranks; collective over it). All must outlive the executor.
+  /// Without `world` a program with collectives is refused.
+  static StatusOr<std::unique_ptr<Executor>> prepare(const Artifact &artifact, Device &device,
+                                                     Communicator *world = nullptr);
   ~Executor();
 
   /// Runs once. `inputs` follow the artifact's input order and must match
@@ -44,6 +56,7 @@ private:
     KernelFunction function;
     std::vector<TensorView> inputs, outputs;
     Params params;
+    Communicator *communicator = nullptr;
   };
 
   explicit Executor(Device &device) : device_(device) {}
@@ -59,6 +72,8 @@ private:
   std::vector<PreparedStep> steps_;
   std::vector<std::pair<std::string, uint32_t>> outputs_;
   std::vector<StepProfile> profile_;
+  /// The groups the collective steps run on, one per distinct `mesh_axes`.
+  std::vector<std::unique_ptr<Communicator>> groups_;
 };
 
 /// "input 'ids': expected int64 [1, 16], got int32 [1, 16]" for the first

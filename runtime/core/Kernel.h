@@ -18,11 +18,16 @@
 
 namespace shardc::rt {
 
+class Communicator;
+
 /// The arguments of one kernel launch.
 struct KernelCall {
   const std::vector<TensorView> &inputs;
   const std::vector<TensorView> &outputs;
   const Params &params;
+  /// The group a collective step runs on (its `mesh_axes`); null for the
+  /// steps that are not collectives.
+  Communicator *communicator = nullptr;
 };
 
 using KernelFunction = Status (*)(const KernelCall &call);

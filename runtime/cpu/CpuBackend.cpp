@@ -9,6 +9,7 @@
 #include "runtime/cpu/CpuBackend.h"
 
 #include "runtime/cpu/Attention.h"
+#include "runtime/cpu/Collectives.h"
 #include "runtime/cpu/Elementwise.h"
 #include "runtime/cpu/Fused.h"
 #include "runtime/cpu/Indexing.h"
@@ -261,6 +262,7 @@ KernelTable makeTable() {
   table.add("attention", attentionKernel);
   table.add("rotary", rotaryKernel);
   table.add("fused", fusedKernel);
+  addCollectiveKernels(table);
   return table;
 }
 

@@ -9,6 +9,8 @@
 #include "dialects/Graph/GraphDialect.h"
 #include "passes/Graph/Passes.h"
 #include "passes/Lowering/Passes.h"
+#include "passes/Partition/Passes.h"
+#include "passes/Sharding/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -22,6 +24,8 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   shardc::graph::registerGraphPasses();
   shardc::lowering::registerLoweringPasses();
+  shardc::sharding::registerShardingPasses();
+  shardc::partition::registerPartitionPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "shardc optimizer driver\n", registry));
 }

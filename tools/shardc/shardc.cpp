@@ -1,6 +1,7 @@
 //===- shardc.cpp - the shardc compiler driver ----------------------------===//
 //
 //   shardc MODEL [-o OUT] [--emit=PHASE] [--dim NAME=N]... [--input-shape IN=D0xD1]...
+//          [--tp N] [--dp N] [--sp] [--mesh AXIS=N,...] [--report FILE.json] [--verbose]
 //
 // Every error is one line on stderr and exit code 1; the output file is
 // written only when the whole compilation succeeded.
@@ -11,7 +12,9 @@
 #include "compiler/Driver/Options.h"
 #include "compiler/Driver/Pipeline.h"
 #include "compiler/Import/Importer.h"
+#include "compiler/Report/ReportWriter.h"
 
+#include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
 #include "dialects/Graph/GraphDialect.h"
 
@@ -22,6 +25,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -45,8 +49,9 @@ cl::opt<std::string> emitPhase(
     "emit",
     cl::desc("What to write: 'artifact' (default: the directory shardrun runs), or the MLIR "
              "after a phase: 'import' (imported and folded), 'graph' (also raised: linear, "
-             "attention, norms, MLP, MoE) or 'exec' (lowered to kernel steps, fused, memory "
-             "planned)"),
+             "attention, norms, MLP, MoE), 'sharded' (every op's sharding chosen, reshards "
+             "explicit), 'partitioned' (the per-device program with collectives) or 'exec' "
+             "(lowered to kernel steps, fused, memory planned)"),
     cl::value_desc("phase"), cl::init("artifact"), cl::cat(shardcCategory));
 cl::opt<std::string> target("target", cl::desc("The devices to compile for: 'cpu'"),
                             cl::value_desc("name"), cl::init("cpu"), cl::cat(shardcCategory));
@@ -65,13 +70,43 @@ cl::list<std::string> constantInputs(
              "ONNX TensorProto file (.pb); shapes computed from it fold (repeatable)"),
     cl::value_desc("INPUT=V0,V1,...|INPUT=FILE.pb"), cl::cat(shardcCategory));
 
+cl::OptionCategory meshCategory("Sharding over many devices");
+cl::opt<int64_t> tensorParallel(
+    "tp", cl::desc("Tensor-parallel degree: split every linear layer's weight over N devices"),
+    cl::value_desc("N"), cl::init(0), cl::cat(meshCategory));
+cl::opt<int64_t> dataParallel("dp", cl::desc("Data-parallel degree: split the batch over N devices"),
+                              cl::value_desc("N"), cl::init(0), cl::cat(meshCategory));
+cl::opt<bool> sequenceParallel(
+    "sp",
+    cl::desc("Sequence parallelism: keep the activations between blocks split along the sequence "
+             "over tp (each all-reduce becomes a reduce-scatter plus an all-gather)"),
+    cl::cat(meshCategory));
+cl::opt<std::string> meshSpec(
+    "mesh", cl::desc("The device mesh by axes, e.g. dp=2,tp=4 (instead of --dp/--tp); ranks are "
+                     "laid out row-major, the last axis fastest"),
+    cl::value_desc("AXIS=N,..."), cl::cat(meshCategory));
+cl::opt<std::string> deviceName(
+    "device", cl::desc("The device the cost model prices: h100 (default), h200 or a JSON file "
+                       "(README: Device description)"),
+    cl::value_desc("name|file"), cl::init("h100"), cl::cat(meshCategory));
+cl::opt<std::string> deviceMemory(
+    "device-memory",
+    cl::desc("Memory per device the plan must fit (weights + peak activations), e.g. 80GiB; "
+             "default: the device's"),
+    cl::value_desc("size"), cl::cat(meshCategory));
+cl::opt<std::string> reportPath(
+    "report", cl::desc("Write the plan's report (collectives, memory, estimated time) as JSON"),
+    cl::value_desc("FILE.json"), cl::cat(meshCategory));
+cl::opt<bool> verbose("verbose", cl::desc("Print the plan's summary on stderr"),
+                      cl::cat(meshCategory));
+
 /// Parses the command line; LLVM's own parse errors are turned into our one-line form.
 bool parseCommandLine(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
-  cl::HideUnrelatedOptions({&shardcCategory, &cl::getGeneralCategory()});
+  cl::HideUnrelatedOptions({&shardcCategory, &meshCategory, &cl::getGeneralCategory()});
   std::string errors;
   llvm::raw_string_ostream errorStream(errors);
   if (!cl::ParseCommandLineOptions(argc, argv,
@@ -87,6 +122,19 @@ bool parseCommandLine(int argc, char **argv) {
     driver::printError(kTool, "no model given; usage: shardc MODEL [-o OUT] [--emit=PHASE]");
     return false;
   }
+  return true;
+}
+
+/// Writes `text` to `path` (after the compilation succeeded).
+bool writeFile(StringRef path, StringRef text) {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(path, &error);
+  if (!output) {
+    driver::printError(kTool, path + ": " + error);
+    return false;
+  }
+  output->os() << text;
+  output->keep();
   return true;
 }
 
@@ -110,9 +158,32 @@ int run() {
     driver::printError(kTool, llvm::toString(importOptions.takeError()));
     return 1;
   }
+  auto mesh = driver::parseMesh(meshSpec, dataParallel, tensorParallel);
+  if (!mesh) {
+    driver::printError(kTool, llvm::toString(mesh.takeError()));
+    return 1;
+  }
+  if (sequenceParallel && !mesh->axis("tp")) {
+    driver::printError(kTool, "--sp splits activations over tp; give --tp N with N > 1");
+    return 1;
+  }
+  driver::ShardingSettings settings{sequenceParallel, deviceName, 0};
+  if (!deviceMemory.empty()) {
+    auto bytes = driver::parseByteSize("device-memory", deviceMemory);
+    if (!bytes) {
+      driver::printError(kTool, llvm::toString(bytes.takeError()));
+      return 1;
+    }
+    settings.deviceMemory = *bytes;
+  }
+  auto device = sharding::DeviceModel::load(deviceName);
+  if (!device) {
+    driver::printError(kTool, llvm::toString(device.takeError()));
+    return 1;
+  }
 
   DialectRegistry registry;
-  registry.insert<graph::GraphDialect, exec::ExecDialect, func::FuncDialect>();
+  registry.insert<graph::GraphDialect, dist::DistDialect, exec::ExecDialect, func::FuncDialect>();
   MLIRContext context(registry);
   driver::OneLineDiagnostics diagnostics(context, kTool);
 
@@ -121,22 +192,59 @@ int run() {
     driver::printError(kTool, llvm::toString(model.takeError()));
     return 1;
   }
-  auto module = import::importModel(context, *model, *importOptions);
-  if (failed(module) || failed(driver::runPipeline(**module, *phase)))
+  auto imported = import::importModel(context, *model, *importOptions);
+  if (failed(imported))
     return 1;
-  if (*phase == driver::Phase::Artifact) {
-    artifact::ArtifactOptions artifactOptions{target, modelPath};
-    return failed(artifact::writeArtifact(**module, outputPath, artifactOptions)) ? 1 : 0;
+  ModuleOp module = **imported;
+  if (mesh->numAxes()) {
+    context.getOrLoadDialect<dist::DistDialect>();
+    OpBuilder builder(module.getBodyRegion());
+    builder.create<dist::MeshOp>(module.getLoc(), "mesh", ArrayRef<std::string>(mesh->names),
+                                 ArrayRef<int64_t>(mesh->sizes));
   }
 
-  std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(outputPath, &error);
-  if (!output) {
-    driver::printError(kTool, outputPath + ": " + error);
-    return 1;
+  // The report describes the sharded program: reached on the way to a later
+  // phase, or on a copy when the output stops earlier.
+  std::optional<report::Report> report;
+  bool wantReport = !reportPath.empty() || verbose;
+  auto makeReport = [&](ModuleOp sharded) {
+    auto built = report::buildReport(sharded, *device);
+    if (succeeded(built))
+      report = std::move(*built);
+    return succeeded(built);
+  };
+  if (wantReport && *phase >= driver::Phase::Sharded) {
+    if (failed(driver::runPipeline(module, std::nullopt, driver::Phase::Sharded, settings)) ||
+        !makeReport(module) ||
+        failed(driver::runPipeline(module, driver::Phase::Sharded, *phase, settings)))
+      return 1;
+  } else {
+    if (failed(driver::runPipeline(module, std::nullopt, *phase, settings)))
+      return 1;
+    if (wantReport) {
+      OwningOpRef<ModuleOp> copy = module.clone();
+      if (failed(driver::runPipeline(*copy, *phase, driver::Phase::Sharded, settings)) ||
+          !makeReport(*copy))
+        return 1;
+    }
   }
-  (*module)->print(output->os(), OpPrintingFlags());
-  output->keep();
+
+  if (*phase == driver::Phase::Artifact) {
+    artifact::ArtifactOptions artifactOptions{target, modelPath};
+    if (failed(artifact::writeArtifact(module, outputPath, artifactOptions)))
+      return 1;
+  } else {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags());
+    if (!writeFile(outputPath, text))
+      return 1;
+  }
+  if (report && !reportPath.empty() &&
+      !writeFile(reportPath, llvm::formatv("{0:2}", report->json).str() + "\n"))
+    return 1;
+  if (report && verbose)
+    llvm::errs() << report->summary;
   return 0;
 }
 

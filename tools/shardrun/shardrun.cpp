@@ -1,12 +1,26 @@
 //===- shardrun.cpp - run a compiled shardc artifact ----------------------===//
 //
 //   shardrun OUT/ --inputs in.npz [--outputs out.npz] [--warmup W] [--iters I]
-//            [--threads N] [--profile]
+//            [--threads N] [--profile] [--np N] [--comm threads|mpi]
+//            [--comm-timeout S]
+//   mpirun -np N shardrun OUT/ ...
 //
-// Every error is one line on stderr and exit code 1. The runtime links
-// neither MLIR nor LLVM, so this tool parses its own flags.
+// An artifact for a mesh of N devices runs as N ranks, each with its own
+// program, weights, device and executor, joined by a Communicator: as N
+// threads of this process with --np N (the in-process world), or as the N
+// processes of an MPI launch (detected from the launcher's environment, or
+// forced with --comm mpi). Every rank gets the whole inputs; the outputs are
+// replicated, and rank 0 writes them and prints the summary.
+//
+// Every error is one line on stderr and exit code 1 — on every rank of an MPI
+// job when all ranks see it (a wrong rank count, bad inputs), otherwise from
+// the rank that failed, which then ends the job (MPI_Abort; in-process, the
+// world is aborted) so that no rank waits forever. The runtime links neither
+// MLIR nor LLVM, so this tool parses its own flags.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/comm/InProcess.h"
+#include "runtime/comm/Mpi.h"
 #include "runtime/core/Artifact.h"
 #include "runtime/core/Executor.h"
 #include "runtime/cpu/CpuBackend.h"
@@ -16,9 +30,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <string>
@@ -32,25 +48,42 @@ namespace {
 
 constexpr const char *kUsage =
     "usage: shardrun ARTIFACT_DIR --inputs IN.npz [--outputs OUT.npz] [--warmup W] [--iters I]\n"
-    "                [--threads N] [--profile]\n"
+    "                [--threads N] [--profile] [--np N] [--comm threads|mpi] [--comm-timeout S]\n"
+    "       mpirun -np N shardrun ARTIFACT_DIR ...\n"
     "\n"
     "Runs a model compiled by `shardc MODEL -o ARTIFACT_DIR`.\n"
     "  --inputs IN.npz    the model's inputs by ONNX input name (numpy .npz)\n"
     "  --outputs OUT.npz  where to write the outputs by ONNX output name\n"
     "  --warmup W         untimed runs before timing (default 1)\n"
     "  --iters I          timed runs (default 1); the summary reports the median\n"
-    "  --threads N        CPU threads (default: all cores)\n"
-    "  --profile          print the time per step, summed over the timed runs\n"
-    "  --help             this text\n";
+    "  --threads N        CPU threads in all (default: all cores), shared by the ranks\n"
+    "  --profile          print the time per step, summed over the timed runs (rank 0)\n"
+    "  --np N             run an artifact compiled for N ranks as N threads of this process\n"
+    "  --comm threads|mpi how ranks talk: threads (default; with --np) or MPI (default\n"
+    "                     when mpirun or another MPI launcher started shardrun)\n"
+    "  --comm-timeout S   seconds one collective may wait for the other ranks (default 600)\n"
+    "  --help             this text\n"
+    "\n"
+    "Ranks enumerate the mesh row-major with the last axis fastest: on a mesh\n"
+    "[dp=2, tp=2] rank 1 is (dp 0, tp 1) and rank 2 is (dp 1, tp 0).\n";
 
 struct Options {
-  std::string artifact, inputs, outputs;
-  int warmup = 1, iters = 1, threads = 0;
+  std::string artifact, inputs, outputs, comm;
+  int warmup = 1, iters = 1, threads = 0, np = 0;
+  double commTimeout = 600;
   bool profile = false;
 };
 
+/// The error line, written at once: the ranks of an MPI job share stderr,
+/// and pieces written apart interleave with theirs.
+void printError(const std::string &message) {
+  std::string line = "shardrun: error: " + message + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+}
+
 [[noreturn]] void die(const std::string &message) {
-  std::cerr << "shardrun: error: " << message << "\n";
+  printError(message);
   std::exit(1);
 }
 
@@ -62,12 +95,28 @@ int parseCount(const std::string &flag, const std::string &text, int minimum) {
   return static_cast<int>(value);
 }
 
+double parseSeconds(const std::string &flag, const std::string &text) {
+  char *end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(value) || value <= 0)
+    die(flag + " '" + text + "': expected a positive number of seconds");
+  return value;
+}
+
 Options parseOptions(int argc, char **argv) {
   Options options;
   std::vector<std::string> args(argv + 1, argv + argc);
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &arg = args[i];
+    std::string arg = args[i];
+    // --flag=value as well as --flag value.
+    std::optional<std::string> inlineValue;
+    if (size_t equals = arg.find('='); arg.rfind("--", 0) == 0 && equals != std::string::npos) {
+      inlineValue = arg.substr(equals + 1);
+      arg = arg.substr(0, equals);
+    }
     auto value = [&]() -> std::string {
+      if (inlineValue)
+        return *inlineValue;
       if (i + 1 >= args.size())
         die(arg + " needs a value");
       return args[++i];
@@ -85,6 +134,14 @@ Options parseOptions(int argc, char **argv) {
       options.iters = parseCount(arg, value(), 1);
     } else if (arg == "--threads") {
       options.threads = parseCount(arg, value(), 1);
+    } else if (arg == "--np") {
+      options.np = parseCount(arg, value(), 1);
+    } else if (arg == "--comm") {
+      options.comm = value();
+      if (options.comm != "threads" && options.comm != "mpi")
+        die("--comm '" + options.comm + "': expected 'threads' or 'mpi'");
+    } else if (arg == "--comm-timeout") {
+      options.commTimeout = parseSeconds(arg, value());
     } else if (arg == "--profile") {
       options.profile = true;
     } else if (!arg.empty() && arg[0] == '-') {
@@ -134,65 +191,223 @@ void reexecWithSuitableBlasKernels(char **argv) {
   // Still here: the exec failed; carry on with the generic kernels.
 }
 
-int main(int argc, char **argv) {
-  reexecWithSuitableBlasKernels(argv);
-  Options options = parseOptions(argc, argv);
-  auto artifact = loadArtifact(options.artifact, /*rank=*/0);
-  if (!artifact)
-    die(artifact.status().message());
-  if (artifact->target != "cpu")
-    die(options.artifact + ": compiled for target '" + artifact->target +
-        "'; this shardrun runs 'cpu' artifacts");
-  auto inputs = io::readNpz(options.inputs);
-  if (!inputs)
-    die(inputs.error());
-  std::vector<std::pair<std::string, const HostTensor *>> given;
-  for (const io::NamedTensor &input : *inputs)
-    given.emplace_back(input.name, &input.tensor);
-  std::vector<const HostTensor *> ordered;
-  if (Status status = checkInputs(*artifact, given, ordered); !status)
-    die(options.inputs + ": " + status.message());
+namespace {
 
-  cpu::setThreads(options.threads);
-  cpu::CpuDevice device;
-  auto executor = Executor::prepare(*artifact, device);
-  if (!executor)
-    die(executor.status().message());
+/// What one rank measured and produced.
+struct RankRun {
   std::vector<HostTensor> outputs;
-  for (int i = 0; i < options.warmup; ++i)
-    if (Status status = (*executor)->run(ordered, outputs); !status)
-      die(status.message());
   std::vector<double> seconds;
+  int64_t arenaBytes = 0;
+  std::vector<StepProfile> profile;
+};
+
+/// The inputs by name, read once and shared by every rank (read-only).
+struct Inputs {
+  std::vector<io::NamedTensor> tensors;
+  std::vector<std::pair<std::string, const HostTensor *>> named() const {
+    std::vector<std::pair<std::string, const HostTensor *>> given;
+    for (const io::NamedTensor &input : tensors)
+      given.emplace_back(input.name, &input.tensor);
+    return given;
+  }
+};
+
+/// Checks made before any rank starts (or, under MPI, on every rank before
+/// any communication), so that every rank reports them alike. An empty
+/// string when all is well.
+std::string checkLaunch(const Options &options, const ArtifactLayout &layout, int launched) {
+  if (layout.target != "cpu")
+    return options.artifact + ": compiled for target '" + layout.target +
+           "'; this shardrun runs 'cpu' artifacts";
+  if (layout.ranks != launched)
+    return "the artifact was compiled for " + layout.describe() + " but " +
+           std::to_string(launched) + (launched == 1 ? " was" : " were") + " launched (run it with --np " +
+           std::to_string(layout.ranks) + ", or mpirun -np " + std::to_string(layout.ranks) + ")";
+  return "";
+}
+
+/// Prepares and runs one rank's program: warmup, then the timed runs.
+Status runRank(const Options &options, const Artifact &artifact,
+               const std::vector<const HostTensor *> &ordered, Communicator &world,
+               RankRun &result) {
+  cpu::CpuDevice device;
+  auto executor = Executor::prepare(artifact, device, &world);
+  if (!executor)
+    return executor.status();
+  for (int i = 0; i < options.warmup; ++i)
+    if (Status status = (*executor)->run(ordered, result.outputs); !status)
+      return status;
   for (int i = 0; i < options.iters; ++i) {
     auto start = std::chrono::steady_clock::now();
-    if (Status status = (*executor)->run(ordered, outputs, options.profile); !status)
-      die(status.message());
-    seconds.push_back(
+    if (Status status = (*executor)->run(ordered, result.outputs, options.profile); !status)
+      return status;
+    result.seconds.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
+  result.arenaBytes = (*executor)->arenaBytes();
+  result.profile = (*executor)->profile();
+  return {};
+}
+
+/// Rank 0's part at the end: the outputs and the summary. An error message,
+/// or empty.
+std::string finish(const Options &options, const Artifact &artifact, RankRun &run,
+                   const std::string &how) {
   if (!options.outputs.empty()) {
     std::vector<io::NamedView> named;
-    for (size_t i = 0; i < outputs.size(); ++i)
-      named.push_back({artifact->outputs[i].name, outputs[i].view()});
+    for (size_t i = 0; i < run.outputs.size(); ++i)
+      named.push_back({artifact.outputs[i].name, run.outputs[i].view()});
     if (io::Status status = io::writeNpz(options.outputs, named); !status)
-      die(status.error());
+      return status.error();
   }
-  std::sort(seconds.begin(), seconds.end());
-  double median = seconds[seconds.size() / 2];
-  std::printf("shardrun: %d rank, %d thread(s), %.3f ms/iter (median of %d), arena %s, peak RSS %s\n",
-              artifact->ranks, cpu::threads(), median * 1e3, options.iters,
-              megabytes((*executor)->arenaBytes()).c_str(), megabytes(peakRssBytes()).c_str());
+  std::sort(run.seconds.begin(), run.seconds.end());
+  double median = run.seconds[run.seconds.size() / 2];
+  std::string ranks = artifact.ranks == 1 ? "1 rank" : std::to_string(artifact.ranks) + " ranks";
+  if (!artifact.mesh.names.empty() && artifact.ranks > 1)
+    ranks += " (mesh " + artifact.mesh.describe() + ") " + how;
+  std::printf("shardrun: %s, %d thread(s)%s, %.3f ms/iter (median of %d), arena %s, peak RSS %s\n",
+              ranks.c_str(), cpu::threads(), artifact.ranks > 1 ? " per rank" : "", median * 1e3,
+              options.iters, megabytes(run.arenaBytes).c_str(), megabytes(peakRssBytes()).c_str());
   if (options.profile) {
     std::printf("%-5s %-18s %10s %6s  %s\n", "step", "kernel", "ms/iter", "share", "ONNX nodes");
     double total = 0;
-    for (const StepProfile &step : (*executor)->profile())
+    for (const StepProfile &step : run.profile)
       total += step.seconds;
-    for (size_t i = 0; i < (*executor)->profile().size(); ++i) {
-      const StepProfile &step = (*executor)->profile()[i];
+    for (size_t i = 0; i < run.profile.size(); ++i) {
+      const StepProfile &step = run.profile[i];
       std::printf("%-5zu %-18s %10.4f %5.1f%%  %s\n", i, step.kernel.c_str(),
                   step.seconds / options.iters * 1e3, total > 0 ? 100 * step.seconds / total : 0.0,
                   step.source.c_str());
     }
   }
+  std::fflush(stdout);
+  return "";
+}
+
+std::chrono::milliseconds timeoutOf(const Options &options) {
+  return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(options.commTimeout * 1000)));
+}
+
+/// One rank (no --np), or --np N ranks as threads of this process.
+int runAsThreads(const Options &options) {
+  const int np = options.np ? options.np : 1;
+  auto layout = readArtifactLayout(options.artifact);
+  if (!layout)
+    die(layout.status().message());
+  if (std::string error = checkLaunch(options, *layout, np); !error.empty())
+    die(error);
+  Inputs inputs;
+  auto read = io::readNpz(options.inputs);
+  if (!read)
+    die(read.error());
+  inputs.tensors = std::move(*read);
+  // Every rank's files are checked before any rank starts.
+  std::vector<Artifact> artifacts;
+  for (int rank = 0; rank < np; ++rank) {
+    auto artifact = loadArtifact(options.artifact, rank);
+    if (!artifact)
+      die(artifact.status().message());
+    artifacts.push_back(std::move(*artifact));
+  }
+  std::vector<const HostTensor *> ordered;
+  if (Status status = checkInputs(artifacts[0], inputs.named(), ordered); !status)
+    die(options.inputs + ": " + status.message());
+
+  // The cores are shared: each rank's kernels (and GEMMs) get a share.
+  cpu::setThreads(options.threads);
+  if (np > 1)
+    cpu::setThreads(std::max(1, cpu::threads() / np));
+  comm::InProcessWorld world(np, timeoutOf(options));
+  std::vector<RankRun> runs(np);
+  Status status = world.run([&](int rank, Communicator &communicator) {
+    return runRank(options, artifacts[rank], ordered, communicator, runs[rank]);
+  });
+  if (!status)
+    die(status.message());
+  if (std::string error = finish(options, artifacts[0], runs[0], "as threads"); !error.empty())
+    die(error);
   return 0;
+}
+
+/// The rank the launcher says this process is, where it says so.
+std::string checkLauncherRank(int rank) {
+  for (const char *variable : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "RANK", "SLURM_PROCID"}) {
+    const char *value = std::getenv(variable);
+    if (value && *value && std::to_string(rank) != value)
+      return std::string(variable) + "=" + value + " but MPI made this process rank " +
+             std::to_string(rank);
+  }
+  return "";
+}
+
+/// One rank per process of an MPI job.
+int runUnderMpi(const Options &options, int &argc, char **&argv) {
+  auto started = comm::MpiSession::start(argc, argv);
+  if (!started)
+    die(started.status().message());
+  std::unique_ptr<comm::MpiSession> session = std::move(*started);
+  // Errors every rank sees alike end each rank cleanly; an error of one rank
+  // ends the whole job, or the others would wait for it forever.
+  auto failEverywhere = [&](const std::string &message) {
+    printError(message);
+    session.reset(); // MPI_Finalize
+    std::exit(1);
+  };
+  auto failAlone = [&](const std::string &message) {
+    printError((session->size() > 1 ? "rank " + std::to_string(session->rank()) + ": " : "") +
+               message);
+    comm::MpiSession::abortJob(1);
+  };
+  const int rank = session->rank();
+  if (std::string error = checkLauncherRank(rank); !error.empty())
+    failAlone(error);
+  auto layout = readArtifactLayout(options.artifact);
+  if (!layout)
+    failEverywhere(layout.status().message());
+  if (std::string error = checkLaunch(options, *layout, session->size()); !error.empty())
+    failEverywhere(error);
+  Inputs inputs;
+  auto read = io::readNpz(options.inputs);
+  if (!read)
+    failEverywhere(read.error());
+  inputs.tensors = std::move(*read);
+  auto artifact = loadArtifact(options.artifact, rank);
+  if (!artifact)
+    failAlone(artifact.status().message());
+  std::vector<const HostTensor *> ordered;
+  if (Status status = checkInputs(*artifact, inputs.named(), ordered); !status)
+    failEverywhere(options.inputs + ": " + status.message());
+
+  cpu::setThreads(options.threads);
+  if (!options.threads && session->localSize() > 1)
+    cpu::setThreads(std::max(1, cpu::threads() / session->localSize()));
+  session->setTimeout(timeoutOf(options), [](const std::string &message) {
+    printError(message);
+    comm::MpiSession::abortJob(1);
+  });
+  RankRun run;
+  {
+    auto world = session->world();
+    if (!world)
+      failAlone(world.status().message());
+    if (Status status = runRank(options, *artifact, ordered, **world, run); !status)
+      failAlone(status.message());
+  } // the communicators go before MPI_Finalize
+  if (rank == 0)
+    if (std::string error = finish(options, *artifact, run, "under MPI"); !error.empty())
+      failAlone(error);
+  session.reset();
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  reexecWithSuitableBlasKernels(argv);
+  Options options = parseOptions(argc, argv);
+  const bool mpi = options.comm == "mpi" || (options.comm.empty() && comm::launchedByMpi());
+  if (mpi && options.np)
+    die("--np runs the ranks as threads of one process; it cannot be combined with an MPI "
+        "launch (use mpirun -np N alone)");
+  return mpi ? runUnderMpi(options, argc, argv) : runAsThreads(options);
 }

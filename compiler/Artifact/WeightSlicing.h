@@ -1,0 +1,19 @@
+//===- WeightSlicing.h - cut a rank's block out of a stored tensor -*- C++ -*-===//
+#ifndef SHARDC_COMPILER_ARTIFACT_WEIGHTSLICING_H
+#define SHARDC_COMPILER_ARTIFACT_WEIGHTSLICING_H
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <vector>
+
+namespace shardc::artifact {
+
+/// The row-major bytes of the box of `shape` at `offsets` inside the
+/// row-major tensor `stored` of `storedShape`.
+std::vector<char> extractBox(llvm::ArrayRef<char> stored, int64_t elementBytes,
+                             llvm::ArrayRef<int64_t> storedShape, llvm::ArrayRef<int64_t> offsets,
+                             llvm::ArrayRef<int64_t> shape);
+
+} // namespace shardc::artifact
+
+#endif

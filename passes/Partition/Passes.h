@@ -1,0 +1,23 @@
+//===- Passes.h - partitioning into the per-device program ------*- C++ -*-===//
+#ifndef SHARDC_PASSES_PARTITION_PASSES_H
+#define SHARDC_PASSES_PARTITION_PASSES_H
+
+#include "dialects/Dist/DistDialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace shardc::partition {
+
+/// The attribute a partitioned weight keeps its global sharding in.
+constexpr llvm::StringLiteral kWeightShardAttrName = "dist.weight_shard";
+
+#define GEN_PASS_DECL
+#include "passes/Partition/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Partition/Passes.h.inc"
+
+} // namespace shardc::partition
+
+#endif

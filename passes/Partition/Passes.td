@@ -1,0 +1,23 @@
+//===- Passes.td - the global program becomes each device's program ---------===//
+
+#ifndef SHARDC_PASSES_PARTITION_PASSES_TD
+#define SHARDC_PASSES_PARTITION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PartitionPass : Pass<"shardc-partition", "mlir::ModuleOp"> {
+  let summary = "Rewrite the sharded global program as the per-device (SPMD) program";
+  let description = [{
+    Expects every op annotated (`dist.shardings`) and every change of sharding
+    explicit (`dist.reshard`), as shardc-propagate-sharding leaves them. Each
+    value takes its local shape; each reshard becomes the collectives that
+    perform it (all_reduce / reduce_scatter for pending sums, all_gather,
+    all_to_all, and all_slice for taking a share of a whole value); each
+    weight keeps its global sharding as `dist.weight_shard`, from which the
+    artifact writer cuts every rank's slice. Function arguments and results
+    stay whole.
+  }];
+  let dependentDialects = ["shardc::dist::DistDialect"];
+}
+
+#endif

@@ -1,0 +1,269 @@
+//===- AutoShard.cpp - choose every op's sharding by cost -----------------===//
+#include "passes/Sharding/Passes.h"
+
+#include "passes/Sharding/MinSumSolver.h"
+#include "passes/Sharding/ShardingConversion.h"
+#include "passes/Sharding/ShardingProblem.h"
+
+#include "dialects/Graph/GraphOps.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace shardc::sharding {
+#define GEN_PASS_DEF_AUTOSHARDPASS
+#include "passes/Sharding/Passes.h.inc"
+} // namespace shardc::sharding
+
+namespace shardc::sharding {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+/// Largest cost table an elimination may build (a transformer layer needs
+/// a few thousand entries; this bounds time and memory on odd graphs).
+constexpr size_t kMaxTableEntries = size_t(1) << 22;
+
+RankedTensorType tensorType(Value value) { return cast<RankedTensorType>(value.getType()); }
+
+/// The distinct shardings a list of strategies gives one value, and which
+/// one each strategy gives: pricing distinct pairs only keeps large models fast.
+struct Distinct {
+  std::vector<ValueSharding> shardings;
+  SmallVector<unsigned> ofStrategy;
+
+  template <typename Get> static Distinct of(size_t count, Get get) {
+    Distinct distinct;
+    for (size_t strategy = 0; strategy < count; ++strategy) {
+      const ValueSharding &sharding = get(strategy);
+      auto found = llvm::find(distinct.shardings, sharding);
+      distinct.ofStrategy.push_back(found - distinct.shardings.begin());
+      if (found == distinct.shardings.end())
+        distinct.shardings.push_back(sharding);
+    }
+    return distinct;
+  }
+};
+
+std::string gib(double bytes) { return llvm::formatv("{0:F2} GiB", bytes / double(1LL << 30)); }
+
+class Search {
+public:
+  Search(ShardingProblem &problem) : problem(problem) {}
+
+  FailureOr<std::vector<unsigned>> run(func::FuncOp function) {
+    ArrayRef<OpChoices> ops = problem.choices();
+    const MeshShape &mesh = problem.meshShape();
+    // Variable i < ops.size() is op i: unary cost compute plus the reshards
+    // of operands no op produces. Each produced value links its producer to
+    // its consumers (below).
+    unary.resize(ops.size());
+    for (auto [consumer, op] : llvm::enumerate(ops)) {
+      unary[consumer].assign(op.computeSeconds.begin(), op.computeSeconds.end());
+      for (auto [position, operand] : llvm::enumerate(op.op->getOperands())) {
+        if (ShardingProblem::sourceKind(operand) != SourceKind::Complete)
+          continue;
+        // Every device holds it whole: slicing is free, a partial sum impossible.
+        ValueSharding whole = ValueSharding::replicated(tensorType(operand).getRank());
+        for (size_t strategy = 0; strategy < op.strategies.size(); ++strategy)
+          unary[consumer][strategy] +=
+              problem.reshardSeconds(operand, whole, op.operands[strategy][position]);
+      }
+    }
+    for (auto [producer, op] : llvm::enumerate(ops))
+      for (OpResult result : op.op->getResults())
+        linkUses(producer, result);
+    for (std::vector<double> &costs : unary)
+      solver.addVariable(std::move(costs));
+    std::string error;
+    auto solution = solver.solve(kMaxTableEntries, error);
+    if (!solution)
+      return function.emitError() << "the sharding search is too large: " << error;
+    if (solution->cost == kInfinity)
+      return function.emitError() << "no sharding of the program exists on the mesh ("
+                                  << mesh.describe() << ")";
+    solution->values.resize(ops.size());
+    return solution->values;
+  }
+
+private:
+  /// One use of a value: an operand of an op that takes part (the sharding
+  /// depends on its strategy) or a program result (whole).
+  struct Use {
+    std::optional<unsigned> consumer;
+    unsigned position = 0;
+  };
+
+  /// A value read once costs a pair (producer, consumer). A value read
+  /// several times gets a variable of its own, the sharding it is converted
+  /// to once and shared, so consumers that want the same thing pay once.
+  void linkUses(unsigned producer, OpResult result) {
+    ArrayRef<OpChoices> ops = problem.choices();
+    SmallVector<Use> uses;
+    for (OpOperand &use : result.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto consumer = problem.indexOf(user))
+        uses.push_back({*consumer, use.getOperandNumber()});
+      else if (isa<func::ReturnOp>(user))
+        uses.push_back({std::nullopt, 0});
+    }
+    if (uses.empty())
+      return;
+    const OpChoices &from = ops[producer];
+    unsigned number = result.getResultNumber();
+    ValueSharding whole = ValueSharding::replicated(tensorType(result).getRank());
+    auto wantedBy = [&](const Use &use) {
+      if (!use.consumer)
+        return Distinct{{whole}, {0}};
+      const OpChoices &to = ops[*use.consumer];
+      return Distinct::of(to.strategies.size(), [&](size_t strategy) -> auto & {
+        return to.operands[strategy][use.position];
+      });
+    };
+    Distinct given = Distinct::of(from.strategies.size(), [&](size_t strategy) -> auto & {
+      return from.results[strategy][number];
+    });
+    if (uses.size() == 1) {
+      link(result, producer, given, uses[0], wantedBy(uses[0]));
+      return;
+    }
+    // The shared conversion's candidates: whatever the producer gives or a
+    // consumer wants.
+    Distinct shared;
+    for (const ValueSharding &sharding : given.shardings)
+      shared.shardings.push_back(sharding);
+    for (const Use &use : uses)
+      for (const ValueSharding &sharding : wantedBy(use).shardings)
+        if (!llvm::is_contained(shared.shardings, sharding))
+          shared.shardings.push_back(sharding);
+    for (unsigned index = 0; index < shared.shardings.size(); ++index)
+      shared.ofStrategy.push_back(index);
+    unsigned variable = unary.size();
+    unary.emplace_back(shared.shardings.size(), 0.0);
+    solver.addPairwise(producer, variable,
+                       priceTable(result, given, shared));
+    for (const Use &use : uses) {
+      Distinct wanted = wantedBy(use);
+      if (!use.consumer) {
+        for (auto [index, sharding] : llvm::enumerate(shared.shardings))
+          unary[variable][index] += problem.reshardSeconds(result, sharding, whole);
+        continue;
+      }
+      solver.addPairwise(variable, *use.consumer, priceTable(result, shared, wanted));
+    }
+  }
+
+  void link(Value value, unsigned producer, const Distinct &given, const Use &use,
+            const Distinct &wanted) {
+    if (!use.consumer) {
+      for (size_t strategy = 0; strategy < given.ofStrategy.size(); ++strategy)
+        unary[producer][strategy] += problem.reshardSeconds(
+            value, given.shardings[given.ofStrategy[strategy]], wanted.shardings[0]);
+      return;
+    }
+    solver.addPairwise(producer, *use.consumer, priceTable(value, given, wanted));
+  }
+
+  /// Reshard seconds from each choice of `from` to each of `to`, priced once
+  /// per distinct pair of shardings.
+  std::vector<double> priceTable(Value value, const Distinct &from, const Distinct &to) {
+    SmallVector<double> price(from.shardings.size() * to.shardings.size());
+    for (auto [f, have] : llvm::enumerate(from.shardings))
+      for (auto [t, want] : llvm::enumerate(to.shardings))
+        price[f * to.shardings.size() + t] = problem.reshardSeconds(value, have, want);
+    std::vector<double> table(from.ofStrategy.size() * to.ofStrategy.size());
+    for (size_t a = 0; a < from.ofStrategy.size(); ++a)
+      for (size_t b = 0; b < to.ofStrategy.size(); ++b)
+        table[a * to.ofStrategy.size() + b] =
+            price[from.ofStrategy[a] * to.shardings.size() + to.ofStrategy[b]];
+    return table;
+  }
+
+  ShardingProblem &problem;
+  MinSumProblem solver;
+  std::vector<std::vector<double>> unary;
+};
+
+/// Weights (once per distinct sharding) plus the peak of live activations,
+/// per device, in program order.
+LogicalResult checkMemory(func::FuncOp function, ShardingProblem &problem,
+                          ArrayRef<unsigned> chosen, int64_t budget) {
+  const MeshShape &mesh = problem.meshShape();
+  ArrayRef<OpChoices> ops = problem.choices();
+  double weights = 0;
+  llvm::DenseMap<Operation *, std::vector<ValueSharding>> weightCuts;
+  llvm::DenseMap<Value, int64_t> localBytes;
+  llvm::DenseMap<Value, Operation *> lastUse;
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    for (auto [position, operand] : llvm::enumerate(op.op->getOperands())) {
+      lastUse[operand] = op.op;
+      if (ShardingProblem::sourceKind(operand) != SourceKind::Weight)
+        continue;
+      const ValueSharding &cut = op.operands[chosen[index]][position];
+      auto &cuts = weightCuts[operand.getDefiningOp()];
+      if (llvm::is_contained(cuts, cut))
+        continue;
+      cuts.push_back(cut);
+      weights += double(tensorBytes(cut.localShape(tensorType(operand).getShape(), mesh),
+                                    tensorType(operand).getElementType()));
+    }
+    for (auto [position, result] : llvm::enumerate(op.op->getResults()))
+      localBytes[result] = tensorBytes(
+          op.results[chosen[index]][position].localShape(tensorType(result).getShape(), mesh),
+          tensorType(result).getElementType());
+  }
+  double live = 0, peak = 0;
+  for (const OpChoices &op : ops) {
+    for (Value result : op.op->getResults())
+      live += double(localBytes.lookup(result));
+    peak = std::max(peak, live);
+    for (Value operand : op.op->getOperands())
+      if (lastUse.lookup(operand) == op.op && localBytes.count(operand))
+        live -= double(localBytes.lookup(operand));
+  }
+  if (weights + peak <= double(budget))
+    return success();
+  return function.emitError() << "the plan needs " << gib(weights + peak)
+                              << " per device (weights " << gib(weights) << ", activations "
+                              << gib(peak) << ") but the device memory is " << gib(double(budget))
+                              << ": over by " << gib(weights + peak - double(budget));
+}
+
+struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<dist::MeshOp> mesh = findMesh(module);
+    if (failed(mesh))
+      return signalPassFailure();
+    if (!*mesh)
+      return;
+    auto model = DeviceModel::load(device);
+    if (!model) {
+      module.emitError() << llvm::toString(model.takeError());
+      return signalPassFailure();
+    }
+    int64_t budget = deviceMemory > 0 ? int64_t(deviceMemory) : model->memoryBytes;
+    for (func::FuncOp function : module.getOps<func::FuncOp>()) {
+      ShardingProblem problem(function, meshShapeOf(*mesh), {*model, true, sequenceParallel});
+      if (failed(problem.build()))
+        return signalPassFailure();
+      Search search(problem);
+      FailureOr<std::vector<unsigned>> chosen = search.run(function);
+      if (failed(chosen) || failed(checkMemory(function, problem, *chosen, budget)))
+        return signalPassFailure();
+      for (auto [index, op] : llvm::enumerate(problem.choices())) {
+        SmallVector<dist::ShardingAttr> shardings;
+        for (const ValueSharding &sharding : op.results[(*chosen)[index]])
+          shardings.push_back(toAttr(sharding, problem.meshShape(), *mesh));
+        dist::setResultShardings(op.op, shardings);
+      }
+    }
+  }
+};
+
+} // namespace
+} // namespace shardc::sharding

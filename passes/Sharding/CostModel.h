@@ -1,0 +1,68 @@
+//===- CostModel.h - what a step costs on a device mesh ----------*- C++ -*-===//
+//
+// The numbers the search minimizes: compute at the device's peak (a roofline
+// over flops and bytes), each collective by an alpha-beta model (ring and
+// tree formulas, the cheaper wins), with the link chosen per mesh axis: a
+// group whose ranks fit in one node talks over NVLink, otherwise over
+// InfiniBand. Defaults describe H100 and H200 nodes of 8 GPUs; a JSON file
+// overrides any of them (--device FILE.json, README "Device description").
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_SHARDING_COSTMODEL_H
+#define SHARDC_PASSES_SHARDING_COSTMODEL_H
+
+#include "passes/Sharding/ValueSharding.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace shardc::sharding {
+
+struct Link {
+  double latencySeconds;
+  double bytesPerSecond; ///< per direction, per device
+};
+
+struct DeviceModel {
+  std::string name;
+  double peakFlops16;     ///< dense fp16/bf16 tensor-core FLOP/s
+  double peakFlops32;     ///< fp32 (TF32 tensor cores) FLOP/s
+  double memoryBandwidth; ///< HBM bytes/s
+  int64_t memoryBytes;
+  int64_t devicesPerNode;
+  Link intraNode, interNode;
+  /// Fixed cost of starting one collective (a kernel launch and the group's
+  /// handshake): why one all-reduce beats an all-gather pair of equal bytes.
+  double collectiveLaunchSeconds;
+
+  /// "h100" or "h200".
+  static std::optional<DeviceModel> preset(llvm::StringRef name);
+  /// A preset name, or a JSON file whose keys override the "base" preset.
+  static llvm::Expected<DeviceModel> load(llvm::StringRef nameOrFile);
+};
+
+/// Bytes moved in and out of one device by a collective (ring algorithms):
+/// what the report calls traffic.
+int64_t collectiveTrafficBytes(const CollectiveStep &step, int64_t elementBytes,
+                               const MeshShape &mesh);
+/// The buffer the collective works on, as nccl-tests counts it: the reduced
+/// buffer for all-reduce, the gathered (whole) one for all-gather and
+/// reduce-scatter, the sent one for all-to-all.
+int64_t collectivePayloadBytes(const CollectiveStep &step, int64_t elementBytes);
+double collectiveSeconds(const CollectiveStep &step, int64_t elementBytes, const MeshShape &mesh,
+                         const DeviceModel &device);
+
+/// Flops of one op on global shapes (2 per multiply-add).
+double opFlops(mlir::Operation *op);
+/// Roofline time of an op split `shards` ways, moving `localBytes` per device.
+double opSeconds(mlir::Operation *op, int64_t shards, int64_t localBytes,
+                 const DeviceModel &device);
+
+int64_t elementBytes(mlir::Type elementType);
+int64_t tensorBytes(llvm::ArrayRef<int64_t> shape, mlir::Type elementType);
+
+} // namespace shardc::sharding
+
+#endif

@@ -1,0 +1,53 @@
+//===- Pipeline.cpp - the shardc-shard pipeline ---------------------------===//
+#include "passes/Sharding/Passes.h"
+
+#include "passes/Lowering/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace shardc::sharding {
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Sharding/Passes.h.inc"
+
+void buildShardPipeline(mlir::OpPassManager &pm, const AutoShardPassOptions &options) {
+  pm.addPass(lowering::createInlineCompositesPass());
+  pm.addPass(createSplitFusedProjectionsPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(createAutoShardPass(options));
+  PropagateShardingPassOptions propagation;
+  propagation.device = options.device;
+  pm.addPass(createPropagateShardingPass(propagation));
+}
+
+namespace {
+
+/// shardc-shard's command-line options: shardc-auto-shard's.
+struct ShardPipelineOptions : mlir::PassPipelineOptions<ShardPipelineOptions> {
+  Option<bool> sequenceParallel{
+      *this, "sequence-parallel",
+      llvm::cl::desc("Split norms and the activations between blocks along the sequence")};
+  Option<std::string> device{*this, "device", llvm::cl::desc("h100, h200 or a JSON file"),
+                             llvm::cl::init("h100")};
+  Option<int64_t> deviceMemory{*this, "device-memory",
+                               llvm::cl::desc("Bytes per device (0: the device's)"),
+                               llvm::cl::init(0)};
+};
+
+} // namespace
+
+void registerShardingPasses() {
+  registerShardingPassesPasses();
+  mlir::PassPipelineRegistration<ShardPipelineOptions>(
+      "shardc-shard", "Split fused projections, choose every op's sharding, make reshards explicit",
+      [](mlir::OpPassManager &pm, const ShardPipelineOptions &options) {
+        AutoShardPassOptions search;
+        search.sequenceParallel = options.sequenceParallel;
+        search.device = options.device;
+        search.deviceMemory = options.deviceMemory;
+        buildShardPipeline(pm, search);
+      });
+}
+
+} // namespace shardc::sharding

@@ -1,0 +1,211 @@
+//===- PropagateSharding.cpp - complete shardings, make reshards explicit ---===//
+#include "passes/Sharding/Passes.h"
+
+#include "passes/Sharding/ShardingConversion.h"
+#include "passes/Sharding/ShardingProblem.h"
+
+#include "dialects/Graph/GraphOps.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace shardc::sharding {
+#define GEN_PASS_DEF_PROPAGATESHARDINGPASS
+#include "passes/Sharding/Passes.h.inc"
+} // namespace shardc::sharding
+
+namespace shardc::sharding {
+namespace {
+
+RankedTensorType tensorType(Value value) { return cast<RankedTensorType>(value.getType()); }
+
+class Propagation {
+public:
+  Propagation(ShardingProblem &problem, dist::MeshOp mesh) : problem(problem), mesh(mesh) {}
+
+  LogicalResult run(func::FuncOp function) {
+    const MeshShape &shape = problem.meshShape();
+    Block &body = function.getBody().front();
+    OpBuilder builder(function.getContext());
+    builder.setInsertionPointToStart(&body);
+    for (BlockArgument argument : function.getArguments()) {
+      auto attr = function.getArgAttrOfType<dist::ShardingAttr>(argument.getArgNumber(),
+                                                                dist::kArgShardingAttrName);
+      std::optional<ValueSharding> wanted;
+      if (attr && !(wanted = fromAttr(attr, shape)))
+        return function.emitError() << "argument " << argument.getArgNumber()
+                                    << " has a sharding the mesh does not fit";
+      current[argument] = ValueSharding::replicated(tensorType(argument).getRank());
+      if (wanted && *wanted != current[argument]) {
+        // Every device receives the whole input; the annotation asks for its share.
+        Value shard = reshard(builder, argument, *wanted, argument.getLoc());
+        argument.replaceAllUsesExcept(shard, shard.getDefiningOp());
+      }
+    }
+    for (Operation *op : llvm::to_vector(llvm::map_range(body, [](Operation &op) { return &op; }))) {
+      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        builder.setInsertionPoint(ret);
+        for (OpOperand &operand : ret->getOpOperands())
+          if (failed(deliver(builder, operand,
+                             ValueSharding::replicated(tensorType(operand.get()).getRank()))))
+            return failure();
+        continue;
+      }
+      if (!ShardingProblem::takesPart(op))
+        continue;
+      if (failed(place(builder, op)))
+        return failure();
+    }
+    for (Operation &op : llvm::make_early_inc_range(body))
+      if (isa<graph::WeightOp>(op) && op.use_empty())
+        op.erase();
+    return success();
+  }
+
+private:
+  ValueSharding shardingOf(Value value) {
+    auto found = current.find(value);
+    return found != current.end() ? found->second
+                                  : ValueSharding::replicated(tensorType(value).getRank());
+  }
+
+  double operandCost(const OpChoices &op, unsigned strategy) {
+    double cost = 0;
+    for (auto [position, operand] : llvm::enumerate(op.op->getOperands()))
+      cost += problem.reshardSeconds(operand, shardingOf(operand),
+                                     op.operands[strategy][position]);
+    return cost;
+  }
+
+  /// Chooses `op`'s strategy, reshards its operands, records its results.
+  LogicalResult place(OpBuilder &builder, Operation *op) {
+    const OpChoices &choices = problem.choices()[*problem.indexOf(op)];
+    auto annotated = op->getAttrOfType<ArrayAttr>(dist::kShardingsAttrName);
+    std::vector<ValueSharding> wanted;
+    if (annotated) {
+      for (Attribute attr : annotated) {
+        auto sharding = fromAttr(cast<dist::ShardingAttr>(attr), problem.meshShape());
+        if (!sharding)
+          return op->emitOpError() << "has a sharding the mesh does not fit";
+        wanted.push_back(*sharding);
+      }
+    }
+    // Annotations win: among the strategies that produce them, the cheapest
+    // to feed; without one (or none that fits), the cheapest overall.
+    double best = std::numeric_limits<double>::infinity();
+    std::optional<unsigned> pick;
+    for (unsigned pass = 0; pass < 2 && !pick; ++pass)
+      for (unsigned strategy = 0; strategy < choices.strategies.size(); ++strategy) {
+        bool produces = llvm::equal(choices.results[strategy], wanted);
+        if (pass == 0 && annotated && !produces)
+          continue;
+        double cost = operandCost(choices, strategy);
+        if (cost < best) {
+          best = cost;
+          pick = strategy;
+        }
+      }
+    if (!pick)
+      return op->emitOpError() << "cannot be fed: no strategy accepts its operands' shardings";
+    builder.setInsertionPoint(op);
+    for (OpOperand &operand : op->getOpOperands())
+      if (failed(deliver(builder, operand, choices.operands[*pick][operand.getOperandNumber()])))
+        return failure();
+    SmallVector<dist::ShardingAttr> attrs;
+    for (auto [position, result] : llvm::enumerate(op->getResults())) {
+      current[result] = choices.results[*pick][position];
+      attrs.push_back(toAttr(current[result], problem.meshShape(), mesh));
+    }
+    dist::setResultShardings(op, attrs);
+    if (!annotated || llvm::equal(choices.results[*pick], wanted))
+      return success();
+    // The annotation could not be produced directly: reshard to it after the op.
+    builder.setInsertionPointAfter(op);
+    for (auto [position, result] : llvm::enumerate(op->getResults())) {
+      if (current[result] == wanted[position])
+        continue;
+      Value shard = reshard(builder, result, wanted[position], op->getLoc());
+      result.replaceAllUsesExcept(shard, shard.getDefiningOp());
+    }
+    return success();
+  }
+
+  /// Makes `operand` arrive as `wanted`: weights are cut at compile time
+  /// (one clone per sharding), everything else is resharded.
+  LogicalResult deliver(OpBuilder &builder, OpOperand &operand, const ValueSharding &wanted) {
+    Value value = operand.get();
+    if (auto weight = value.getDefiningOp<graph::WeightOp>()) {
+      Value &clone = weightClones[{weight, toAttr(wanted, problem.meshShape(), mesh)}];
+      if (!clone) {
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPoint(weight);
+        clone = builder.clone(*weight)->getResult(0);
+        dist::setResultShardings(clone.getDefiningOp(),
+                                 {toAttr(wanted, problem.meshShape(), mesh)});
+      }
+      operand.set(clone);
+      return success();
+    }
+    ValueSharding have = shardingOf(value);
+    if (have == wanted)
+      return success();
+    if (problem.reshardSeconds(value, have, wanted) == std::numeric_limits<double>::infinity())
+      return operand.getOwner()->emitOpError()
+             << "operand " << operand.getOperandNumber()
+             << " must be a partial sum, which its producer does not give";
+    // Consumers that want the same sharding share one reshard (the search
+    // priced it once).
+    Value &shared = reshards[{value, toAttr(wanted, problem.meshShape(), mesh)}];
+    if (!shared) {
+      // A pending sum is resolved where it was made: the report names that node.
+      bool resolvesSum = !have.partial.empty() && have.partial != wanted.partial;
+      Location location = resolvesSum && value.getDefiningOp() ? value.getDefiningOp()->getLoc()
+                                                               : operand.getOwner()->getLoc();
+      shared = reshard(builder, value, wanted, location);
+    }
+    operand.set(shared);
+    return success();
+  }
+
+  Value reshard(OpBuilder &builder, Value value, const ValueSharding &wanted, Location location) {
+    auto op = builder.create<dist::ReshardOp>(location, value,
+                                              toAttr(wanted, problem.meshShape(), mesh));
+    current[op.getResult()] = wanted;
+    return op.getResult();
+  }
+
+  ShardingProblem &problem;
+  dist::MeshOp mesh;
+  llvm::DenseMap<Value, ValueSharding> current;
+  llvm::DenseMap<std::pair<Operation *, Attribute>, Value> weightClones;
+  llvm::DenseMap<std::pair<Value, Attribute>, Value> reshards;
+};
+
+struct PropagateShardingPass : impl::PropagateShardingPassBase<PropagateShardingPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<dist::MeshOp> mesh = findMesh(module);
+    if (failed(mesh))
+      return signalPassFailure();
+    if (!*mesh)
+      return;
+    auto model = DeviceModel::load(device);
+    if (!model) {
+      module.emitError() << llvm::toString(model.takeError());
+      return signalPassFailure();
+    }
+    for (func::FuncOp function : module.getOps<func::FuncOp>()) {
+      ShardingProblem problem(function, meshShapeOf(*mesh), {*model, false, false});
+      if (failed(problem.build()) || failed(Propagation(problem, *mesh).run(function)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
+} // namespace shardc::sharding

@@ -1,0 +1,59 @@
+//===- ShardingConversion.cpp ---------------------------------------------===//
+#include "passes/Sharding/ShardingConversion.h"
+
+using namespace mlir;
+
+namespace shardc::sharding {
+
+FailureOr<dist::MeshOp> findMesh(ModuleOp module) {
+  auto meshes = llvm::to_vector(module.getOps<dist::MeshOp>());
+  if (meshes.size() > 1)
+    return module.emitError() << "expected at most one dist.mesh, got " << meshes.size();
+  return meshes.empty() ? dist::MeshOp() : meshes.front();
+}
+
+MeshShape meshShapeOf(dist::MeshOp mesh) {
+  MeshShape shape;
+  for (Attribute name : mesh.getAxisNames())
+    shape.names.push_back(cast<StringAttr>(name).getValue().str());
+  shape.sizes.assign(mesh.getAxisSizes().begin(), mesh.getAxisSizes().end());
+  return shape;
+}
+
+dist::ShardingAttr toAttr(const ValueSharding &sharding, const MeshShape &shape,
+                          dist::MeshOp mesh) {
+  SmallVector<SmallVector<StringRef>> dims;
+  for (const AxisList &axes : sharding.dims) {
+    dims.emplace_back();
+    for (unsigned axis : axes)
+      dims.back().push_back(shape.names[axis]);
+  }
+  SmallVector<StringRef> partial;
+  for (unsigned axis : sharding.partial)
+    partial.push_back(shape.names[axis]);
+  return dist::ShardingAttr::get(mesh->getContext(), FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+                                 dims, partial);
+}
+
+std::optional<ValueSharding> fromAttr(dist::ShardingAttr attr, const MeshShape &shape) {
+  ValueSharding sharding;
+  for (const SmallVector<StringRef> &names : attr.getDimAxes()) {
+    sharding.dims.emplace_back();
+    for (StringRef name : names) {
+      std::optional<unsigned> axis = shape.axis(name);
+      if (!axis)
+        return std::nullopt;
+      sharding.dims.back().push_back(*axis);
+    }
+  }
+  for (StringRef name : attr.getPartialAxes()) {
+    std::optional<unsigned> axis = shape.axis(name);
+    if (!axis)
+      return std::nullopt;
+    sharding.partial.push_back(*axis);
+  }
+  llvm::sort(sharding.partial);
+  return sharding;
+}
+
+} // namespace shardc::sharding

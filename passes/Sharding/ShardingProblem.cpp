@@ -1,0 +1,229 @@
+//===- ShardingProblem.cpp - strategies and their costs, op by op ---------===//
+#include "passes/Sharding/ShardingProblem.h"
+
+#include "dialects/Graph/GraphOps.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace shardc::sharding {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+RankedTensorType tensorType(Value value) { return cast<RankedTensorType>(value.getType()); }
+
+std::string shapeText(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  for (auto [index, dim] : llvm::enumerate(shape))
+    text += (index ? ", " : "") + std::to_string(dim);
+  return text + "]";
+}
+
+} // namespace
+
+SourceKind ShardingProblem::sourceKind(Value value) {
+  Operation *producer = value.getDefiningOp();
+  if (isa_and_nonnull<graph::WeightOp>(producer))
+    return SourceKind::Weight;
+  if (!producer || isa<graph::ConstantOp>(producer))
+    return SourceKind::Complete;
+  return SourceKind::Op;
+}
+
+bool ShardingProblem::takesPart(Operation *op) {
+  return !isa<graph::WeightOp, graph::ConstantOp, func::ReturnOp>(op);
+}
+
+std::optional<unsigned> ShardingProblem::indexOf(Operation *op) const {
+  auto found = index.find(op);
+  if (found == index.end())
+    return std::nullopt;
+  return found->second;
+}
+
+StrategyLimits ShardingProblem::limitsFor(Operation *op) {
+  StrategyLimits limits;
+  limits.weightOperands.resize(op->getNumOperands());
+  for (auto [position, operand] : llvm::enumerate(op->getOperands()))
+    if (sourceKind(operand) == SourceKind::Weight)
+      limits.weightOperands.set(position);
+  limits.axisMaySplitWeights.resize(mesh.numAxes());
+  limits.axisMustSplitWeights.resize(mesh.numAxes());
+  // Data parallelism replicates weights (ZeRO would split them, later);
+  // --tp means every linear layer's weight is split over tp.
+  bool hasWeights = limits.weightOperands.any() && isa<graph::LinearOp, graph::MatMulOp>(op);
+  for (unsigned axis = 0; axis < mesh.numAxes(); ++axis) {
+    if (mesh.names[axis] != "dp" || !options.applyPolicies)
+      limits.axisMaySplitWeights.set(axis);
+    if (mesh.names[axis] == "tp" && hasWeights && options.applyPolicies)
+      limits.axisMustSplitWeights.set(axis);
+  }
+  return limits;
+}
+
+llvm::SmallBitVector ShardingProblem::batchFactors(Operation *op, const OpShardingRule &rule) {
+  llvm::SmallBitVector factors(rule.factors.size());
+  for (auto [position, operand] : llvm::enumerate(op->getOperands())) {
+    auto found = batchDims.find(operand);
+    if (found == batchDims.end())
+      continue;
+    for (unsigned dim : found->second.set_bits())
+      for (unsigned factor : rule.operands[position][dim])
+        factors.set(factor);
+  }
+  return factors;
+}
+
+void ShardingProblem::labelBatch(Operation *op, const OpShardingRule &rule,
+                                 const llvm::SmallBitVector &factors) {
+  for (auto [position, result] : llvm::enumerate(op->getResults())) {
+    llvm::SmallBitVector dims(rule.results[position].size());
+    for (auto [dim, dimFactors] : llvm::enumerate(rule.results[position]))
+      for (unsigned factor : dimFactors)
+        if (factors.test(factor))
+          dims.set(dim);
+    if (dims.any())
+      batchDims[result] = dims;
+  }
+}
+
+LogicalResult ShardingProblem::addOp(Operation *op) {
+  if (isa<graph::CompositeOp>(op))
+    return op->emitOpError() << "must be inlined before sharding (run shardc-inline-composites)";
+  OpChoices choices;
+  choices.op = op;
+  choices.rule = getShardingRule(op);
+  StrategyLimits limits = limitsFor(op);
+  // The activations between blocks (what norms read): with --sp split along
+  // the sequence (the dim before the normalized ones) over tp, without it
+  // whole over tp, as Megatron-LM keeps them: the block's partial sums are
+  // then resolved by one all-reduce rather than split into cheaper pieces.
+  std::optional<unsigned> tp = mesh.axis("tp");
+  bool isNorm = isa<graph::LayerNormOp, graph::RmsNormOp>(op);
+  bool feedsNorm = llvm::any_of(op->getUsers(), [](Operation *user) {
+    return isa<graph::LayerNormOp, graph::RmsNormOp>(user);
+  });
+  std::function<bool(const Strategy &)> betweenBlocks = [&](const Strategy &strategy) {
+    int tpFactor = strategy.axisFactor[*tp];
+    if (!options.sequenceParallel)
+      return tpFactor == Strategy::kNone;
+    if (!isNorm)
+      return true;
+    int64_t axis = isa<graph::LayerNormOp>(op) ? cast<graph::LayerNormOp>(op).getAxis()
+                                               : cast<graph::RmsNormOp>(op).getAxis();
+    const DimFactors &factors = choices.rule.operands[0][std::max<int64_t>(axis - 1, 0)];
+    return axis < 1 || factors.empty() || llvm::is_contained(factors, tpFactor);
+  };
+  // --dp splits the batch: the factors that carry dim 0 of the program's
+  // inputs. When the batch cannot be split (a batch of one), dp repeats the op.
+  std::optional<unsigned> dp = mesh.axis("dp");
+  llvm::SmallBitVector batch = batchFactors(op, choices.rule);
+  auto policy = [&](const Strategy &strategy, bool splitBatch) {
+    if (dp) {
+      int factor = strategy.axisFactor[*dp];
+      bool onBatch = factor >= 0 && batch.test(factor);
+      if (splitBatch ? !onBatch : (factor != Strategy::kNone && !onBatch))
+        return false;
+    }
+    return !tp || !(isNorm || feedsNorm) || betweenBlocks(strategy);
+  };
+  std::function<bool(const Strategy &)> withBatch = [&](const Strategy &s) {
+    return policy(s, true);
+  };
+  std::function<bool(const Strategy &)> withoutBatch = [&](const Strategy &s) {
+    return policy(s, false);
+  };
+  if (options.applyPolicies) {
+    limits.accept = withBatch;
+    if (batch.any())
+      choices.strategies = enumerateStrategies(choices.rule, mesh, limits);
+    if (choices.strategies.empty()) {
+      limits.accept = withoutBatch;
+      choices.strategies = enumerateStrategies(choices.rule, mesh, limits);
+    }
+  }
+  if (choices.strategies.empty()) {
+    // Too small to split as the policies want (a sequence shorter than tp):
+    // any valid split.
+    limits.accept = nullptr;
+    choices.strategies = enumerateStrategies(choices.rule, mesh, limits);
+  }
+  labelBatch(op, choices.rule, batch);
+  if (choices.strategies.empty()) {
+    for (unsigned operand : limits.weightOperands.set_bits()) {
+      auto type = tensorType(op->getOperand(operand));
+      auto weight = op->getOperand(operand).getDefiningOp<graph::WeightOp>();
+      if (type.getRank() >= 2)
+        return op->emitOpError() << "cannot split the weight '" << weight.getName() << "' "
+                                 << shapeText(type.getShape()) << " over tp="
+                                 << mesh.sizes[*tp] << ": no dim it shares with the op is "
+                                 << "divisible by " << mesh.sizes[*tp];
+    }
+    return op->emitOpError() << "has no valid sharding on the mesh (" << mesh.describe() << ")";
+  }
+  for (const Strategy &strategy : choices.strategies) {
+    choices.results.emplace_back();
+    choices.operands.emplace_back();
+    int64_t localBytes = 0;
+    for (auto [position, result] : llvm::enumerate(op->getResults())) {
+      choices.results.back().push_back(resultSharding(choices.rule, strategy, position));
+      localBytes += tensorBytes(
+          choices.results.back().back().localShape(tensorType(result).getShape(), mesh),
+          tensorType(result).getElementType());
+    }
+    for (auto [position, operand] : llvm::enumerate(op->getOperands())) {
+      choices.operands.back().push_back(operandSharding(choices.rule, strategy, position));
+      localBytes += tensorBytes(
+          choices.operands.back().back().localShape(tensorType(operand).getShape(), mesh),
+          tensorType(operand).getElementType());
+    }
+    choices.computeSeconds.push_back(
+        opSeconds(op, strategy.shards(mesh), localBytes, options.device));
+  }
+  index[op] = ops.size();
+  ops.push_back(std::move(choices));
+  return success();
+}
+
+LogicalResult ShardingProblem::build() {
+  for (BlockArgument argument : function.getArguments())
+    if (auto type = dyn_cast<RankedTensorType>(argument.getType());
+        type && type.getRank() >= 1 && type.getDimSize(0) > 1) {
+      batchDims[argument] = llvm::SmallBitVector(type.getRank());
+      batchDims[argument].set(0);
+    }
+  for (Operation &op : function.getBody().front()) {
+    if (!takesPart(&op))
+      continue;
+    if (!hasOnlyTensors(&op))
+      return op.emitOpError() << "cannot be sharded: it takes or makes a value that is not a "
+                                 "ranked tensor";
+    if (failed(addOp(&op)))
+      return failure();
+  }
+  return success();
+}
+
+double ShardingProblem::reshardSeconds(Value value, const ValueSharding &from,
+                                       const ValueSharding &to) {
+  if (from == to || sourceKind(value) == SourceKind::Weight)
+    return 0;
+  auto &cache = priced[value];
+  for (const auto &[cachedFrom, cachedTo, seconds] : cache)
+    if (cachedFrom == from && cachedTo == to)
+      return seconds;
+  RankedTensorType type = tensorType(value);
+  double seconds = kInfinity;
+  if (auto steps = planReshard(from, to, type.getShape(), mesh)) {
+    seconds = 0;
+    for (const CollectiveStep &step : *steps)
+      seconds += collectiveSeconds(step, elementBytes(type.getElementType()), mesh,
+                                   options.device);
+  }
+  cache.emplace_back(from, to, seconds);
+  return seconds;
+}
+
+} // namespace shardc::sharding

@@ -1,0 +1,95 @@
+//===- ShardingProblem.h - the choices and costs of one program -*- C++ -*-===//
+//
+// For every op of a function: its sharding rule, its valid strategies under
+// the options (which axes may or must split weights, --sp), the sharding
+// each strategy gives every result and asks of every operand, and what
+// those cost: compute by the roofline, each needed reshard by the
+// collectives planReshard would emit. The search (AutoShard) minimizes over
+// all ops at once; propagation (PropagateSharding) picks op by op.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_SHARDING_SHARDINGPROBLEM_H
+#define SHARDC_PASSES_SHARDING_SHARDINGPROBLEM_H
+
+#include "passes/Sharding/CostModel.h"
+#include "passes/Sharding/Strategy.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+namespace shardc::sharding {
+
+struct ShardingOptions {
+  DeviceModel device;
+  /// The search's policies: dp never splits weights, tp splits every linear
+  /// layer's, and the activations between blocks are whole over tp (or, with
+  /// sequenceParallel, split along the sequence). Propagation follows
+  /// annotations instead and leaves them off.
+  bool applyPolicies = true;
+  bool sequenceParallel = false;
+};
+
+/// Where an operand comes from, as far as resharding it costs.
+enum class SourceKind {
+  Weight,   ///< cut at compile time into any sharding, partial sums included
+  Complete, ///< a constant or a program input: every device holds all of it
+  Op        ///< computed by an op of the program
+};
+
+struct OpChoices {
+  mlir::Operation *op;
+  OpShardingRule rule;
+  llvm::SmallVector<Strategy> strategies;
+  /// [strategy][result] and [strategy][operand] shardings.
+  llvm::SmallVector<llvm::SmallVector<ValueSharding, 1>> results, operands;
+  /// [strategy] compute seconds.
+  llvm::SmallVector<double> computeSeconds;
+};
+
+class ShardingProblem {
+public:
+  ShardingProblem(mlir::func::FuncOp function, MeshShape mesh, ShardingOptions options)
+      : function(function), mesh(std::move(mesh)), options(std::move(options)) {}
+
+  /// Enumerates every op's strategies; an op left without any is an error
+  /// at the op, naming the numbers.
+  mlir::LogicalResult build();
+
+  static SourceKind sourceKind(mlir::Value value);
+  /// The ops that take part (not weights, constants or the return).
+  static bool takesPart(mlir::Operation *op);
+
+  llvm::ArrayRef<OpChoices> choices() const { return ops; }
+  /// Index of `op` in choices(), if it takes part.
+  std::optional<unsigned> indexOf(mlir::Operation *op) const;
+
+  /// Seconds to reshard `value` (global type) from `from` to `to`; infinity
+  /// when impossible. Free for weights.
+  double reshardSeconds(mlir::Value value, const ValueSharding &from, const ValueSharding &to);
+
+  const MeshShape &meshShape() const { return mesh; }
+
+private:
+  mlir::LogicalResult addOp(mlir::Operation *op);
+  StrategyLimits limitsFor(mlir::Operation *op);
+  /// The factors of `op` that carry the batch, and the result dims that do.
+  llvm::SmallBitVector batchFactors(mlir::Operation *op, const OpShardingRule &rule);
+  void labelBatch(mlir::Operation *op, const OpShardingRule &rule,
+                  const llvm::SmallBitVector &factors);
+
+  mlir::func::FuncOp function;
+  MeshShape mesh;
+  ShardingOptions options;
+  std::vector<OpChoices> ops;
+  llvm::DenseMap<mlir::Operation *, unsigned> index;
+  /// Dims that carry the batch: dim 0 of the inputs, followed through rules.
+  llvm::DenseMap<mlir::Value, llvm::SmallBitVector> batchDims;
+  /// Reshard costs already priced, per value and (from, to).
+  llvm::DenseMap<mlir::Value, std::vector<std::tuple<ValueSharding, ValueSharding, double>>>
+      priced;
+};
+
+} // namespace shardc::sharding
+
+#endif

@@ -1,0 +1,141 @@
+//===- Strategy.cpp - enumerate strategies, project them on tensors -------===//
+#include "passes/Sharding/Strategy.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+namespace shardc::sharding {
+
+int64_t Strategy::shards(const MeshShape &mesh) const {
+  int64_t shards = 1;
+  for (auto [axis, factor] : llvm::enumerate(axisFactor))
+    if (factor >= 0)
+      shards *= mesh.sizes[axis];
+  return shards;
+}
+
+namespace {
+
+AxisList axesOf(const Strategy &strategy, int factor) {
+  AxisList axes;
+  for (auto [axis, assigned] : llvm::enumerate(strategy.axisFactor))
+    if (assigned == factor)
+      axes.push_back(axis);
+  return axes;
+}
+
+ValueSharding project(const TensorFactors &tensor, const Strategy &strategy) {
+  ValueSharding sharding = ValueSharding::replicated(tensor.size());
+  for (auto [dim, factors] : llvm::enumerate(tensor))
+    for (unsigned factor : factors) {
+      AxisList axes = axesOf(strategy, factor);
+      sharding.dims[dim].append(axes.begin(), axes.end());
+    }
+  sharding.partial = axesOf(strategy, Strategy::kPartial);
+  return sharding;
+}
+
+/// Splits must be contiguous blocks of each dim: inside a dim, a factor may
+/// be split only if every more major factor is already cut to one element.
+bool isContiguous(const TensorFactors &tensor, const OpShardingRule &rule,
+                  llvm::ArrayRef<int64_t> factorShards) {
+  for (const DimFactors &factors : tensor) {
+    bool wholeBefore = false;
+    for (unsigned factor : factors) {
+      if (factorShards[factor] > 1 && wholeBefore)
+        return false;
+      if (rule.factors[factor].size / factorShards[factor] > 1)
+        wholeBefore = true;
+    }
+  }
+  return true;
+}
+
+bool appearsIn(const TensorFactors &tensor, int factor) {
+  return llvm::any_of(tensor,
+                      [&](const DimFactors &factors) { return llvm::is_contained(factors, factor); });
+}
+
+bool isValid(const OpShardingRule &rule, const MeshShape &mesh, const StrategyLimits &limits,
+             const Strategy &strategy) {
+  llvm::SmallVector<int64_t, 8> factorShards(rule.factors.size(), 1);
+  for (auto [axis, factor] : llvm::enumerate(strategy.axisFactor)) {
+    if (factor == Strategy::kPartial && !rule.passesPartialSums)
+      return false;
+    if (factor < 0)
+      continue;
+    if (rule.factors[factor].kind == FactorKind::Replicated)
+      return false;
+    factorShards[factor] *= mesh.sizes[axis];
+  }
+  for (auto [factor, shards] : llvm::enumerate(factorShards))
+    if (rule.factors[factor].size % shards != 0)
+      return false;
+  for (const TensorFactors &tensor : llvm::concat<const TensorFactors>(rule.operands, rule.results))
+    if (!isContiguous(tensor, rule, factorShards))
+      return false;
+  for (unsigned operand : limits.weightOperands.set_bits()) {
+    const TensorFactors &tensor = rule.operands[operand];
+    for (auto [axis, factor] : llvm::enumerate(strategy.axisFactor)) {
+      bool splitsWeight = factor >= 0 && appearsIn(tensor, factor);
+      if (splitsWeight && !limits.axisMaySplitWeights.test(axis))
+        return false;
+      if (!splitsWeight && limits.axisMustSplitWeights.test(axis) && tensor.size() >= 2)
+        return false;
+    }
+  }
+  return !limits.accept || limits.accept(strategy);
+}
+
+} // namespace
+
+llvm::SmallVector<Strategy> enumerateStrategies(const OpShardingRule &rule, const MeshShape &mesh,
+                                                const StrategyLimits &limits) {
+  llvm::SmallVector<int, 8> choices = {Strategy::kNone};
+  for (unsigned factor = 0; factor < rule.factors.size(); ++factor)
+    if (rule.factors[factor].kind != FactorKind::Replicated && rule.factors[factor].size > 1)
+      choices.push_back(factor);
+  if (rule.passesPartialSums)
+    choices.push_back(Strategy::kPartial);
+
+  llvm::SmallVector<Strategy> strategies;
+  Strategy current;
+  current.axisFactor.assign(mesh.numAxes(), Strategy::kNone);
+  std::function<void(unsigned)> choose = [&](unsigned axis) {
+    if (axis == mesh.numAxes()) {
+      if (isValid(rule, mesh, limits, current))
+        strategies.push_back(current);
+      return;
+    }
+    for (int choice : choices) {
+      current.axisFactor[axis] = choice;
+      choose(axis + 1);
+    }
+    current.axisFactor[axis] = Strategy::kNone;
+  };
+  choose(0);
+  return strategies;
+}
+
+ValueSharding resultSharding(const OpShardingRule &rule, const Strategy &strategy,
+                             unsigned result) {
+  ValueSharding sharding = project(rule.results[result], strategy);
+  for (auto [axis, factor] : llvm::enumerate(strategy.axisFactor))
+    if (factor >= 0 && rule.factors[factor].kind == FactorKind::Reduction)
+      sharding.partial.push_back(axis);
+  llvm::sort(sharding.partial);
+  return sharding;
+}
+
+ValueSharding operandSharding(const OpShardingRule &rule, const Strategy &strategy,
+                              unsigned operand) {
+  ValueSharding sharding = project(rule.operands[operand], strategy);
+  for (auto [partialOperand, factor] : rule.partialOperands)
+    if (partialOperand == operand) {
+      AxisList axes = axesOf(strategy, factor);
+      sharding.partial.append(axes.begin(), axes.end());
+    }
+  llvm::sort(sharding.partial);
+  return sharding;
+}
+
+} // namespace shardc::sharding

@@ -1,0 +1,73 @@
+//===- ValueSharding.h - how one tensor is split over the mesh -*- C++ -*-===//
+//
+// The plain form of #dist.sharding the passes compute with: per tensor dim
+// the mesh axes it is split over, major to minor, and the axes over which the
+// value is a pending partial sum. Axes are indices into the MeshShape.
+//
+// A reshard between two shardings is planned here once, as the list of
+// collectives that performs it; the cost model prices that list and the
+// partitioner emits it, so the search pays for exactly what runs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_SHARDING_VALUESHARDING_H
+#define SHARDC_PASSES_SHARDING_VALUESHARDING_H
+
+#include "passes/Sharding/MeshShape.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace shardc::sharding {
+
+using AxisList = llvm::SmallVector<unsigned, 2>;
+
+struct ValueSharding {
+  llvm::SmallVector<AxisList, 4> dims;
+  AxisList partial; ///< sorted
+
+  static ValueSharding replicated(unsigned rank) {
+    ValueSharding sharding;
+    sharding.dims.resize(rank);
+    return sharding;
+  }
+  bool isReplicated() const;
+  bool operator==(const ValueSharding &other) const {
+    return dims == other.dims && partial == other.partial;
+  }
+  bool operator!=(const ValueSharding &other) const { return !(*this == other); }
+  /// Local (per-device) shape of a tensor of `shape` with this sharding.
+  llvm::SmallVector<int64_t, 4> localShape(llvm::ArrayRef<int64_t> shape,
+                                           const MeshShape &mesh) const;
+  /// Where the device at `coords` starts its block, per dim.
+  llvm::SmallVector<int64_t, 4> localOffsets(llvm::ArrayRef<int64_t> shape,
+                                             const MeshShape &mesh,
+                                             llvm::ArrayRef<int64_t> coords) const;
+  /// Whether the device at `coords` holds a share of the partial sum: one
+  /// device per group holds the value, the others zeros.
+  bool holdsPartialValue(llvm::ArrayRef<int64_t> coords) const;
+};
+
+enum class CollectiveKind { AllReduce, ReduceScatter, AllGather, AllToAll, AllSlice };
+
+const char *collectiveName(CollectiveKind kind);
+
+/// One collective of a reshard, on the local tensor of `inputShape`.
+struct CollectiveStep {
+  CollectiveKind kind;
+  AxisList axes;
+  int64_t dim = 0;       ///< reduce_scatter, all_gather, all_slice; all_to_all: split dim
+  int64_t concatDim = 0; ///< all_to_all
+  llvm::SmallVector<int64_t, 4> inputShape, outputShape;
+};
+
+/// The collectives that take a value sharded `from` to `to` (shape global),
+/// or nothing when `to` has a partial axis `from` lacks (a partial sum cannot
+/// be made from a complete value by communication).
+std::optional<llvm::SmallVector<CollectiveStep, 4>>
+planReshard(const ValueSharding &from, const ValueSharding &to, llvm::ArrayRef<int64_t> shape,
+            const MeshShape &mesh);
+
+} // namespace shardc::sharding
+
+#endif

@@ -1,0 +1,68 @@
+//===- Communicator.h - a group of ranks and its collectives ----*- C++ -*-===//
+//
+// After MPI's communicators and NCCL's: one object per group of ranks per
+// rank, with the collectives the compiler's SPMD programs use. Every member
+// calls the same collectives in the same order with the same sizes (the
+// programs are identical); a collective returns once this rank's part is done.
+//
+// Implementations: runtime/comm/InProcess (ranks as threads of one process,
+// for `shardrun --np N` and the tests) and runtime/comm/Mpi (processes under
+// mpirun). The executor binds one per distinct `mesh_axes` of a program's
+// collective steps (runtime/core/Executor.cpp); the CPU kernels that use them
+// are runtime/cpu/Collectives.cpp.
+//
+// Sums: F32, F64, I32, I64 in their own type (integers wrap around), F16 and
+// BF16 accumulated in float and rounded once at the end. Other element types
+// are an error for the reductions; the data-movement collectives take bytes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_CORE_COMMUNICATOR_H
+#define SHARDC_RUNTIME_CORE_COMMUNICATOR_H
+
+#include "runtime/core/Status.h"
+#include "runtime/core/Tensor.h"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace shardc::rt {
+
+class Communicator {
+public:
+  virtual ~Communicator() = default;
+  /// This rank's position in the group, 0 <= rank() < size().
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  /// `data` (count elements) becomes the elementwise sum over the group.
+  virtual Status allReduceSum(void *data, size_t count, DType dtype) = 0;
+  /// `out` (size() * bytesPerRank) receives rank i's `in` at block i.
+  virtual Status allGather(const void *in, void *out, size_t bytesPerRank) = 0;
+  /// `in` holds size() blocks of countPerRank elements; rank i's `out` gets
+  /// the sum over the group of block i.
+  virtual Status reduceScatterSum(const void *in, void *out, size_t countPerRank, DType dtype) = 0;
+  /// `in` block j goes to rank j; `out` block i comes from rank i.
+  virtual Status allToAll(const void *in, void *out, size_t bytesPerRank) = 0;
+  /// Every rank's `data` becomes rank `root`'s.
+  virtual Status broadcast(void *data, size_t bytes, int root) = 0;
+  /// Point to point, matched in order per (sender, receiver) pair. A send is
+  /// buffered: it returns without waiting for the receive (so a ring of
+  /// sends, then receives, cannot deadlock); `data` may be reused at once.
+  virtual Status send(const void *data, size_t bytes, int peer) = 0;
+  virtual Status recv(void *data, size_t bytes, int peer) = 0;
+
+  /// Collective over this group: the ranks that give the same `color` form a
+  /// new group, ordered by `key` (then by rank here). A negative color takes
+  /// no part and gets a null communicator.
+  virtual StatusOr<std::unique_ptr<Communicator>> split(int color, int key) = 0;
+
+  /// This rank failed with `reason` and will not take part again: the other
+  /// ranks' pending and later operations fail (in-process) or the job ends
+  /// (MPI_Abort) instead of waiting for it.
+  virtual void abort(const std::string &reason) = 0;
+};
+
+} // namespace shardc::rt
+
+#endif
