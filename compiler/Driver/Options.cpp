@@ -117,8 +117,10 @@ Expected<int64_t> parseByteSize(StringRef flag, StringRef text) {
   int64_t unit = 1;
   for (auto [suffix, scale] : {std::pair<StringRef, int64_t>{"GiB", 1LL << 30},
                                {"MiB", 1LL << 20},
+                               {"KiB", 1LL << 10},
                                {"GB", 1000LL * 1000 * 1000},
-                               {"MB", 1000LL * 1000}})
+                               {"MB", 1000LL * 1000},
+                               {"KB", 1000LL}})
     if (number.consume_back(suffix)) {
       unit = scale;
       break;

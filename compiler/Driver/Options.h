@@ -20,7 +20,7 @@ parseImportOptions(llvm::ArrayRef<std::string> dims, llvm::ArrayRef<std::string>
 /// axes of size 1 are left out, so one device means no axes.
 llvm::Expected<sharding::MeshShape> parseMesh(llvm::StringRef mesh, int64_t dp, int64_t tp);
 
-/// "80GiB", "141GB", "512MiB" or plain bytes.
+/// "80GiB", "141GB", "512MiB", "64KiB" or plain bytes.
 llvm::Expected<int64_t> parseByteSize(llvm::StringRef flag, llvm::StringRef text);
 
 } // namespace shardc::driver

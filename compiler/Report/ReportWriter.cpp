@@ -29,16 +29,6 @@ struct Collective {
   double seconds;
 };
 
-std::string bytesText(double bytes) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  unsigned unit = 0;
-  while (bytes >= 1024 && unit < 4) {
-    bytes /= 1024;
-    ++unit;
-  }
-  return llvm::formatv("{0:F2} {1}", bytes, units[unit]).str();
-}
-
 class ReportBuilder {
 public:
   ReportBuilder(func::FuncOp function, dist::MeshOp meshOp, const DeviceModel &device)
@@ -284,7 +274,7 @@ std::string ReportBuilder::summary() const {
   llvm::raw_string_ostream os(text);
   os << "plan on " << (mesh.numAxes() ? mesh.describe() : "one device") << " (" << device.name
      << "): " << collectives.size() << " collectives per step; per device "
-     << bytesText(double(paramBytes)) << " weights, " << bytesText(double(peakActivation))
+     << formatBytes(double(paramBytes)) << " weights, " << formatBytes(double(peakActivation))
      << " peak activations; " << llvm::formatv("{0:E2}", flops) << " flop\n";
   for (unsigned layer = 0; layer < attentions.size(); ++layer) {
     std::map<std::string, int> kinds;
@@ -292,9 +282,9 @@ std::string ReportBuilder::summary() const {
     os << "  layer " << layer << ":";
     for (auto &[kind, count] : kinds)
       os << " " << count << " " << kind;
-    os << ", tp traffic " << bytesText(traffic);
+    os << ", tp traffic " << formatBytes(traffic);
     if (auto megatron = megatronTraffic(layer))
-      os << " (Megatron " << bytesText(*megatron) << ", ratio "
+      os << " (Megatron " << formatBytes(*megatron) << ", ratio "
          << llvm::formatv("{0:F2}", *megatron > 0 ? traffic / *megatron : 0.0) << ")";
     os << "\n";
   }

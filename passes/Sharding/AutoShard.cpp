@@ -47,8 +47,6 @@ struct Distinct {
   }
 };
 
-std::string gib(double bytes) { return llvm::formatv("{0:F2} GiB", bytes / double(1LL << 30)); }
-
 class Search {
 public:
   Search(ShardingProblem &problem) : problem(problem) {}
@@ -225,10 +223,10 @@ LogicalResult checkMemory(func::FuncOp function, ShardingProblem &problem,
   }
   if (weights + peak <= double(budget))
     return success();
-  return function.emitError() << "the plan needs " << gib(weights + peak)
-                              << " per device (weights " << gib(weights) << ", activations "
-                              << gib(peak) << ") but the device memory is " << gib(double(budget))
-                              << ": over by " << gib(weights + peak - double(budget));
+  return function.emitError() << "the plan needs " << formatBytes(weights + peak)
+                              << " per device (weights " << formatBytes(weights) << ", activations "
+                              << formatBytes(peak) << ") but the device memory is " << formatBytes(double(budget))
+                              << ": over by " << formatBytes(weights + peak - double(budget));
 }
 
 struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {

@@ -5,6 +5,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -87,6 +88,16 @@ int64_t elementBytes(Type elementType) {
   if (elementType.isInteger(1))
     return 1;
   return std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
+}
+
+std::string formatBytes(double bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  unsigned unit = 0;
+  while (bytes >= 1024 && unit < 4) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return llvm::formatv("{0:F2} {1}", bytes, units[unit]).str();
 }
 
 int64_t tensorBytes(llvm::ArrayRef<int64_t> shape, Type elementType) {

@@ -61,6 +61,8 @@ double opSeconds(mlir::Operation *op, int64_t shards, int64_t localBytes,
                  const DeviceModel &device);
 
 int64_t elementBytes(mlir::Type elementType);
+/// "1.50 GiB", "12.00 KiB": sizes in messages and reports.
+std::string formatBytes(double bytes);
 int64_t tensorBytes(llvm::ArrayRef<int64_t> shape, mlir::Type elementType);
 
 } // namespace shardc::sharding

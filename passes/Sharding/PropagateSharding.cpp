@@ -160,10 +160,14 @@ private:
     // priced it once).
     Value &shared = reshards[{value, toAttr(wanted, problem.meshShape(), mesh)}];
     if (!shared) {
-      // A pending sum is resolved where it was made: the report names that node.
+      // The report names the node that needs the reshard: the consumer, but
+      // the producer for a pending sum (resolved where it was made) and for
+      // a program result (made whole for the caller).
       bool resolvesSum = !have.partial.empty() && have.partial != wanted.partial;
-      Location location = resolvesSum && value.getDefiningOp() ? value.getDefiningOp()->getLoc()
-                                                               : operand.getOwner()->getLoc();
+      bool producerNeedsIt = resolvesSum || isa<func::ReturnOp>(operand.getOwner());
+      Location location = producerNeedsIt && value.getDefiningOp()
+                              ? value.getDefiningOp()->getLoc()
+                              : operand.getOwner()->getLoc();
       shared = reshard(builder, value, wanted, location);
     }
     operand.set(shared);

@@ -10,13 +10,14 @@ them, with the inputs and the expected outputs (numpy) beside them.
     mesh_artifact.py make --schema PYDIR --out DIR --case tp|dp_tp [--break-rank R]
     mesh_artifact.py check EXPECTED.npz GOT.npz
 
-Cases (every rank gets the whole input x [4, 6]; w is the rank's own weight):
-  tp     mesh [tp=2]: xs = all_slice(x, dim 1); y = xs * w;
+Cases (every rank gets the whole input x; w is the rank's own weight):
+  tp     mesh [tp=2], x [4, 6]: xs = all_slice(x, dim 1); y = xs * w;
          gathered = all_gather(y, dim 1); summed = all_reduce(y)
-  dp_tp  mesh [dp=2, tp=2]: xs = all_slice over dp (dim 0), then over tp
-         (dim 1); y = xs * w; rows = all_gather over dp (dim 0) of
-         all_reduce over tp of y; moved = all_to_all over tp of y (split
-         dim 0, concat dim 1), then all_gather over dp and tp (dim 0)
+  dp_tp  mesh [dp=2, tp=2], x [4, 8]: xs = all_slice over dp (dim 0), then
+         over tp (dim 1); y = xs * w; rows = all_gather over dp (dim 0) of
+         all_reduce over tp of y; moved = all_to_all over tp of y (split and
+         concat dim 1: strided blocks both ways), then all_gather over dp and
+         tp (dim 0)
 --break-rank R gives rank R's all_gather an out-of-range dim: that rank
 fails at run time while the others wait for it in the collective.
 """
@@ -184,33 +185,34 @@ def case_dp_tp(schema, broken):
     programs, weights = [], []
     for rank in range(4):
         p = ProgramWriter(schema)
-        x = p.buffer("Input", [4, 6], "x", 0)
-        w = p.buffer("Weight", [2, 3], "w")
-        rows, xs, y = p.buffer("Arena", [2, 6]), p.buffer("Arena", [2, 3]), p.buffer("Arena", [2, 3])
-        tp_sum, gathered = p.buffer("Arena", [2, 3]), p.buffer("Arena", [4, 3])
-        moved, moved_all = p.buffer("Arena", [1, 6]), p.buffer("Arena", [4, 6])
+        x = p.buffer("Input", [4, 8], "x", 0)
+        w = p.buffer("Weight", [2, 4], "w")
+        rows, xs, y = p.buffer("Arena", [2, 8]), p.buffer("Arena", [2, 4]), p.buffer("Arena", [2, 4])
+        tp_sum, gathered = p.buffer("Arena", [2, 4]), p.buffer("Arena", [4, 4])
+        moved, moved_all = p.buffer("Arena", [2, 4]), p.buffer("Arena", [8, 4])
         p.step("all_slice", [x], [rows], ["dp"], dim=0)
         p.step("all_slice", [rows], [xs], ["tp"], dim=1)
         p.step("mul", [xs, w], [y], None)
         p.step("all_reduce", [y], [tp_sum], ["tp"])
         p.step("all_gather", [tp_sum], [gathered], ["dp"], dim=5 if rank == broken else 0)
-        p.step("all_to_all", [y], [moved], ["tp"], split_dim=0, concat_dim=1)
+        p.step("all_to_all", [y], [moved], ["tp"], split_dim=1, concat_dim=1)
         p.step("all_gather", [moved], [moved_all], ["dp", "tp"], dim=0)
         p.output("rows", gathered)
         p.output("moved", moved_all)
         programs.append(p.bytes(mesh))
-        weights.append({"w": weight_of(rank, (2, 3))})
-    x = np.arange(24, dtype=np.float32).reshape(4, 6) / 8 - 1
+        weights.append({"w": weight_of(rank, (2, 4))})
+    x = np.arange(32, dtype=np.float32).reshape(4, 8) / 8 - 1
 
     def y_of(rank):
         dp, tp = divmod(rank, 2)
-        return x[2 * dp:2 * dp + 2, 3 * tp:3 * tp + 3] * weights[rank]["w"]
+        return x[2 * dp:2 * dp + 2, 4 * tp:4 * tp + 4] * weights[rank]["w"]
 
     tp_sums = [y_of(2 * dp) + y_of(2 * dp + 1) for dp in range(2)]
-    # Rank (dp, tp) gets row tp of both tp peers' y, side by side.
-    moved = [np.concatenate([y_of(2 * dp)[tp], y_of(2 * dp + 1)[tp]])
+    # Rank (dp, tp) gets column block tp of both tp peers' y, side by side.
+    moved = [np.concatenate([y_of(2 * dp + peer)[:, 2 * tp:2 * tp + 2] for peer in range(2)],
+                            axis=1)
              for dp in range(2) for tp in range(2)]
-    expected = {"rows": np.concatenate(tp_sums, axis=0), "moved": np.stack(moved)}
+    expected = {"rows": np.concatenate(tp_sums, axis=0), "moved": np.concatenate(moved, axis=0)}
     return mesh, programs, weights, {"x": x}, expected
 
 
