@@ -1,6 +1,7 @@
 //===- ShardingProblem.cpp - strategies and their costs, op by op ---------===//
 #include "passes/Sharding/ShardingProblem.h"
 
+#include "dialects/Dist/DistDialect.h"
 #include "dialects/Graph/GraphOps.h"
 
 #include <limits>
@@ -33,7 +34,8 @@ SourceKind ShardingProblem::sourceKind(Value value) {
 }
 
 bool ShardingProblem::takesPart(Operation *op) {
-  return !isa<graph::WeightOp, graph::ConstantOp, func::ReturnOp>(op);
+  // Reshards are what propagation writes: they have a sharding, not a choice.
+  return !isa<graph::WeightOp, graph::ConstantOp, func::ReturnOp, dist::ReshardOp>(op);
 }
 
 std::optional<unsigned> ShardingProblem::indexOf(Operation *op) const {

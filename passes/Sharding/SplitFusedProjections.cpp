@@ -87,6 +87,9 @@ void split(graph::LinearOp linear, ArrayRef<Part> parts) {
   for (Operation *user : llvm::to_vector(linear->getUsers()))
     user->erase();
   linear.erase();
+  for (Operation *whole : {weight.getOperation(), bias ? bias.getOperation() : nullptr})
+    if (whole && whole->use_empty())
+      whole->erase();
 }
 
 struct SplitFusedProjectionsPass

@@ -13,7 +13,7 @@ them, with the inputs and the expected outputs (numpy) beside them.
 Cases (every rank gets the whole input x; w is the rank's own weight):
   tp     mesh [tp=2], x [4, 6]: xs = all_slice(x, dim 1); y = xs * w;
          gathered = all_gather(y, dim 1); summed = all_reduce(y)
-  dp_tp  mesh [dp=2, tp=2], x [4, 8]: xs = all_slice over dp (dim 0), then
+  dp_tp  mesh [dp=2, tp=2], x [8, 8]: xs = all_slice over dp (dim 0), then
          over tp (dim 1); y = xs * w; rows = all_gather over dp (dim 0) of
          all_reduce over tp of y; moved = all_to_all over tp of y (split and
          concat dim 1: strided blocks both ways), then all_gather over dp and
@@ -185,11 +185,11 @@ def case_dp_tp(schema, broken):
     programs, weights = [], []
     for rank in range(4):
         p = ProgramWriter(schema)
-        x = p.buffer("Input", [4, 8], "x", 0)
-        w = p.buffer("Weight", [2, 4], "w")
-        rows, xs, y = p.buffer("Arena", [2, 8]), p.buffer("Arena", [2, 4]), p.buffer("Arena", [2, 4])
-        tp_sum, gathered = p.buffer("Arena", [2, 4]), p.buffer("Arena", [4, 4])
-        moved, moved_all = p.buffer("Arena", [2, 4]), p.buffer("Arena", [8, 4])
+        x = p.buffer("Input", [8, 8], "x", 0)
+        w = p.buffer("Weight", [4, 4], "w")
+        rows, xs, y = p.buffer("Arena", [4, 8]), p.buffer("Arena", [4, 4]), p.buffer("Arena", [4, 4])
+        tp_sum, gathered = p.buffer("Arena", [4, 4]), p.buffer("Arena", [8, 4])
+        moved, moved_all = p.buffer("Arena", [4, 4]), p.buffer("Arena", [16, 4])
         p.step("all_slice", [x], [rows], ["dp"], dim=0)
         p.step("all_slice", [rows], [xs], ["tp"], dim=1)
         p.step("mul", [xs, w], [y], None)
@@ -200,12 +200,12 @@ def case_dp_tp(schema, broken):
         p.output("rows", gathered)
         p.output("moved", moved_all)
         programs.append(p.bytes(mesh))
-        weights.append({"w": weight_of(rank, (2, 4))})
-    x = np.arange(32, dtype=np.float32).reshape(4, 8) / 8 - 1
+        weights.append({"w": weight_of(rank, (4, 4))})
+    x = np.arange(64, dtype=np.float32).reshape(8, 8) / 16 - 1
 
     def y_of(rank):
         dp, tp = divmod(rank, 2)
-        return x[2 * dp:2 * dp + 2, 4 * tp:4 * tp + 4] * weights[rank]["w"]
+        return x[4 * dp:4 * dp + 4, 4 * tp:4 * tp + 4] * weights[rank]["w"]
 
     tp_sums = [y_of(2 * dp) + y_of(2 * dp + 1) for dp in range(2)]
     # Rank (dp, tp) gets column block tp of both tp peers' y, side by side.

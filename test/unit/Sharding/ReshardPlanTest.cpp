@@ -45,6 +45,17 @@ struct Buffer {
   }
 };
 
+/// Shape and values, for failure messages.
+void PrintTo(const Buffer &buffer, std::ostream *out) {
+  *out << "shape (";
+  for (size_t dim = 0; dim < buffer.shape.size(); ++dim)
+    *out << (dim ? "x" : "") << buffer.shape[dim];
+  *out << ") values {";
+  for (size_t element = 0; element < buffer.data.size(); ++element)
+    *out << (element ? ", " : "") << buffer.data[element];
+  *out << "}";
+}
+
 int64_t elementCount(const Shape &shape) {
   int64_t count = 1;
   for (int64_t size : shape)
@@ -226,7 +237,7 @@ public:
         continue;
       for (size_t element = 0; element < buffers[rank].data.size(); ++element) {
         double piece = noise(random);
-        buffers[rank].data[element] += piece;
+        buffers[rank].data[element] = piece;
         buffers[holder].data[element] -= piece;
       }
     }
@@ -330,8 +341,9 @@ void checkPlan(const Simulator &simulator, const Buffer &global, const ValueShar
   ASSERT_EQ(!plan, lacksPartialOf(from, to));
   if (!plan)
     return;
-  if (from == to)
+  if (from == to) {
     EXPECT_TRUE(plan->empty()) << "a reshard to the same sharding moves data";
+  }
 
   std::vector<Buffer> buffers = simulator.materialize(global, from, random);
   for (auto [index, step] : llvm::enumerate(*plan)) {

@@ -1,0 +1,55 @@
+// RUN: shardc-opt %s --split-input-file --shardc-split-fused-projections | FileCheck %s
+
+// GPT-2's fused QKV projection: the output is only split into q, k and v, so
+// each part becomes its own linear layer on a box of the weight and bias.
+// CHECK-LABEL: func.func @fused_qkv
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8x16xf32>)
+// CHECK-NOT: tensor<16x48xf32>
+// CHECK-DAG: %[[WQ:.*]] = graph.weight "c_attn.weight" {box_offsets = array<i64: 0, 0>, {{.*}}stored_shape = array<i64: 16, 48>} : tensor<16x16xf32>
+// CHECK-DAG: %[[BQ:.*]] = graph.weight "c_attn.bias" {box_offsets = array<i64: 0>, {{.*}}stored_shape = array<i64: 48>} : tensor<16xf32>
+// CHECK-DAG: %[[WV:.*]] = graph.weight "c_attn.weight" {box_offsets = array<i64: 0, 32>, {{.*}} : tensor<16x16xf32>
+// CHECK-DAG: %[[Q:.*]] = graph.linear %[[X]], %[[WQ]], %[[BQ]]
+// CHECK-DAG: %[[V:.*]] = graph.linear %[[X]], %[[WV]], %{{.*}}
+// CHECK-NOT: graph.split
+// CHECK: return %[[Q]], %{{.*}}, %[[V]]
+func.func @fused_qkv(%x: tensor<2x8x16xf32>) -> (tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>) {
+  %w = graph.weight "c_attn.weight" {file = "m.onnx", offset = 0 : i64, size = 3072 : i64} : tensor<16x48xf32>
+  %b = graph.weight "c_attn.bias" {file = "m.onnx", offset = 3072 : i64, size = 192 : i64} : tensor<48xf32>
+  %0 = graph.linear %x, %w, %b : (tensor<2x8x16xf32>, tensor<16x48xf32>, tensor<48xf32>) -> tensor<2x8x48xf32>
+  %1:3 = graph.split %0 {axis = 2 : i64, sizes = array<i64: 16, 16, 16>} : (tensor<2x8x48xf32>) -> (tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>)
+  return %1#0, %1#1, %1#2 : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>
+}
+
+// -----
+
+// nn.MultiheadAttention's in-projection: a transposed weight [3e, e] sliced
+// three ways; each slice of the output becomes rows of the weight.
+// CHECK-LABEL: func.func @sliced_transposed
+// CHECK-NOT: tensor<24x8xf32>
+// CHECK-DAG: %[[W0:.*]] = graph.weight "in_proj" {box_offsets = array<i64: 0, 0>, {{.*}}stored_shape = array<i64: 24, 8>} : tensor<8x8xf32>
+// CHECK-DAG: %[[W1:.*]] = graph.weight "in_proj" {box_offsets = array<i64: 8, 0>, {{.*}} : tensor<16x8xf32>
+// CHECK-DAG: %[[Y0:.*]] = graph.linear %{{.*}}, %[[W0]] {transpose_weight = true}
+// CHECK-DAG: %[[Y1:.*]] = graph.linear %{{.*}}, %[[W1]] {transpose_weight = true}
+// CHECK-NOT: graph.slice
+// CHECK: return %[[Y0]], %[[Y1]]
+func.func @sliced_transposed(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x16xf32>) {
+  %w = graph.weight "in_proj" {file = "m.onnx", offset = 0 : i64, size = 768 : i64} : tensor<24x8xf32>
+  %0 = graph.linear %x, %w {transpose_weight = true} : (tensor<4x8xf32>, tensor<24x8xf32>) -> tensor<4x24xf32>
+  %1 = graph.slice %0 {starts = array<i64: 0, 0>, ends = array<i64: 4, 8>, steps = array<i64: 1, 1>} : (tensor<4x24xf32>) -> tensor<4x8xf32>
+  %2 = graph.slice %0 {starts = array<i64: 0, 8>, ends = array<i64: 4, 24>, steps = array<i64: 1, 1>} : (tensor<4x24xf32>) -> tensor<4x16xf32>
+  return %1, %2 : tensor<4x8xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// An output also used whole stays one layer.
+// CHECK-LABEL: func.func @used_whole
+// CHECK: graph.linear
+// CHECK-NOT: graph.linear
+// CHECK: graph.split
+func.func @used_whole(%x: tensor<4x8xf32>) -> (tensor<4x4xf32>, tensor<4x8xf32>) {
+  %w = graph.weight "w" {file = "m.onnx", offset = 0 : i64, size = 256 : i64} : tensor<8x8xf32>
+  %0 = graph.linear %x, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %1:2 = graph.split %0 {axis = 1 : i64, sizes = array<i64: 4, 4>} : (tensor<4x8xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>)
+  return %1#0, %0 : tensor<4x4xf32>, tensor<4x8xf32>
+}
