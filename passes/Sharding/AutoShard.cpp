@@ -184,10 +184,14 @@ private:
   std::vector<std::vector<double>> unary;
 };
 
-/// Weights (once per distinct sharding) plus the peak of live activations,
-/// per device, in program order.
-LogicalResult checkMemory(func::FuncOp function, ShardingProblem &problem,
-                          ArrayRef<unsigned> chosen, int64_t budget) {
+/// Bytes per device of a plan: weights (once per distinct sharding) and the
+/// peak of live activations in program order.
+struct Memory {
+  double weights = 0, activations = 0;
+  double total() const { return weights + activations; }
+};
+
+Memory memoryOf(ShardingProblem &problem, ArrayRef<unsigned> chosen) {
   const MeshShape &mesh = problem.meshShape();
   ArrayRef<OpChoices> ops = problem.choices();
   double weights = 0;
@@ -221,12 +225,7 @@ LogicalResult checkMemory(func::FuncOp function, ShardingProblem &problem,
       if (lastUse.lookup(operand) == op.op && localBytes.count(operand))
         live -= double(localBytes.lookup(operand));
   }
-  if (weights + peak <= double(budget))
-    return success();
-  return function.emitError() << "the plan needs " << formatBytes(weights + peak)
-                              << " per device (weights " << formatBytes(weights) << ", activations "
-                              << formatBytes(peak) << ") but the device memory is " << formatBytes(double(budget))
-                              << ": over by " << formatBytes(weights + peak - double(budget));
+  return {weights, peak};
 }
 
 struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
@@ -245,21 +244,40 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       return signalPassFailure();
     }
     int64_t budget = deviceMemory > 0 ? int64_t(deviceMemory) : model->memoryBytes;
-    for (func::FuncOp function : module.getOps<func::FuncOp>()) {
-      ShardingProblem problem(function, meshShapeOf(*mesh), {*model, true, sequenceParallel});
+    for (func::FuncOp function : module.getOps<func::FuncOp>())
+      if (failed(shard(function, *mesh, *model, budget)))
+        return signalPassFailure();
+  }
+
+  /// Searches, and when the best plan does not fit, searches again with the
+  /// embedding tables split too (replicating them is cheaper when it fits).
+  LogicalResult shard(func::FuncOp function, dist::MeshOp mesh, const DeviceModel &model,
+                      int64_t budget) {
+    Memory needed;
+    for (bool splitEmbeddings : {false, true}) {
+      ShardingOptions options{model, true, sequenceParallel, splitEmbeddings};
+      ShardingProblem problem(function, meshShapeOf(mesh), options);
       if (failed(problem.build()))
-        return signalPassFailure();
-      Search search(problem);
-      FailureOr<std::vector<unsigned>> chosen = search.run(function);
-      if (failed(chosen) || failed(checkMemory(function, problem, *chosen, budget)))
-        return signalPassFailure();
+        return failure();
+      FailureOr<std::vector<unsigned>> chosen = Search(problem).run(function);
+      if (failed(chosen))
+        return failure();
+      needed = memoryOf(problem, *chosen);
+      if (needed.total() > double(budget))
+        continue;
       for (auto [index, op] : llvm::enumerate(problem.choices())) {
         SmallVector<dist::ShardingAttr> shardings;
         for (const ValueSharding &sharding : op.results[(*chosen)[index]])
-          shardings.push_back(toAttr(sharding, problem.meshShape(), *mesh));
+          shardings.push_back(toAttr(sharding, problem.meshShape(), mesh));
         dist::setResultShardings(op.op, shardings);
       }
+      return success();
     }
+    return function.emitError() << "the plan needs " << formatBytes(needed.total())
+                                << " per device (weights " << formatBytes(needed.weights)
+                                << ", activations " << formatBytes(needed.activations)
+                                << ") but the device memory is " << formatBytes(double(budget))
+                                << ": over by " << formatBytes(needed.total() - double(budget));
   }
 };
 

@@ -55,7 +55,9 @@ StrategyLimits ShardingProblem::limitsFor(Operation *op) {
   limits.axisMustSplitWeights.resize(mesh.numAxes());
   // Data parallelism replicates weights (ZeRO would split them, later);
   // --tp means every linear layer's weight is split over tp.
-  bool hasWeights = limits.weightOperands.any() && isa<graph::LinearOp, graph::MatMulOp>(op);
+  bool hasWeights = limits.weightOperands.any() &&
+                    (isa<graph::LinearOp, graph::MatMulOp>(op) ||
+                     (options.splitEmbeddings && isa<graph::GatherOp>(op)));
   for (unsigned axis = 0; axis < mesh.numAxes(); ++axis) {
     if (mesh.names[axis] != "dp" || !options.applyPolicies)
       limits.axisMaySplitWeights.set(axis);

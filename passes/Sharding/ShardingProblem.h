@@ -28,6 +28,9 @@ struct ShardingOptions {
   /// annotations instead and leaves them off.
   bool applyPolicies = true;
   bool sequenceParallel = false;
+  /// tp must also split embedding tables (gathers from weights): when
+  /// replicating them does not fit.
+  bool splitEmbeddings = false;
 };
 
 /// Where an operand comes from, as far as resharding it costs.
