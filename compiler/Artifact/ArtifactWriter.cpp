@@ -202,7 +202,7 @@ LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef direct
   llvm::json::Array ranks;
   llvm::json::Object files;
   for (int64_t rank = 0; rank < mesh.devices(); ++rank) {
-    SmallVector<int64_t> coords = mesh.coordinates(rank);
+    std::vector<int64_t> coords = mesh.coordinates(rank);
     std::string programFile = llvm::formatv("rank{0}.program", rank).str();
     std::string weightFile = llvm::formatv("rank{0}.safetensors", rank).str();
     if (failed(writeBytes(location, join(programFile), *bytes)))

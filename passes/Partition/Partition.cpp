@@ -148,15 +148,11 @@ Value Partitioner::emit(OpBuilder &builder, Location location, const CollectiveS
 
 struct PartitionPass : impl::PartitionPassBase<PartitionPass> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    FailureOr<dist::MeshOp> mesh = findMesh(module);
-    if (failed(mesh))
-      return signalPassFailure();
-    if (!*mesh)
-      return;
-    for (func::FuncOp function : module.getOps<func::FuncOp>())
-      if (failed(Partitioner(*mesh).run(function)))
-        return signalPassFailure();
+    auto run = [](func::FuncOp function, dist::MeshOp mesh) {
+      return Partitioner(mesh).run(function);
+    };
+    if (failed(forEachFunctionOnMesh(getOperation(), run)))
+      signalPassFailure();
   }
 };
 

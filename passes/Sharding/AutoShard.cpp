@@ -232,21 +232,15 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    FailureOr<dist::MeshOp> mesh = findMesh(module);
-    if (failed(mesh))
-      return signalPassFailure();
-    if (!*mesh)
-      return;
-    auto model = DeviceModel::load(device);
-    if (!model) {
-      module.emitError() << llvm::toString(model.takeError());
-      return signalPassFailure();
-    }
-    int64_t budget = deviceMemory > 0 ? int64_t(deviceMemory) : model->memoryBytes;
-    for (func::FuncOp function : module.getOps<func::FuncOp>())
-      if (failed(shard(function, *mesh, *model, budget)))
-        return signalPassFailure();
+    auto run = [&](func::FuncOp function, dist::MeshOp mesh) -> LogicalResult {
+      FailureOr<DeviceModel> model = DeviceModel::load(device, getOperation());
+      if (failed(model))
+        return failure();
+      int64_t budget = deviceMemory > 0 ? int64_t(deviceMemory) : model->memoryBytes;
+      return shard(function, mesh, *model, budget);
+    };
+    if (failed(forEachFunctionOnMesh(getOperation(), run)))
+      signalPassFailure();
   }
 
   /// Searches, and when the best plan does not fit, searches again with the

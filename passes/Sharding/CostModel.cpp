@@ -84,6 +84,13 @@ llvm::Expected<DeviceModel> DeviceModel::load(llvm::StringRef nameOrFile) {
   return *model;
 }
 
+FailureOr<DeviceModel> DeviceModel::load(llvm::StringRef nameOrFile, Operation *at) {
+  auto model = load(nameOrFile);
+  if (!model)
+    return at->emitError() << llvm::toString(model.takeError());
+  return *model;
+}
+
 int64_t elementBytes(Type elementType) {
   if (elementType.isInteger(1))
     return 1;

@@ -41,6 +41,8 @@ struct DeviceModel {
   static std::optional<DeviceModel> preset(llvm::StringRef name);
   /// A preset name, or a JSON file whose keys override the "base" preset.
   static llvm::Expected<DeviceModel> load(llvm::StringRef nameOrFile);
+  /// load(), its error reported at `at`.
+  static mlir::FailureOr<DeviceModel> load(llvm::StringRef nameOrFile, mlir::Operation *at);
 };
 
 /// Bytes moved in and out of one device by a collective (ring algorithms):

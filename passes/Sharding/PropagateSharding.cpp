@@ -192,22 +192,17 @@ struct PropagateShardingPass : impl::PropagateShardingPassBase<PropagateSharding
   using Base::Base;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    FailureOr<dist::MeshOp> mesh = findMesh(module);
-    if (failed(mesh))
-      return signalPassFailure();
-    if (!*mesh)
-      return;
-    auto model = DeviceModel::load(device);
-    if (!model) {
-      module.emitError() << llvm::toString(model.takeError());
-      return signalPassFailure();
-    }
-    for (func::FuncOp function : module.getOps<func::FuncOp>()) {
-      ShardingProblem problem(function, meshShapeOf(*mesh), {*model, false, false});
-      if (failed(problem.build()) || failed(Propagation(problem, *mesh).run(function)))
-        return signalPassFailure();
-    }
+    auto run = [&](func::FuncOp function, dist::MeshOp mesh) -> LogicalResult {
+      FailureOr<DeviceModel> model = DeviceModel::load(device, getOperation());
+      if (failed(model))
+        return failure();
+      ShardingProblem problem(function, meshShapeOf(mesh), {*model, false, false});
+      if (failed(problem.build()))
+        return failure();
+      return Propagation(problem, mesh).run(function);
+    };
+    if (failed(forEachFunctionOnMesh(getOperation(), run)))
+      signalPassFailure();
   }
 };
 

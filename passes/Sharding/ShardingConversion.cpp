@@ -12,6 +12,20 @@ FailureOr<dist::MeshOp> findMesh(ModuleOp module) {
   return meshes.empty() ? dist::MeshOp() : meshes.front();
 }
 
+LogicalResult
+forEachFunctionOnMesh(ModuleOp module,
+                      llvm::function_ref<LogicalResult(func::FuncOp, dist::MeshOp)> run) {
+  FailureOr<dist::MeshOp> mesh = findMesh(module);
+  if (failed(mesh))
+    return failure();
+  if (!*mesh)
+    return success();
+  for (func::FuncOp function : module.getOps<func::FuncOp>())
+    if (failed(run(function, *mesh)))
+      return failure();
+  return success();
+}
+
 MeshShape meshShapeOf(dist::MeshOp mesh) {
   MeshShape shape;
   for (Attribute name : mesh.getAxisNames())

@@ -6,6 +6,7 @@
 
 #include "dialects/Dist/DistDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace shardc::sharding {
@@ -14,6 +15,12 @@ namespace shardc::sharding {
 /// mesh is an error reported at the module.
 mlir::FailureOr<dist::MeshOp> findMesh(mlir::ModuleOp module);
 MeshShape meshShapeOf(dist::MeshOp mesh);
+
+/// Runs `run` on every function of a module that has a mesh; a module
+/// without one is for one device, and there is nothing to do.
+mlir::LogicalResult
+forEachFunctionOnMesh(mlir::ModuleOp module,
+                      llvm::function_ref<mlir::LogicalResult(mlir::func::FuncOp, dist::MeshOp)> run);
 
 dist::ShardingAttr toAttr(const ValueSharding &sharding, const MeshShape &shape,
                           dist::MeshOp mesh);

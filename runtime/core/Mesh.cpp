@@ -56,6 +56,13 @@ int64_t MeshShape::rankOf(const std::vector<int64_t> &coordinates) const {
   return rank;
 }
 
+int64_t MeshShape::stride(size_t axis) const {
+  int64_t stride = 1;
+  for (size_t later = axis + 1; later < sizes.size(); ++later)
+    stride *= sizes[later];
+  return stride;
+}
+
 StatusOr<std::pair<int, int>>
 MeshShape::groupColorAndKey(int64_t rank, const std::vector<std::string> &axes) const {
   std::vector<bool> inGroup(sizes.size(), false);

@@ -45,6 +45,8 @@ struct MeshShape {
   std::vector<int64_t> coordinates(int64_t rank) const;
   /// The inverse of coordinates().
   int64_t rankOf(const std::vector<int64_t> &coordinates) const;
+  /// How many ranks apart two neighbours along `axis` are.
+  int64_t stride(size_t axis) const;
 
   /// The (color, key) to give Communicator::split so that ranks differing only
   /// in `axes` form one group, ordered by their coordinates along `axes`

@@ -460,9 +460,9 @@ TEST(ReshardPlan, RefusesToInventAPartialSum) {
 TEST(ShardOffsets, MeshCoordinatesAreRowMajor) {
   MeshShape mesh = makeMesh({2, 3});
   EXPECT_EQ(mesh.devices(), 6);
-  EXPECT_EQ(mesh.coordinates(0), (llvm::SmallVector<int64_t, 4>{0, 0}));
-  EXPECT_EQ(mesh.coordinates(2), (llvm::SmallVector<int64_t, 4>{0, 2}));
-  EXPECT_EQ(mesh.coordinates(4), (llvm::SmallVector<int64_t, 4>{1, 1}));
+  EXPECT_EQ(mesh.coordinates(0), (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(mesh.coordinates(2), (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(mesh.coordinates(4), (std::vector<int64_t>{1, 1}));
   EXPECT_EQ(mesh.stride(0), 3);
   EXPECT_EQ(mesh.stride(1), 1);
 }
