@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes small multi-rank artifacts by hand, for shardrun's multi-rank tests.
 
-Until the compiler emits multi-rank programs, these artifacts stand in for
-them: manifest.json, rank{r}.program (the FlatBuffer schema
+They test the runtime on its own, with programs the compiler would not
+write (a rank broken on purpose, collectives chosen for coverage rather than
+by a plan): manifest.json, rank{r}.program (the FlatBuffer schema
 runtime/schemas/program.fbs, through the Python module `flatc --python`
 makes of it) and rank{r}.safetensors, laid out as compiler/Artifact writes
 them, with the inputs and the expected outputs (numpy) beside them.
