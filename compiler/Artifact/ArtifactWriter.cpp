@@ -4,6 +4,7 @@
 #include "compiler/Artifact/ProgramSerializer.h"
 
 #include "compiler/Artifact/WeightSlicing.h"
+#include "dialects/Graph/ConstEval/FloatFormats.h"
 #include "compiler/Import/WeightReader.h"
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
@@ -22,6 +23,8 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+#include <cstring>
 #include <deque>
 #include <map>
 
@@ -29,6 +32,46 @@ using namespace mlir;
 
 namespace shardc::artifact {
 namespace {
+
+/// Little-endian floats of type `from` as type `to` (--dtype): through
+/// double, rounded to nearest even, saturating at the largest finite value.
+std::vector<char> convertFloats(const std::vector<char> &bytes, Type from, Type to) {
+  auto read = [&](size_t index) -> double {
+    const char *at = bytes.data() + index * sharding::elementBytes(from);
+    if (from.isF32()) {
+      float value;
+      std::memcpy(&value, at, 4);
+      return value;
+    }
+    if (from.isF64()) {
+      double value;
+      std::memcpy(&value, at, 8);
+      return value;
+    }
+    uint16_t bits;
+    std::memcpy(&bits, at, 2);
+    return from.isF16() ? constfold::f16FromBits(bits) : constfold::bf16FromBits(bits);
+  };
+  size_t count = bytes.size() / sharding::elementBytes(from);
+  std::vector<char> out(count * sharding::elementBytes(to));
+  double largest = to.isF16() ? 65504.0 : to.isBF16() ? 3.3895313892515355e38 : 3.4028234663852886e38;
+  for (size_t index = 0; index < count; ++index) {
+    double value = read(index);
+    if (std::isfinite(value))
+      value = std::clamp(value, -largest, largest);
+    char *at = out.data() + index * sharding::elementBytes(to);
+    if (to.isF32()) {
+      float narrowed = float(value);
+      std::memcpy(at, &narrowed, 4);
+    } else if (to.isF64()) {
+      std::memcpy(at, &value, 8);
+    } else {
+      uint16_t bits = to.isF16() ? constfold::f16Bits(value) : constfold::bf16Bits(value);
+      std::memcpy(at, &bits, 2);
+    }
+  }
+  return out;
+}
 
 /// The stored bytes of every weight file range, read once for all ranks.
 class WeightSource {
@@ -101,8 +144,11 @@ private:
     } else {
       storedShape = global;
     }
-    int64_t width = sharding::elementBytes(type.getElementType());
+    Type storedElement = weight.getStoredType() ? *weight.getStoredType() : type.getElementType();
+    int64_t width = sharding::elementBytes(storedElement);
     std::vector<char> bytes = extractBox(*stored, width, storedShape, offsets, local);
+    if (storedElement != type.getElementType())
+      bytes = convertFloats(bytes, storedElement, type.getElementType());
     if (!cut.holdsPartialValue(coords))
       std::fill(bytes.begin(), bytes.end(), 0);
     return addBytes(weight.getName(), weight.getBuffer(), std::move(bytes));
@@ -243,6 +289,8 @@ LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef direct
       {"format", "shardc-artifact"},
       {"version", kArtifactVersion},
       {"target", options.target},
+      {"cuda_arch", options.cudaArch.empty() ? llvm::json::Value(nullptr)
+                                             : llvm::json::Value(options.cudaArch)},
       {"model", options.model},
       {"inputs", signature(program, true)},
       {"outputs", signature(program, false)},

@@ -23,6 +23,7 @@ constexpr int kArtifactVersion = 1;
 
 struct ArtifactOptions {
   std::string target = "cpu";
+  std::string cudaArch; ///< with target "cuda": "sm_90", ...
   std::string model; ///< the source model's path, recorded in the manifest
 };
 

@@ -32,7 +32,7 @@ std::optional<Phase> parsePhase(StringRef name) {
 StringRef phaseNames() { return "import|graph|sharded|partitioned|exec|artifact"; }
 
 LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase until,
-                          const ShardingSettings &settings) {
+                          const PipelineSettings &settings) {
   PassManager pm(module->getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
@@ -43,8 +43,15 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
-  if (runs(Phase::Graph))
+  if (runs(Phase::Graph)) {
     graph::buildRaisePipeline(pm);
+    // After raising, whose patterns match the model's own types.
+    if (!settings.dtype.empty()) {
+      graph::ConvertPrecisionPassOptions precision;
+      precision.dtype = settings.dtype;
+      pm.addPass(graph::createConvertPrecisionPass(precision));
+    }
+  }
   if (runs(Phase::Sharded)) {
     sharding::AutoShardPassOptions options;
     options.sequenceParallel = settings.sequenceParallel;

@@ -24,8 +24,11 @@ std::optional<Phase> parsePhase(llvm::StringRef name);
 /// "import|graph|sharded|partitioned|exec|artifact", for --help.
 llvm::StringRef phaseNames();
 
-/// How to shard, when the module has a dist.mesh.
-struct ShardingSettings {
+/// What the phases are asked for beyond their order.
+struct PipelineSettings {
+  /// Storage type of float tensors: "" (as the model has them), "bf16", "f16".
+  std::string dtype;
+  /// How to shard, when the module has a dist.mesh.
   bool sequenceParallel = false;
   std::string device = "h100";
   int64_t deviceMemory = 0; ///< bytes; 0: the device's
@@ -34,7 +37,7 @@ struct ShardingSettings {
 /// Runs the passes that take a module from `from` (the phase it is at;
 /// none: just imported) to `until`.
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, std::optional<Phase> from, Phase until,
-                                const ShardingSettings &settings);
+                                const PipelineSettings &settings);
 
 } // namespace shardc::driver
 

@@ -38,10 +38,13 @@ def Graph_WeightOp : Graph_Op<"weight", [Pure]> {
     With `stored_shape` and `box_offsets`, the bytes hold a larger tensor of
     `stored_shape` and the result is its box of the result's shape at
     `box_offsets` (one part of a fused projection, cut at compile time).
+    With `stored_type`, the bytes hold that element type and are converted to
+    the result's when the artifact is written (--dtype bf16 on an fp32 model).
   }];
   let arguments = (ins StrAttr:$name, StrAttr:$file, I64Attr:$offset, I64Attr:$size,
                        OptionalAttr<DenseI64ArrayAttr>:$stored_shape,
-                       OptionalAttr<DenseI64ArrayAttr>:$box_offsets);
+                       OptionalAttr<DenseI64ArrayAttr>:$box_offsets,
+                       OptionalAttr<TypeAttr>:$stored_type);
   let results = (outs Graph_Tensor:$result);
   let assemblyFormat = "$name attr-dict `:` type($result)";
   let hasVerifier = 1;

@@ -25,12 +25,16 @@ LogicalResult WeightOp::verify() {
       storedElements *= (*stored)[dim];
     }
   }
-  int64_t expected = storedElements * elementByteWidth(type.getElementType());
+  Type storedType = getStoredType() ? *getStoredType() : type.getElementType();
+  if (getStoredType() && !(isa<FloatType>(storedType) && isa<FloatType>(type.getElementType())))
+    return emitOpError() << "converts stored " << storedType << " to " << type.getElementType()
+                         << "; only float types convert";
+  int64_t expected = storedElements * elementByteWidth(storedType);
   if (getOffset() < 0)
     return emitOpError() << "offset must not be negative; got " << getOffset();
   if (getSize() != expected)
     return emitOpError() << "size does not hold a " << formatShape(stored.value_or(type.getShape())) << " "
-                         << type.getElementType() << " tensor; expected " << expected
+                         << storedType << " tensor; expected " << expected
                          << " bytes but got " << getSize();
   return success();
 }

@@ -11,6 +11,22 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ConvertPrecisionPass : Pass<"shardc-convert-precision", "mlir::ModuleOp"> {
+  let summary = "Store the program's float32 tensors in bf16 or fp16 (--dtype)";
+  let description = [{
+    Every float32 value becomes `dtype`: weights keep their stored bytes
+    (`stored_type = f32`, converted when the artifact is written), constants
+    are converted now (saturating at the type's largest finite value, so a
+    mask's -3.4e38 stays finite), inputs are cast on entry and results cast
+    back to float32 on exit, so the program's signature does not change.
+    Kernels still compute in float32.
+  }];
+  let options = [
+    Option<"dtype", "dtype", "std::string", "\"bf16\"", "The storage type: bf16 or f16">,
+  ];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 def RaiseActivationsPass : Pass<"shardc-raise-activations", "mlir::ModuleOp"> {
   let summary = "Recognize GELU (erf and tanh forms), SiLU and rsqrt spelled out as primitives";
   let description = [{

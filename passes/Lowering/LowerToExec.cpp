@@ -67,7 +67,7 @@ private:
       auto lowered = builder.create<exec::WeightOp>(
           location, bufferType(weight.getType()), uniqueWeightName(weight.getName()),
           weight.getFile(), weight.getOffset(), weight.getSize(), weight.getStoredShapeAttr(),
-          weight.getBoxOffsetsAttr());
+          weight.getBoxOffsetsAttr(), weight.getStoredTypeAttr());
       // A partitioned weight's global sharding tells the artifact writer
       // which block each rank holds.
       for (NamedAttribute attr : weight->getDiscardableAttrs())

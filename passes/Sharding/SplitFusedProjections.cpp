@@ -67,7 +67,7 @@ Value boxOf(OpBuilder &builder, graph::WeightOp weight, int64_t dim, int64_t beg
   auto box = builder.create<graph::WeightOp>(
       weight.getLoc(), RankedTensorType::get(shape, type.getElementType()), weight.getName(),
       weight.getFile(), weight.getOffset(), weight.getSize(), builder.getDenseI64ArrayAttr(stored),
-      builder.getDenseI64ArrayAttr(offsets));
+      builder.getDenseI64ArrayAttr(offsets), weight.getStoredTypeAttr());
   return box.getResult();
 }
 

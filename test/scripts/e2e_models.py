@@ -31,7 +31,7 @@ import onnx
 import onnxruntime as ort
 from onnx import numpy_helper
 
-TOLERANCE = 1e-4
+TOLERANCE = 1e-4  # x max |ref|; --tolerance for reduced-precision storage (--dtype)
 
 
 def embedding_rows(model, input_name):
@@ -73,7 +73,8 @@ def launcher(launch, ranks, shardrun):
     return [shardrun, "--np", str(ranks)]
 
 
-def check(model_path, dims, shardc, shardrun, workdir, verbose=False, shard=(), launch="threads"):
+def check(model_path, dims, shardc, shardrun, workdir, verbose=False, shard=(), launch="threads",
+          tolerance=TOLERANCE):
     model = onnx.load(str(model_path))
     rng = np.random.default_rng(20261129)
     feeds = make_inputs(model, dims, rng)
@@ -121,8 +122,8 @@ def check(model_path, dims, shardc, shardrun, workdir, verbose=False, shard=(), 
         diff = float(np.max(np.abs(got.astype(np.float64) - expected.astype(np.float64)))) \
             if expected.size else 0.0
         worst = max(worst, diff / scale if scale else diff)
-        if diff > TOLERANCE * max(scale, 1e-30):
-            problems.append(f"output '{name}': max |diff| {diff:.3e} > {TOLERANCE} x max |ref| {scale:.3e}")
+        if diff > tolerance * max(scale, 1e-30):
+            problems.append(f"output '{name}': max |diff| {diff:.3e} > {tolerance} x max |ref| {scale:.3e}")
     return problems, worst
 
 
@@ -133,7 +134,10 @@ def main():
     parser.add_argument("--dim", action="append", default=[], help="NAME=N for --model")
     parser.add_argument("--shardc", required=True)
     parser.add_argument("--shardrun", required=True)
-    parser.add_argument("--shard", default="", help="shardc's mesh flags, e.g. '--tp 2 --sp'")
+    parser.add_argument("--shard", default="",
+                        help="more shardc flags, e.g. '--tp 2 --sp' or '--dtype bf16'")
+    parser.add_argument("--tolerance", type=float, default=TOLERANCE,
+                        help="max |diff| allowed, times max |ref| (default 1e-4)")
     parser.add_argument("--launch", choices=["threads", "mpi"], default="threads")
     args = parser.parse_args()
     if args.model:
@@ -150,7 +154,8 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             problems, worst = check(root / entry["file"], entry["dims"], args.shardc,
                                     args.shardrun, pathlib.Path(tmp), verbose=bool(args.model),
-                                    shard=shlex.split(args.shard), launch=args.launch)
+                                    shard=shlex.split(args.shard), launch=args.launch,
+                                    tolerance=args.tolerance)
         if problems is None:
             print(f"skip {entry['name']}: {worst}")
             skipped += 1

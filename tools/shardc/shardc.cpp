@@ -25,6 +25,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -53,8 +54,17 @@ cl::opt<std::string> emitPhase(
              "explicit), 'partitioned' (the per-device program with collectives) or 'exec' "
              "(lowered to kernel steps, fused, memory planned)"),
     cl::value_desc("phase"), cl::init("artifact"), cl::cat(shardcCategory));
-cl::opt<std::string> target("target", cl::desc("The devices to compile for: 'cpu'"),
+cl::opt<std::string> target("target", cl::desc("The devices to compile for: 'cpu' or 'cuda'"),
                             cl::value_desc("name"), cl::init("cpu"), cl::cat(shardcCategory));
+cl::opt<std::string> cudaArch(
+    "cuda-arch", cl::desc("With --target=cuda, the GPU architecture: sm_80, sm_89, sm_90 "
+                          "(default) or sm_90a"),
+    cl::value_desc("sm_XX"), cl::init(""), cl::cat(shardcCategory));
+cl::opt<std::string> dtype(
+    "dtype",
+    cl::desc("Storage type of float tensors: fp32 (default: as the model has them), bf16 or "
+             "fp16; weights are converted at compile time, kernels compute in fp32"),
+    cl::value_desc("type"), cl::init("fp32"), cl::cat(shardcCategory));
 cl::list<std::string> dimBindings(
     "dim", cl::desc("Bind the symbolic dim NAME of the model's inputs to N (repeatable)"),
     cl::value_desc("NAME=N"), cl::cat(shardcCategory));
@@ -145,8 +155,27 @@ int run() {
                                   driver::phaseNames());
     return 1;
   }
-  if (target != "cpu") {
-    driver::printError(kTool, "--target '" + target + "': expected cpu");
+  if (target != "cpu" && target != "cuda") {
+    driver::printError(kTool, "--target '" + target + "': expected cpu or cuda");
+    return 1;
+  }
+  static const char *const archs[] = {"sm_80", "sm_89", "sm_90", "sm_90a"};
+  if (!cudaArch.empty() && target != "cuda") {
+    driver::printError(kTool, "--cuda-arch '" + cudaArch + "' needs --target=cuda");
+    return 1;
+  }
+  std::string arch = cudaArch.empty() ? (target == "cuda" ? "sm_90" : "") : cudaArch.getValue();
+  if (!arch.empty() && !llvm::is_contained(archs, arch)) {
+    driver::printError(kTool, "--cuda-arch '" + arch + "': expected sm_80, sm_89, sm_90 or sm_90a");
+    return 1;
+  }
+  std::optional<std::string> storage = llvm::StringSwitch<std::optional<std::string>>(dtype)
+                                            .Case("fp32", "")
+                                            .Case("bf16", "bf16")
+                                            .Case("fp16", "f16")
+                                            .Default(std::nullopt);
+  if (!storage) {
+    driver::printError(kTool, "--dtype '" + dtype + "': expected fp32, bf16 or fp16");
     return 1;
   }
   if (*phase == driver::Phase::Artifact && (outputPath.empty() || outputPath == "-")) {
@@ -167,7 +196,7 @@ int run() {
     driver::printError(kTool, "--sp splits activations over tp; give --tp N with N > 1");
     return 1;
   }
-  driver::ShardingSettings settings{sequenceParallel, deviceName, 0};
+  driver::PipelineSettings settings{*storage, sequenceParallel, deviceName, 0};
   if (!deviceMemory.empty()) {
     auto bytes = driver::parseByteSize("device-memory", deviceMemory);
     if (!bytes) {
@@ -230,7 +259,7 @@ int run() {
   }
 
   if (*phase == driver::Phase::Artifact) {
-    artifact::ArtifactOptions artifactOptions{target, modelPath};
+    artifact::ArtifactOptions artifactOptions{target, arch, modelPath};
     if (failed(artifact::writeArtifact(module, outputPath, artifactOptions)))
       return 1;
   } else {
