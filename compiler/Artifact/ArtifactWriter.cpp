@@ -21,6 +21,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -225,6 +226,43 @@ LogicalResult writeBytes(Location location, StringRef path, ArrayRef<uint8_t> by
   return success();
 }
 
+/// Writes `source` as kernels.cu into `directory` and compiles it with nvcc
+/// into kernels.fatbin for `arch` (SASS for it, plus its PTX for newer
+/// GPUs); returns the fatbin's name. nvcc is the one CMake found, or
+/// $SHARDC_NVCC.
+FailureOr<std::string> compileCudaKernels(Location location, StringRef source, StringRef arch,
+                                          StringRef directory) {
+  auto join = [&](StringRef file) {
+    SmallString<256> path(directory);
+    llvm::sys::path::append(path, file);
+    return std::string(path);
+  };
+  if (failed(writeBytes(location, join("kernels.cu"),
+                        ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(source.data()),
+                                          source.size()))))
+    return failure();
+  std::optional<std::string> fromEnvironment = llvm::sys::Process::GetEnv("SHARDC_NVCC");
+  std::string nvcc = fromEnvironment ? *fromEnvironment : SHARDC_NVCC_PATH;
+  if (nvcc.empty() || !llvm::sys::fs::can_execute(nvcc))
+    return emitError(location) << "--target=cuda compiles its fused kernels with nvcc, which is "
+                               << "not installed" << (nvcc.empty() ? "" : " at '" + nvcc + "'")
+                               << " (set SHARDC_NVCC)";
+  std::string log = join("nvcc.log");
+  std::string archFlag = ("-arch=" + arch).str();
+  std::string output = join("kernels.fatbin"), input = join("kernels.cu");
+  SmallVector<StringRef> args = {nvcc, "-fatbin", archFlag, "-O3", "-o", output, input};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log), StringRef(log)};
+  std::string error;
+  int status = llvm::sys::ExecuteAndWait(nvcc, args, std::nullopt, redirects, 0, 0, &error);
+  if (status != 0) {
+    auto text = llvm::MemoryBuffer::getFile(log);
+    StringRef first = text ? (*text)->getBuffer().trim().split('\n').first : StringRef(error);
+    return emitError(location) << "nvcc failed on the generated kernels: " << first;
+  }
+  llvm::sys::fs::remove(log);
+  return std::string("kernels.fatbin");
+}
+
 /// Writes every file of the artifact into `directory` (which exists, empty):
 /// per rank the program (the same SPMD program for all) and its weights.
 LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef directory,
@@ -282,6 +320,21 @@ LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef direct
                                        {"weights", weightFile},
                                        {"arena_bytes", arena ? arena.getInt() : 0}});
   }
+  std::optional<std::string> cudaKernels;
+  if (auto source = module->getAttrOfType<StringAttr>("exec.cuda_source")) {
+    FailureOr<std::string> fatbin =
+        compileCudaKernels(location, source.getValue(), options.cudaArch, directory);
+    if (failed(fatbin))
+      return failure();
+    for (const std::string &file : {std::string("kernels.cu"), *fatbin}) {
+      auto crc = rt::io::crc32File(join(file));
+      uint64_t size = 0;
+      if (!crc || llvm::sys::fs::file_size(join(file), size))
+        return emitError(location) << "cannot read back '" << join(file) << "'";
+      files[file] = llvm::json::Object{{"bytes", static_cast<int64_t>(size)}, {"crc32", *crc}};
+    }
+    cudaKernels = *fatbin;
+  }
   llvm::json::Object axes;
   for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
     axes[name] = size;
@@ -291,6 +344,7 @@ LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef direct
       {"target", options.target},
       {"cuda_arch", options.cudaArch.empty() ? llvm::json::Value(nullptr)
                                              : llvm::json::Value(options.cudaArch)},
+      {"cuda_kernels", cudaKernels ? llvm::json::Value(*cudaKernels) : llvm::json::Value(nullptr)},
       {"model", options.model},
       {"inputs", signature(program, true)},
       {"outputs", signature(program, false)},

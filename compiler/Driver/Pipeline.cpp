@@ -61,8 +61,11 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
   }
   if (runs(Phase::Partitioned))
     pm.addPass(partition::createPartitionPass());
-  if (runs(Phase::Exec))
+  if (runs(Phase::Exec)) {
     lowering::buildLowerPipeline(pm);
+    if (settings.target == "cuda")
+      pm.addPass(lowering::createGenerateCudaKernelsPass());
+  }
   return pm.run(module);
 }
 

@@ -28,6 +28,8 @@ llvm::StringRef phaseNames();
 struct PipelineSettings {
   /// Storage type of float tensors: "" (as the model has them), "bf16", "f16".
   std::string dtype;
+  /// "cpu" or "cuda" (which also generates the fused kernels' CUDA code).
+  std::string target = "cpu";
   /// How to shard, when the module has a dist.mesh.
   bool sequenceParallel = false;
   std::string device = "h100";

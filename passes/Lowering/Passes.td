@@ -18,6 +18,19 @@ def FuseElementwisePass : Pass<"shardc-fuse-elementwise", "mlir::ModuleOp"> {
   let dependentDialects = ["shardc::exec::ExecDialect"];
 }
 
+def GenerateCudaKernelsPass : Pass<"shardc-generate-cuda-kernels", "mlir::ModuleOp"> {
+  let summary = "Write CUDA C++ for every fused elementwise step (--target=cuda)";
+  let description = [{
+    Each `exec.kernel "fused"` gets a `__global__` function specialized to its
+    shapes: one thread per output element in a grid-stride loop, every
+    input's offset computed from the constant broadcast strides, the
+    expression evaluated in registers. The step names its function in the
+    `cuda_kernel` parameter; the whole source is the module's
+    `exec.cuda_source`, compiled into the artifact's fatbin by nvcc for the
+    chosen architecture.
+  }];
+}
+
 def InlineCompositesPass : Pass<"shardc-inline-composites", "mlir::ModuleOp"> {
   let summary = "Replace graph.composite ops by their bodies";
   let dependentDialects = ["shardc::graph::GraphDialect"];

@@ -28,6 +28,7 @@ import time
 
 import numpy as np
 import onnx
+import onnx.parser
 import onnxruntime as ort
 from onnx import numpy_helper
 
@@ -75,10 +76,14 @@ def launcher(launch, ranks, shardrun):
 
 def check(model_path, dims, shardc, shardrun, workdir, verbose=False, shard=(), launch="threads",
           tolerance=TOLERANCE):
-    model = onnx.load(str(model_path))
+    if pathlib.Path(model_path).suffix == ".onnxtext":
+        model = onnx.parser.parse_model(pathlib.Path(model_path).read_text())
+    else:
+        model = onnx.load(str(model_path))
     rng = np.random.default_rng(20261129)
     feeds = make_inputs(model, dims, rng)
-    session = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(model.SerializeToString() if model_path.suffix == ".onnxtext"
+                                   else str(model_path), providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     reference = dict(zip(names, session.run(names, feeds)))
     artifact = workdir / "artifact"

@@ -196,7 +196,7 @@ int run() {
     driver::printError(kTool, "--sp splits activations over tp; give --tp N with N > 1");
     return 1;
   }
-  driver::PipelineSettings settings{*storage, sequenceParallel, deviceName, 0};
+  driver::PipelineSettings settings{*storage, target, sequenceParallel, deviceName, 0};
   if (!deviceMemory.empty()) {
     auto bytes = driver::parseByteSize("device-memory", deviceMemory);
     if (!bytes) {
