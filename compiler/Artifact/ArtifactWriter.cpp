@@ -4,10 +4,10 @@
 #include "compiler/Artifact/ProgramSerializer.h"
 
 #include "compiler/Artifact/WeightSlicing.h"
-#include "dialects/Graph/ConstEval/FloatFormats.h"
 #include "compiler/Import/WeightReader.h"
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
+#include "dialects/Graph/ConstEval/FloatFormats.h"
 #include "passes/Partition/Passes.h"
 #include "passes/Sharding/CostModel.h"
 #include "passes/Sharding/ShardingConversion.h"
@@ -55,7 +55,9 @@ std::vector<char> convertFloats(const std::vector<char> &bytes, Type from, Type 
   };
   size_t count = bytes.size() / sharding::elementBytes(from);
   std::vector<char> out(count * sharding::elementBytes(to));
-  double largest = to.isF16() ? 65504.0 : to.isBF16() ? 3.3895313892515355e38 : 3.4028234663852886e38;
+  double largest = to.isF16()    ? 65504.0
+                   : to.isBF16() ? 3.3895313892515355e38
+                                 : 3.4028234663852886e38;
   for (size_t index = 0; index < count; ++index) {
     double value = read(index);
     if (std::isfinite(value))
@@ -99,8 +101,7 @@ private:
 /// its weight file is written.
 class WeightCollector {
 public:
-  WeightCollector(WeightSource &source, const sharding::MeshShape &mesh,
-                  ArrayRef<int64_t> coords)
+  WeightCollector(WeightSource &source, const sharding::MeshShape &mesh, ArrayRef<int64_t> coords)
       : source(source), mesh(mesh), coords(coords) {}
 
   LogicalResult add(Operation &op) {
@@ -237,9 +238,9 @@ FailureOr<std::string> compileCudaKernels(Location location, StringRef source, S
     llvm::sys::path::append(path, file);
     return std::string(path);
   };
-  if (failed(writeBytes(location, join("kernels.cu"),
-                        ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(source.data()),
-                                          source.size()))))
+  if (failed(writeBytes(
+          location, join("kernels.cu"),
+          ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(source.data()), source.size()))))
     return failure();
   std::optional<std::string> fromEnvironment = llvm::sys::Process::GetEnv("SHARDC_NVCC");
   std::string nvcc = fromEnvironment ? *fromEnvironment : SHARDC_NVCC_PATH;
@@ -342,8 +343,8 @@ LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef direct
       {"format", "shardc-artifact"},
       {"version", kArtifactVersion},
       {"target", options.target},
-      {"cuda_arch", options.cudaArch.empty() ? llvm::json::Value(nullptr)
-                                             : llvm::json::Value(options.cudaArch)},
+      {"cuda_arch",
+       options.cudaArch.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(options.cudaArch)},
       {"cuda_kernels", cudaKernels ? llvm::json::Value(*cudaKernels) : llvm::json::Value(nullptr)},
       {"model", options.model},
       {"inputs", signature(program, true)},
@@ -371,7 +372,8 @@ LogicalResult writeArtifact(ModuleOp module, StringRef directory, const Artifact
   if (llvm::sys::fs::exists(directory) && !llvm::sys::fs::exists(manifest))
     return emitError(location) << "'" << directory
                                << "' exists and is not a shardc artifact; refusing to overwrite it";
-  std::string staging = (directory + ".partial-" + llvm::Twine(llvm::sys::Process::getProcessId())).str();
+  std::string staging =
+      (directory + ".partial-" + llvm::Twine(llvm::sys::Process::getProcessId())).str();
   llvm::sys::fs::remove_directories(staging);
   if (std::error_code error = llvm::sys::fs::create_directory(staging))
     return emitError(location) << "cannot create '" << staging << "': " << error.message();

@@ -24,7 +24,7 @@ constexpr int kArtifactVersion = 1;
 struct ArtifactOptions {
   std::string target = "cpu";
   std::string cudaArch; ///< with target "cuda": "sm_90", ...
-  std::string model; ///< the source model's path, recorded in the manifest
+  std::string model;    ///< the source model's path, recorded in the manifest
 };
 
 /// Writes `module`'s exec program (after the memory plan) as an artifact

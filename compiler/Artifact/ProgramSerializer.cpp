@@ -41,8 +41,8 @@ private:
     auto type = cast<MemRefType>(value.getType());
     std::optional<schema::DType> dtype = schemaDType(type.getElementType());
     if (!dtype)
-      return emitError(value.getLoc()) << "buffer element type " << type.getElementType()
-                                       << " has no runtime representation";
+      return emitError(value.getLoc())
+             << "buffer element type " << type.getElementType() << " has no runtime representation";
     ids[value] = buffers.size();
     buffers.push_back(schema::CreateBuffer(
         builder, storage, *dtype, builder.CreateVector(type.getShape().data(), type.getRank()),
@@ -86,8 +86,8 @@ private:
     for (NamedAttribute param : kernel.getParams()) {
       auto encoded = encodeParam(param);
       if (failed(encoded))
-        return kernel.emitOpError() << "parameter '" << param.getName().getValue()
-                                    << "' has no runtime representation";
+        return kernel.emitOpError()
+               << "parameter '" << param.getName().getValue() << "' has no runtime representation";
       params.push_back(*encoded);
     }
     steps.push_back(schema::CreateStep(builder, builder.CreateString(kernel.getKernel().str()),

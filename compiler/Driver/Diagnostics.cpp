@@ -30,21 +30,26 @@ std::string describeLocation(Location location) {
   return os.str();
 }
 
-OneLineDiagnostics::OneLineDiagnostics(MLIRContext &context, StringRef tool)
-    : context_(context) {
+OneLineDiagnostics::OneLineDiagnostics(MLIRContext &context, StringRef tool) : context_(context) {
   std::string prefix = tool.str();
   handler_ = context.getDiagEngine().registerHandler([prefix](Diagnostic &diagnostic) {
     const char *severity = "error";
     switch (diagnostic.getSeverity()) {
-    case DiagnosticSeverity::Error: break;
-    case DiagnosticSeverity::Warning: severity = "warning"; break;
-    case DiagnosticSeverity::Remark: severity = "remark"; break;
-    case DiagnosticSeverity::Note: return success(); // one line per diagnostic: notes dropped
+    case DiagnosticSeverity::Error:
+      break;
+    case DiagnosticSeverity::Warning:
+      severity = "warning";
+      break;
+    case DiagnosticSeverity::Remark:
+      severity = "remark";
+      break;
+    case DiagnosticSeverity::Note:
+      return success(); // one line per diagnostic: notes dropped
     }
     std::string message = diagnostic.str();
     std::replace(message.begin(), message.end(), '\n', ' ');
-    llvm::errs() << prefix << ": " << severity << ": " << describeLocation(diagnostic.getLocation()) << ": "
-                 << message << "\n";
+    llvm::errs() << prefix << ": " << severity << ": " << describeLocation(diagnostic.getLocation())
+                 << ": " << message << "\n";
     return success();
   });
 }

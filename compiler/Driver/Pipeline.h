@@ -12,12 +12,12 @@ namespace shardc::driver {
 
 /// Where the pipeline stops; later phases extend this list.
 enum class Phase {
-  Import, ///< imported, shape arithmetic folded, cleaned up
-  Graph,  ///< plus raising: linear, attention, norms, MLP, MoE recognized
-  Sharded, ///< every op's sharding chosen, every reshard explicit (global program)
+  Import,      ///< imported, shape arithmetic folded, cleaned up
+  Graph,       ///< plus raising: linear, attention, norms, MLP, MoE recognized
+  Sharded,     ///< every op's sharding chosen, every reshard explicit (global program)
   Partitioned, ///< rewritten as the per-device program with collectives
-  Exec,   ///< lowered to kernel steps on buffers, fused, memory planned
-  Artifact, ///< the exec program written as a runnable artifact directory
+  Exec,        ///< lowered to kernel steps on buffers, fused, memory planned
+  Artifact,    ///< the exec program written as a runnable artifact directory
 };
 
 std::optional<Phase> parsePhase(llvm::StringRef name);

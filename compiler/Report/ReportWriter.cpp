@@ -145,9 +145,8 @@ private:
       return;
     size_t perLayer = 0;
     for (Collective &collective : collectives) {
-      auto next = llvm::find_if(attentions, [&](auto &anchor) {
-        return anchor.first > collective.position;
-      });
+      auto next = llvm::find_if(attentions,
+                                [&](auto &anchor) { return anchor.first > collective.position; });
       if (next == attentions.begin())
         continue;
       unsigned layer = unsigned(next - attentions.begin()) - 1;
@@ -157,9 +156,8 @@ private:
           ++perLayer;
         continue;
       }
-      size_t taken = llvm::count_if(collectives, [&](const Collective &other) {
-        return other.layer == layer;
-      });
+      size_t taken = llvm::count_if(collectives,
+                                    [&](const Collective &other) { return other.layer == layer; });
       if (attentions.size() == 1 || taken < perLayer)
         collective.layer = layer;
     }
@@ -177,7 +175,8 @@ private:
     Value output = attentions[layer].second->getResult(0);
     const ValueSharding &split = sharding.find(output)->second;
     double t = double(mesh.sizes[*tp]);
-    double bsh = double(localBytes(output)) / double(elementBytes(tensorType(output).getElementType()));
+    double bsh =
+        double(localBytes(output)) / double(elementBytes(tensorType(output).getElementType()));
     for (const AxisList &axes : split.dims)
       if (llvm::is_contained(axes, *tp))
         bsh *= t;
@@ -236,9 +235,8 @@ llvm::json::Value ReportBuilder::json() const {
   }
   llvm::json::Array ranks;
   for (int64_t rank = 0; rank < mesh.devices(); ++rank)
-    ranks.push_back(llvm::json::Object{{"rank", rank},
-                                       {"param_bytes", paramBytes},
-                                       {"peak_activation_bytes", peakActivation}});
+    ranks.push_back(llvm::json::Object{
+        {"rank", rank}, {"param_bytes", paramBytes}, {"peak_activation_bytes", peakActivation}});
   llvm::json::Array layers;
   for (unsigned layer = 0; layer < attentions.size(); ++layer) {
     std::map<std::string, int> kinds;

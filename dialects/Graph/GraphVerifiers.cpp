@@ -33,16 +33,17 @@ LogicalResult WeightOp::verify() {
   if (getOffset() < 0)
     return emitOpError() << "offset must not be negative; got " << getOffset();
   if (getSize() != expected)
-    return emitOpError() << "size does not hold a " << formatShape(stored.value_or(type.getShape())) << " "
-                         << storedType << " tensor; expected " << expected
+    return emitOpError() << "size does not hold a " << formatShape(stored.value_or(type.getShape()))
+                         << " " << storedType << " tensor; expected " << expected
                          << " bytes but got " << getSize();
   return success();
 }
 
 LogicalResult CastOp::verify() {
   if (getInput().getType().getShape() != getType().getShape())
-    return emitOpError() << "changes the shape; expected " << formatShape(getInput().getType().getShape())
-                         << " but got " << formatShape(getType().getShape());
+    return emitOpError() << "changes the shape; expected "
+                         << formatShape(getInput().getType().getShape()) << " but got "
+                         << formatShape(getType().getShape());
   return success();
 }
 
@@ -52,10 +53,9 @@ LogicalResult ReshapeOp::verify() {
     return emitOpError() << "changes the element type; expected " << input.getElementType()
                          << " but got " << result.getElementType();
   if (input.getNumElements() != result.getNumElements())
-    return emitOpError() << "changes the element count; expected " << input.getNumElements()
-                         << " (" << formatShape(input.getShape()) << ") but got "
-                         << result.getNumElements() << " (" << formatShape(result.getShape())
-                         << ")";
+    return emitOpError() << "changes the element count; expected " << input.getNumElements() << " ("
+                         << formatShape(input.getShape()) << ") but got " << result.getNumElements()
+                         << " (" << formatShape(result.getShape()) << ")";
   return success();
 }
 
@@ -74,9 +74,10 @@ LogicalResult ExpandOp::verify() {
 LogicalResult CompositeOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())
-    return emitOpError() << "body arguments differ from the inputs; expected "
-                         << getInputs().size() << " but got " << body.getNumArguments();
-  for (auto [index, pair] : llvm::enumerate(llvm::zip(body.getArgumentTypes(), getInputs().getTypes())))
+    return emitOpError() << "body arguments differ from the inputs; expected " << getInputs().size()
+                         << " but got " << body.getNumArguments();
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(body.getArgumentTypes(), getInputs().getTypes())))
     if (std::get<0>(pair) != std::get<1>(pair))
       return emitOpError() << "body argument " << index << " has type " << std::get<0>(pair)
                            << "; expected " << std::get<1>(pair);

@@ -40,8 +40,8 @@ public:
     for (BlockArgument argument : function.getArguments()) {
       if (!isFloat32Tensor(argument.getType()))
         continue;
-      auto cast = builder.create<CastOp>(argument.getLoc(),
-                                         withElement(argument.getType(), target), argument);
+      auto cast = builder.create<CastOp>(argument.getLoc(), withElement(argument.getType(), target),
+                                         argument);
       argument.replaceAllUsesExcept(cast, cast);
       converted.insert(cast);
     }

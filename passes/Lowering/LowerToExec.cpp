@@ -41,10 +41,11 @@ public:
     builder.setInsertionPointToStart(lowered.addEntryBlock());
     for (BlockArgument argument : function.getArguments()) {
       auto name = function.getArgAttrOfType<StringAttr>(argument.getArgNumber(), "graph.name");
-      mapping.map(argument, builder.create<exec::InputOp>(
-                                argument.getLoc(), bufferType(argument.getType()),
-                                name ? name.getValue() : "input" + std::to_string(argument.getArgNumber()),
-                                argument.getArgNumber()));
+      mapping.map(argument,
+                  builder.create<exec::InputOp>(
+                      argument.getLoc(), bufferType(argument.getType()),
+                      name ? name.getValue() : "input" + std::to_string(argument.getArgNumber()),
+                      argument.getArgNumber()));
     }
     for (Operation &op : function.getBody().front())
       if (failed(lower(builder, op)))
@@ -104,8 +105,8 @@ private:
     for (Value operand : op.getOperands())
       inputs.push_back(mapping.lookup(operand));
     for (Value result : op.getResults()) {
-      Value buffer = builder.create<exec::AllocOp>(location, bufferType(result.getType()),
-                                                   IntegerAttr());
+      Value buffer =
+          builder.create<exec::AllocOp>(location, bufferType(result.getType()), IntegerAttr());
       mapping.map(result, buffer);
       outputs.push_back(buffer);
     }

@@ -123,7 +123,7 @@ private:
 };
 
 Value Partitioner::emit(OpBuilder &builder, Location location, const CollectiveStep &step,
-                       Value input) {
+                        Value input) {
   auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
   SmallVector<StringRef> axes;
   for (unsigned axis : step.axes)

@@ -116,13 +116,15 @@ private:
       if (!use.consumer)
         return Distinct{{whole}, {0}};
       const OpChoices &to = ops[*use.consumer];
-      return Distinct::of(to.strategies.size(), [&](size_t strategy) -> auto & {
-        return to.operands[strategy][use.position];
-      });
+      return Distinct::of(
+          to.strategies.size(), [&](size_t strategy) -> auto & {
+            return to.operands[strategy][use.position];
+          });
     };
-    Distinct given = Distinct::of(from.strategies.size(), [&](size_t strategy) -> auto & {
-      return from.results[strategy][number];
-    });
+    Distinct given = Distinct::of(
+        from.strategies.size(), [&](size_t strategy) -> auto & {
+          return from.results[strategy][number];
+        });
     if (uses.size() == 1) {
       link(result, producer, given, uses[0], wantedBy(uses[0]));
       return;
@@ -140,8 +142,7 @@ private:
       shared.ofStrategy.push_back(index);
     unsigned variable = unary.size();
     unary.emplace_back(shared.shardings.size(), 0.0);
-    solver.addPairwise(producer, variable,
-                       priceTable(result, given, shared));
+    solver.addPairwise(producer, variable, priceTable(result, given, shared));
     for (const Use &use : uses) {
       Distinct wanted = wantedBy(use);
       if (!use.consumer) {

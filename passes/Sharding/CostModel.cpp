@@ -18,8 +18,8 @@ namespace shardc::sharding {
 std::optional<DeviceModel> DeviceModel::preset(llvm::StringRef name) {
   // Published peaks (SXM parts, dense): 989 TFLOP/s bf16, 495 TFLOP/s TF32;
   // NVLink 4 at 450 GB/s per direction; one 400 Gb/s NDR port per GPU.
-  DeviceModel h100{"h100", 989e12, 495e12, 3.35e12, 80LL << 30, 8,
-                   Link{5e-6, 450e9}, Link{10e-6, 50e9}, 5e-6};
+  DeviceModel h100{
+      "h100", 989e12, 495e12, 3.35e12, 80LL << 30, 8, Link{5e-6, 450e9}, Link{10e-6, 50e9}, 5e-6};
   if (name == "h100")
     return h100;
   if (name == "h200") {
@@ -184,8 +184,8 @@ double opFlops(Operation *op) {
   if (auto attention = dyn_cast<graph::AttentionOp>(op)) {
     auto q = shape(attention.getQuery()), k = shape(attention.getKey()),
          v = shape(attention.getValue());
-    double flops = double(elements(q.drop_back())) * double(k[k.size() - 2]) * 2 *
-                   double(q.back() + v.back());
+    double flops =
+        double(elements(q.drop_back())) * double(k[k.size() - 2]) * 2 * double(q.back() + v.back());
     return attention.getCausal() ? flops / 2 : flops;
   }
   if (isa<graph::LayerNormOp, graph::RmsNormOp, graph::SoftmaxOp, graph::GeluOp>(op))

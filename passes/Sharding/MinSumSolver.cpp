@@ -63,8 +63,7 @@ std::optional<MinSumProblem::Solution> MinSumProblem::solve(size_t maxTableEntri
     for (unsigned x = 0; x < domains[pair.a]; ++x)
       for (unsigned y = 0; y < domains[pair.b]; ++y) {
         unsigned lowValue = pair.a == low ? x : y, highValue = pair.a == low ? y : x;
-        table.values[lowValue * domains[high] + highValue] +=
-            pair.table[x * domains[pair.b] + y];
+        table.values[lowValue * domains[high] + highValue] += pair.table[x * domains[pair.b] + y];
       }
   }
 
@@ -123,10 +122,10 @@ std::optional<MinSumProblem::Solution> MinSumProblem::solve(size_t maxTableEntri
       strides[t].assign(scope.size() + 1, 0);
       for (size_t position = 0; position < table.scope.size(); ++position) {
         unsigned variable = table.scope[position];
-        size_t slot = variable == pick
-                          ? scope.size()
-                          : size_t(std::lower_bound(scope.begin(), scope.end(), variable) -
-                                   scope.begin());
+        size_t slot =
+            variable == pick
+                ? scope.size()
+                : size_t(std::lower_bound(scope.begin(), scope.end(), variable) - scope.begin());
         strides[t][slot] = own[position];
       }
     }

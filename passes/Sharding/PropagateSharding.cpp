@@ -36,8 +36,8 @@ public:
                                                                 dist::kArgShardingAttrName);
       std::optional<ValueSharding> wanted;
       if (attr && !(wanted = fromAttr(attr, shape)))
-        return function.emitError() << "argument " << argument.getArgNumber()
-                                    << " has a sharding the mesh does not fit";
+        return function.emitError()
+               << "argument " << argument.getArgNumber() << " has a sharding the mesh does not fit";
       current[argument] = ValueSharding::replicated(tensorType(argument).getRank());
       if (wanted && *wanted != current[argument]) {
         // Every device receives the whole input; the annotation asks for its share.
@@ -45,7 +45,8 @@ public:
         argument.replaceAllUsesExcept(shard, shard.getDefiningOp());
       }
     }
-    for (Operation *op : llvm::to_vector(llvm::map_range(body, [](Operation &op) { return &op; }))) {
+    for (Operation *op :
+         llvm::to_vector(llvm::map_range(body, [](Operation &op) { return &op; }))) {
       if (auto ret = dyn_cast<func::ReturnOp>(op)) {
         builder.setInsertionPoint(ret);
         for (OpOperand &operand : ret->getOpOperands())
@@ -75,8 +76,7 @@ private:
   double operandCost(const OpChoices &op, unsigned strategy) {
     double cost = 0;
     for (auto [position, operand] : llvm::enumerate(op.op->getOperands()))
-      cost += problem.reshardSeconds(operand, shardingOf(operand),
-                                     op.operands[strategy][position]);
+      cost += problem.reshardSeconds(operand, shardingOf(operand), op.operands[strategy][position]);
     return cost;
   }
 
@@ -165,9 +165,8 @@ private:
       // a program result (made whole for the caller).
       bool resolvesSum = !have.partial.empty() && have.partial != wanted.partial;
       bool producerNeedsIt = resolvesSum || isa<func::ReturnOp>(operand.getOwner());
-      Location location = producerNeedsIt && value.getDefiningOp()
-                              ? value.getDefiningOp()->getLoc()
-                              : operand.getOwner()->getLoc();
+      Location location = producerNeedsIt && value.getDefiningOp() ? value.getDefiningOp()->getLoc()
+                                                                   : operand.getOwner()->getLoc();
       shared = reshard(builder, value, wanted, location);
     }
     operand.set(shared);
@@ -175,8 +174,8 @@ private:
   }
 
   Value reshard(OpBuilder &builder, Value value, const ValueSharding &wanted, Location location) {
-    auto op = builder.create<dist::ReshardOp>(location, value,
-                                              toAttr(wanted, problem.meshShape(), mesh));
+    auto op =
+        builder.create<dist::ReshardOp>(location, value, toAttr(wanted, problem.meshShape(), mesh));
     current[op.getResult()] = wanted;
     return op.getResult();
   }

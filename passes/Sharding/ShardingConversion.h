@@ -18,12 +18,11 @@ MeshShape meshShapeOf(dist::MeshOp mesh);
 
 /// Runs `run` on every function of a module that has a mesh; a module
 /// without one is for one device, and there is nothing to do.
-mlir::LogicalResult
-forEachFunctionOnMesh(mlir::ModuleOp module,
-                      llvm::function_ref<mlir::LogicalResult(mlir::func::FuncOp, dist::MeshOp)> run);
+mlir::LogicalResult forEachFunctionOnMesh(
+    mlir::ModuleOp module,
+    llvm::function_ref<mlir::LogicalResult(mlir::func::FuncOp, dist::MeshOp)> run);
 
-dist::ShardingAttr toAttr(const ValueSharding &sharding, const MeshShape &shape,
-                          dist::MeshOp mesh);
+dist::ShardingAttr toAttr(const ValueSharding &sharding, const MeshShape &shape, dist::MeshOp mesh);
 /// Null when the attribute names axes the mesh lacks (the verifier reports it).
 std::optional<ValueSharding> fromAttr(dist::ShardingAttr attr, const MeshShape &shape);
 

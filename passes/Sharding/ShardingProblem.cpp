@@ -55,9 +55,9 @@ StrategyLimits ShardingProblem::limitsFor(Operation *op) {
   limits.axisMustSplitWeights.resize(mesh.numAxes());
   // Data parallelism replicates weights (ZeRO would split them, later);
   // --tp means every linear layer's weight is split over tp.
-  bool hasWeights = limits.weightOperands.any() &&
-                    (isa<graph::LinearOp, graph::MatMulOp>(op) ||
-                     (options.splitEmbeddings && isa<graph::GatherOp>(op)));
+  bool hasWeights =
+      limits.weightOperands.any() && (isa<graph::LinearOp, graph::MatMulOp>(op) ||
+                                      (options.splitEmbeddings && isa<graph::GatherOp>(op)));
   for (unsigned axis = 0; axis < mesh.numAxes(); ++axis) {
     if (mesh.names[axis] != "dp" || !options.applyPolicies)
       limits.axisMaySplitWeights.set(axis);
@@ -161,8 +161,8 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
       auto weight = op->getOperand(operand).getDefiningOp<graph::WeightOp>();
       if (type.getRank() >= 2)
         return op->emitOpError() << "cannot split the weight '" << weight.getName() << "' "
-                                 << shapeText(type.getShape()) << " over tp="
-                                 << mesh.sizes[*tp] << ": no dim it shares with the op is "
+                                 << shapeText(type.getShape()) << " over tp=" << mesh.sizes[*tp]
+                                 << ": no dim it shares with the op is "
                                  << "divisible by " << mesh.sizes[*tp];
     }
     return op->emitOpError() << "has no valid sharding on the mesh (" << mesh.describe() << ")";
@@ -173,9 +173,9 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
     int64_t localBytes = 0;
     for (auto [position, result] : llvm::enumerate(op->getResults())) {
       choices.results.back().push_back(resultSharding(choices.rule, strategy, position));
-      localBytes += tensorBytes(
-          choices.results.back().back().localShape(tensorType(result).getShape(), mesh),
-          tensorType(result).getElementType());
+      localBytes +=
+          tensorBytes(choices.results.back().back().localShape(tensorType(result).getShape(), mesh),
+                      tensorType(result).getElementType());
     }
     for (auto [position, operand] : llvm::enumerate(op->getOperands())) {
       choices.operands.back().push_back(operandSharding(choices.rule, strategy, position));
@@ -223,8 +223,7 @@ double ShardingProblem::reshardSeconds(Value value, const ValueSharding &from,
   if (auto steps = planReshard(from, to, type.getShape(), mesh)) {
     seconds = 0;
     for (const CollectiveStep &step : *steps)
-      seconds += collectiveSeconds(step, elementBytes(type.getElementType()), mesh,
-                                   options.device);
+      seconds += collectiveSeconds(step, elementBytes(type.getElementType()), mesh, options.device);
   }
   cache.emplace_back(from, to, seconds);
   return seconds;

@@ -89,8 +89,7 @@ private:
   /// Dims that carry the batch: dim 0 of the inputs, followed through rules.
   llvm::DenseMap<mlir::Value, llvm::SmallBitVector> batchDims;
   /// Reshard costs already priced, per value and (from, to).
-  llvm::DenseMap<mlir::Value, std::vector<std::tuple<ValueSharding, ValueSharding, double>>>
-      priced;
+  llvm::DenseMap<mlir::Value, std::vector<std::tuple<ValueSharding, ValueSharding, double>>> priced;
 };
 
 } // namespace shardc::sharding

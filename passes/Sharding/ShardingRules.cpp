@@ -13,7 +13,9 @@ using namespace mlir;
 namespace shardc::sharding {
 namespace {
 
-ArrayRef<int64_t> shapeOf(Value value) { return cast<RankedTensorType>(value.getType()).getShape(); }
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
 
 /// Builds rules tensor by tensor.
 class RuleBuilder {
@@ -179,8 +181,8 @@ OpShardingRule normalization(Operation *op, int64_t axis) {
   ArrayRef<int64_t> input = shapeOf(op->getOperand(0));
   SmallVector<unsigned> factors;
   for (unsigned dim = 0; dim < input.size(); ++dim) {
-    factors.push_back(builder.factor(
-        input[dim], int64_t(dim) < axis ? FactorKind::Parallel : FactorKind::Replicated));
+    factors.push_back(builder.factor(input[dim], int64_t(dim) < axis ? FactorKind::Parallel
+                                                                     : FactorKind::Replicated));
     builder.operandDim(0, dim, factors.back());
     builder.resultDim(0, dim, factors.back());
   }
@@ -248,8 +250,8 @@ OpShardingRule slice(graph::SliceOp op) {
   RuleBuilder builder(op);
   ArrayRef<int64_t> input = shapeOf(op.getInput());
   for (unsigned dim = 0; dim < input.size(); ++dim) {
-    bool whole = op.getStarts()[dim] == 0 && op.getEnds()[dim] >= input[dim] &&
-                 op.getSteps()[dim] == 1;
+    bool whole =
+        op.getStarts()[dim] == 0 && op.getEnds()[dim] >= input[dim] && op.getSteps()[dim] == 1;
     if (!whole)
       continue; // finish() gives each side its own Replicated factor
     unsigned factor = builder.factor(input[dim], FactorKind::Parallel);
@@ -318,8 +320,8 @@ OpShardingRule attention(graph::AttentionOp op) {
   unsigned groupFactor = builder.factor(group, FactorKind::Parallel);
   // Causal masking is by global position: a split of the queries would need
   // each device's offset, so they stay whole.
-  unsigned queries = builder.factor(q[s], op.getCausal() ? FactorKind::Replicated
-                                                         : FactorKind::Parallel);
+  unsigned queries =
+      builder.factor(q[s], op.getCausal() ? FactorKind::Replicated : FactorKind::Parallel);
   unsigned keys = builder.factor(k[s], FactorKind::Replicated);
   unsigned depth = builder.factor(q[d], FactorKind::Replicated);
   unsigned valueDepth = builder.factor(v[d], FactorKind::Parallel);
@@ -442,13 +444,10 @@ OpShardingRule getShardingRule(Operation *op) {
       .Case([](graph::ReduceSumOp op) { return reduce(op, FactorKind::Reduction); })
       .Case<graph::ReduceMeanOp, graph::ReduceMaxOp, graph::ReduceMinOp>(
           [](auto op) { return reduce(op, FactorKind::Replicated); })
-      .Case([](graph::SoftmaxOp op) {
-        return sameShape(op, {op.getAxis()});
-      })
+      .Case([](graph::SoftmaxOp op) { return sameShape(op, {op.getAxis()}); })
       .Case([](graph::TopKOp op) { return sameShape(op, {op.getAxis()}); })
-      .Case([](graph::TriluOp op) {
-        return sameShape(op, range(lastDims(op, 2), lastDims(op, 0)));
-      })
+      .Case(
+          [](graph::TriluOp op) { return sameShape(op, range(lastDims(op, 2), lastDims(op, 0))); })
       .Case([](graph::LayerNormOp op) { return normalization(op, op.getAxis()); })
       .Case([](graph::RmsNormOp op) { return normalization(op, op.getAxis()); })
       .Case([](graph::TransposeOp op) { return transpose(op); })

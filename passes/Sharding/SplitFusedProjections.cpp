@@ -45,8 +45,8 @@ std::optional<SmallVector<Part>> partsOf(graph::LinearOp linear) {
         return std::nullopt;
     if (slice.getSteps()[last] != 1)
       return std::nullopt;
-    parts.push_back({slice.getResult(), slice.getStarts()[last],
-                     std::min(slice.getEnds()[last], shape[last])});
+    parts.push_back(
+        {slice.getResult(), slice.getStarts()[last], std::min(slice.getEnds()[last], shape[last])});
   }
   if (parts.size() < 2)
     return std::nullopt;
@@ -56,8 +56,7 @@ std::optional<SmallVector<Part>> partsOf(graph::LinearOp linear) {
 /// The box of `weight` covering [begin, end) along `dim`.
 Value boxOf(OpBuilder &builder, graph::WeightOp weight, int64_t dim, int64_t begin, int64_t end) {
   RankedTensorType type = weight.getType();
-  SmallVector<int64_t> shape(type.getShape()), stored(type.getShape()),
-      offsets(type.getRank(), 0);
+  SmallVector<int64_t> shape(type.getShape()), stored(type.getShape()), offsets(type.getRank(), 0);
   if (weight.getStoredShape()) {
     stored.assign(weight.getStoredShape()->begin(), weight.getStoredShape()->end());
     offsets.assign(weight.getBoxOffsets()->begin(), weight.getBoxOffsets()->end());
@@ -79,9 +78,9 @@ void split(graph::LinearOp linear, ArrayRef<Part> parts) {
   for (Part part : parts) {
     Value partWeight = boxOf(builder, weight, featureDim, part.begin, part.end);
     Value partBias = bias ? boxOf(builder, bias, 0, part.begin, part.end) : Value();
-    auto piece = builder.create<graph::LinearOp>(linear.getLoc(), part.result.getType(),
-                                                 linear.getInput(), partWeight, partBias,
-                                                 linear.getTransposeWeightAttr());
+    auto piece =
+        builder.create<graph::LinearOp>(linear.getLoc(), part.result.getType(), linear.getInput(),
+                                        partWeight, partBias, linear.getTransposeWeightAttr());
     part.result.replaceAllUsesWith(piece.getResult());
   }
   for (Operation *user : llvm::to_vector(linear->getUsers()))
@@ -92,8 +91,7 @@ void split(graph::LinearOp linear, ArrayRef<Part> parts) {
       whole->erase();
 }
 
-struct SplitFusedProjectionsPass
-    : impl::SplitFusedProjectionsPassBase<SplitFusedProjectionsPass> {
+struct SplitFusedProjectionsPass : impl::SplitFusedProjectionsPassBase<SplitFusedProjectionsPass> {
   void runOnOperation() override {
     SmallVector<std::pair<graph::LinearOp, SmallVector<Part>>> work;
     getOperation().walk([&](graph::LinearOp linear) {

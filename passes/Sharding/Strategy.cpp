@@ -51,8 +51,8 @@ bool isContiguous(const TensorFactors &tensor, const OpShardingRule &rule,
 }
 
 bool appearsIn(const TensorFactors &tensor, int factor) {
-  return llvm::any_of(tensor,
-                      [&](const DimFactors &factors) { return llvm::is_contained(factors, factor); });
+  return llvm::any_of(
+      tensor, [&](const DimFactors &factors) { return llvm::is_contained(factors, factor); });
 }
 
 bool isValid(const OpShardingRule &rule, const MeshShape &mesh, const StrategyLimits &limits,

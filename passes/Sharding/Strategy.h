@@ -46,8 +46,7 @@ struct StrategyLimits {
 llvm::SmallVector<Strategy> enumerateStrategies(const OpShardingRule &rule, const MeshShape &mesh,
                                                 const StrategyLimits &limits);
 
-ValueSharding resultSharding(const OpShardingRule &rule, const Strategy &strategy,
-                             unsigned result);
+ValueSharding resultSharding(const OpShardingRule &rule, const Strategy &strategy, unsigned result);
 ValueSharding operandSharding(const OpShardingRule &rule, const Strategy &strategy,
                               unsigned operand);
 

@@ -19,7 +19,8 @@ namespace {
 struct TestShardingRulesPass : impl::TestShardingRulesPassBase<TestShardingRulesPass> {
   void runOnOperation() override {
     getOperation().walk([](Operation *op) {
-      if (isa<graph::GraphDialect>(op->getDialect()) && !isa<graph::WeightOp, graph::ConstantOp>(op))
+      if (isa<graph::GraphDialect>(op->getDialect()) &&
+          !isa<graph::WeightOp, graph::ConstantOp>(op))
         op->setAttr("dist.rule", StringAttr::get(op->getContext(), getShardingRule(op).describe()));
     });
   }

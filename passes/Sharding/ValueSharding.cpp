@@ -97,9 +97,10 @@ public:
 
 } // namespace
 
-std::optional<llvm::SmallVector<CollectiveStep, 4>>
-planReshard(const ValueSharding &from, const ValueSharding &to, llvm::ArrayRef<int64_t> shape,
-            const MeshShape &mesh) {
+std::optional<llvm::SmallVector<CollectiveStep, 4>> planReshard(const ValueSharding &from,
+                                                                const ValueSharding &to,
+                                                                llvm::ArrayRef<int64_t> shape,
+                                                                const MeshShape &mesh) {
   for (unsigned axis : to.partial)
     if (!llvm::is_contained(from.partial, axis))
       return std::nullopt;

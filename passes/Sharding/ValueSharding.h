@@ -40,8 +40,7 @@ struct ValueSharding {
   llvm::SmallVector<int64_t, 4> localShape(llvm::ArrayRef<int64_t> shape,
                                            const MeshShape &mesh) const;
   /// Where the device at `coords` starts its block, per dim.
-  llvm::SmallVector<int64_t, 4> localOffsets(llvm::ArrayRef<int64_t> shape,
-                                             const MeshShape &mesh,
+  llvm::SmallVector<int64_t, 4> localOffsets(llvm::ArrayRef<int64_t> shape, const MeshShape &mesh,
                                              llvm::ArrayRef<int64_t> coords) const;
   /// Whether the device at `coords` holds a share of the partial sum: one
   /// device per group holds the value, the others zeros.
@@ -64,9 +63,10 @@ struct CollectiveStep {
 /// The collectives that take a value sharded `from` to `to` (shape global),
 /// or nothing when `to` has a partial axis `from` lacks (a partial sum cannot
 /// be made from a complete value by communication).
-std::optional<llvm::SmallVector<CollectiveStep, 4>>
-planReshard(const ValueSharding &from, const ValueSharding &to, llvm::ArrayRef<int64_t> shape,
-            const MeshShape &mesh);
+std::optional<llvm::SmallVector<CollectiveStep, 4>> planReshard(const ValueSharding &from,
+                                                                const ValueSharding &to,
+                                                                llvm::ArrayRef<int64_t> shape,
+                                                                const MeshShape &mesh);
 
 } // namespace shardc::sharding
 

@@ -24,8 +24,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -43,8 +43,9 @@ cl::OptionCategory shardcCategory("shardc options");
 cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.onnx | model.onnxtext>"),
                                cl::cat(shardcCategory));
 cl::opt<std::string> outputPath(
-    "o", cl::desc("Where to write the result: the artifact directory, or for an MLIR --emit a "
-                  "file ('-' is stdout)"),
+    "o",
+    cl::desc("Where to write the result: the artifact directory, or for an MLIR --emit a "
+             "file ('-' is stdout)"),
     cl::value_desc("path"), cl::init("-"), cl::cat(shardcCategory));
 cl::opt<std::string> emitPhase(
     "emit",
@@ -56,18 +57,20 @@ cl::opt<std::string> emitPhase(
     cl::value_desc("phase"), cl::init("artifact"), cl::cat(shardcCategory));
 cl::opt<std::string> target("target", cl::desc("The devices to compile for: 'cpu' or 'cuda'"),
                             cl::value_desc("name"), cl::init("cpu"), cl::cat(shardcCategory));
-cl::opt<std::string> cudaArch(
-    "cuda-arch", cl::desc("With --target=cuda, the GPU architecture: sm_80, sm_89, sm_90 "
-                          "(default) or sm_90a"),
-    cl::value_desc("sm_XX"), cl::init(""), cl::cat(shardcCategory));
-cl::opt<std::string> dtype(
-    "dtype",
-    cl::desc("Storage type of float tensors: fp32 (default: as the model has them), bf16 or "
-             "fp16; weights are converted at compile time, kernels compute in fp32"),
-    cl::value_desc("type"), cl::init("fp32"), cl::cat(shardcCategory));
-cl::list<std::string> dimBindings(
-    "dim", cl::desc("Bind the symbolic dim NAME of the model's inputs to N (repeatable)"),
-    cl::value_desc("NAME=N"), cl::cat(shardcCategory));
+cl::opt<std::string>
+    cudaArch("cuda-arch",
+             cl::desc("With --target=cuda, the GPU architecture: sm_80, sm_89, sm_90 "
+                      "(default) or sm_90a"),
+             cl::value_desc("sm_XX"), cl::init(""), cl::cat(shardcCategory));
+cl::opt<std::string>
+    dtype("dtype",
+          cl::desc("Storage type of float tensors: fp32 (default: as the model has them), bf16 or "
+                   "fp16; weights are converted at compile time, kernels compute in fp32"),
+          cl::value_desc("type"), cl::init("fp32"), cl::cat(shardcCategory));
+cl::list<std::string>
+    dimBindings("dim",
+                cl::desc("Bind the symbolic dim NAME of the model's inputs to N (repeatable)"),
+                cl::value_desc("NAME=N"), cl::cat(shardcCategory));
 cl::list<std::string> inputShapes(
     "input-shape",
     cl::desc("Set the whole shape of an input, e.g. input_ids=2x16 ('scalar' for rank 0; "
@@ -84,29 +87,33 @@ cl::OptionCategory meshCategory("Sharding over many devices");
 cl::opt<int64_t> tensorParallel(
     "tp", cl::desc("Tensor-parallel degree: split every linear layer's weight over N devices"),
     cl::value_desc("N"), cl::init(0), cl::cat(meshCategory));
-cl::opt<int64_t> dataParallel("dp", cl::desc("Data-parallel degree: split the batch over N devices"),
+cl::opt<int64_t> dataParallel("dp",
+                              cl::desc("Data-parallel degree: split the batch over N devices"),
                               cl::value_desc("N"), cl::init(0), cl::cat(meshCategory));
 cl::opt<bool> sequenceParallel(
     "sp",
     cl::desc("Sequence parallelism: keep the activations between blocks split along the sequence "
              "over tp (each all-reduce becomes a reduce-scatter plus an all-gather)"),
     cl::cat(meshCategory));
-cl::opt<std::string> meshSpec(
-    "mesh", cl::desc("The device mesh by axes, e.g. dp=2,tp=4 (instead of --dp/--tp); ranks are "
-                     "laid out row-major, the last axis fastest"),
-    cl::value_desc("AXIS=N,..."), cl::cat(meshCategory));
-cl::opt<std::string> deviceName(
-    "device", cl::desc("The device the cost model prices: h100 (default), h200 or a JSON file "
-                       "(README: Device description)"),
-    cl::value_desc("name|file"), cl::init("h100"), cl::cat(meshCategory));
+cl::opt<std::string>
+    meshSpec("mesh",
+             cl::desc("The device mesh by axes, e.g. dp=2,tp=4 (instead of --dp/--tp); ranks are "
+                      "laid out row-major, the last axis fastest"),
+             cl::value_desc("AXIS=N,..."), cl::cat(meshCategory));
+cl::opt<std::string>
+    deviceName("device",
+               cl::desc("The device the cost model prices: h100 (default), h200 or a JSON file "
+                        "(README: Device description)"),
+               cl::value_desc("name|file"), cl::init("h100"), cl::cat(meshCategory));
 cl::opt<std::string> deviceMemory(
     "device-memory",
     cl::desc("Memory per device the plan must fit (weights + peak activations), e.g. 80GiB; "
              "default: the device's"),
     cl::value_desc("size"), cl::cat(meshCategory));
-cl::opt<std::string> reportPath(
-    "report", cl::desc("Write the plan's report (collectives, memory, estimated time) as JSON"),
-    cl::value_desc("FILE.json"), cl::cat(meshCategory));
+cl::opt<std::string>
+    reportPath("report",
+               cl::desc("Write the plan's report (collectives, memory, estimated time) as JSON"),
+               cl::value_desc("FILE.json"), cl::cat(meshCategory));
 cl::opt<bool> verbose("verbose", cl::desc("Print the plan's summary on stderr"),
                       cl::cat(meshCategory));
 
@@ -151,8 +158,8 @@ bool writeFile(StringRef path, StringRef text) {
 int run() {
   std::optional<driver::Phase> phase = driver::parsePhase(emitPhase);
   if (!phase) {
-    driver::printError(kTool, "--emit '" + emitPhase + "': expected one of " +
-                                  driver::phaseNames());
+    driver::printError(kTool,
+                       "--emit '" + emitPhase + "': expected one of " + driver::phaseNames());
     return 1;
   }
   if (target != "cpu" && target != "cuda") {
@@ -170,10 +177,10 @@ int run() {
     return 1;
   }
   std::optional<std::string> storage = llvm::StringSwitch<std::optional<std::string>>(dtype)
-                                            .Case("fp32", "")
-                                            .Case("bf16", "bf16")
-                                            .Case("fp16", "f16")
-                                            .Default(std::nullopt);
+                                           .Case("fp32", "")
+                                           .Case("bf16", "bf16")
+                                           .Case("fp16", "f16")
+                                           .Default(std::nullopt);
   if (!storage) {
     driver::printError(kTool, "--dtype '" + dtype + "': expected fp32, bf16 or fp16");
     return 1;
