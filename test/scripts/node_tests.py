@@ -17,6 +17,8 @@ import argparse
 import collections
 import pathlib
 import re
+import json
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -43,11 +45,11 @@ def graph_inputs(model):
     return [i.name for i in model.graph.input if i.name not in initializers]
 
 
-def compile_test(shardc, model_path, inputs, data_set, emit, output):
+def compile_test(shardc, model_path, inputs, data_set, emit, output, shard=()):
     """Runs shardc, fixing inputs to the data set's values as long as it asks for them."""
     fixed = []
     while True:
-        command = [shardc, str(model_path), f"--emit={emit}", "-o", str(output)]
+        command = [shardc, str(model_path), f"--emit={emit}", "-o", str(output)] + list(shard)
         command += [f"--constant-input={name}={data_set / f'input_{inputs.index(name)}.pb'}"
                     for name in fixed]
         run = subprocess.run(command, capture_output=True, text=True, timeout=120)
@@ -70,14 +72,15 @@ def run_data_sets(args, test, model, inputs, workdir):
     for data_set in sorted(test.glob("test_data_set_*")):
         artifact = workdir / f"artifact_{data_set.name}"
         run, fixed = compile_test(args.shardc, test / "model.onnx", inputs, data_set,
-                                  "artifact", artifact)
+                                  "artifact", artifact, shlex.split(args.shard))
         if run.returncode != 0:
             return run, None
+        ranks = len(json.loads((artifact / "manifest.json").read_text())["ranks"])
         feeds = {name: read_tensor(data_set / f"input_{i}.pb")
                  for i, name in enumerate(inputs) if name not in fixed}
         np.savez(workdir / "in.npz", **feeds)
         result = subprocess.run([args.shardrun, str(artifact), "--inputs", str(workdir / "in.npz"),
-                                 "--outputs", str(workdir / "out.npz")],
+                                 "--outputs", str(workdir / "out.npz"), "--np", str(ranks)],
                                 capture_output=True, text=True, timeout=300)
         if result.returncode != 0:
             return result, None
@@ -99,6 +102,8 @@ def main():
     parser.add_argument("--shardc", required=True)
     parser.add_argument("--shardrun", help="run the compiled tests (default: import only)")
     parser.add_argument("--node-tests", required=True, type=pathlib.Path)
+    parser.add_argument("--shard", default="",
+                        help="mesh flags for shardc (e.g. '--dp 2 --tp 2'); the ranks run as threads")
     args = parser.parse_args()
 
     per_op = collections.defaultdict(lambda: [0, 0])  # op -> [passed, total]
