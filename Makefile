@@ -26,12 +26,13 @@ CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 
 .PHONY: deps apt-deps python-deps build build-asan test test-unit test-lit test-conformance \
-        test-asan fuzz demo clean help
+        test-asan fuzz demo gpu-check clean help
 
 help:
 	@echo "make demo   compile and run the embedded example, compare with onnxruntime"
 	@echo "make test   install, build and run every test suite"
 	@echo "make deps | build | test-asan | fuzz | clean"
+	@echo "make gpu-check  on a GPU machine: CUDA numerics, ranks, NCCL and a benchmark vs PyTorch"
 
 deps: apt-deps python-deps
 
@@ -110,3 +111,16 @@ demo: build
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(FUZZ_BUILD_DIR)
+
+# The one-command GPU check, for a machine with one GPU (an H200), PyTorch,
+# onnx and onnxruntime in GPU_PYTHON, and no network: it builds what it runs
+# without `deps` (pip would need the network), then bench/gpu_check.py keeps
+# to GPU_CHECK_SECONDS from the start, build included; each part reports on
+# its own. Report: $(BUILD_DIR)/gpu-check/report.txt and report.json.
+GPU_PYTHON ?= python3
+GPU_CHECK_SECONDS ?= 480
+gpu-check:
+	@start=$$(date +%s); \
+	{ test -f $(BUILD_DIR)/build.ninja || cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS); } && \
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target shardc shardrun shardc-cuda-tests shardc-cuda-comm-tests && \
+	$(GPU_PYTHON) bench/gpu_check.py --build $(BUILD_DIR) --deadline $$((start + $(GPU_CHECK_SECONDS)))

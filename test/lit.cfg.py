@@ -31,3 +31,20 @@ config.substitutions.append(("%mpirun", "env " + mpi_environment + " " + config.
 # Sanitized builds are slower; the suites stay the same.
 if config.shardc_sanitized:
     config.available_features.add("sanitized")
+
+# CUDA: `cuda-build` when the tools were built with the CUDA backend
+# (SHARDC_CUDA), `cuda` when a GPU is also visible (nvidia-smi lists one):
+# GPU tests say `REQUIRES: cuda`, the no-GPU error paths `UNSUPPORTED: cuda`.
+if getattr(config, "shardc_cuda", False):
+    config.available_features.add("cuda-build")
+    if "cuda" not in config.available_features:
+        import shutil
+        import subprocess
+        smi = shutil.which("nvidia-smi")
+        try:
+            listed = smi and subprocess.run([smi, "-L"], capture_output=True, text=True,
+                                            timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            listed = ""
+        if listed and "GPU " in listed:
+            config.available_features.add("cuda")

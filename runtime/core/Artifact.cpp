@@ -238,6 +238,9 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory) {
     return manifest.status();
   try {
     layout.target = manifest->at("target").get<std::string>();
+    // "sm_90" for a cuda artifact; absent or null for a cpu one.
+    if (manifest->contains("cuda_arch") && manifest->at("cuda_arch").is_string())
+      layout.cudaArch = manifest->at("cuda_arch").get<std::string>();
     layout.ranks = static_cast<int>(manifest->at("ranks").size());
     const std::string programFile = manifest->at("ranks").at(0).at("program").get<std::string>();
     if (Status status = checkFile(programFile, manifest->at("files").at(programFile), directory);

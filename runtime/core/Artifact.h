@@ -59,6 +59,9 @@ StatusOr<Artifact> loadArtifact(const std::string &directory, int rank);
 /// rank 0's program (not the weights), so it is cheap.
 struct ArtifactLayout {
   std::string target;
+  /// The GPU architecture a cuda artifact's kernels were built for ("sm_90");
+  /// empty for other targets.
+  std::string cudaArch;
   int ranks = 1;
   MeshShape mesh;
   /// "4 ranks (mesh dp=2, tp=2)", "1 rank", for messages.

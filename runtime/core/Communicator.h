@@ -6,14 +6,24 @@
 // programs are identical); a collective returns once this rank's part is done.
 //
 // Implementations: runtime/comm/InProcess (ranks as threads of one process,
-// for `shardrun --np N` and the tests) and runtime/comm/Mpi (processes under
-// mpirun). The executor binds one per distinct `mesh_axes` of a program's
-// collective steps (runtime/core/Executor.cpp); the CPU kernels that use them
-// are runtime/cpu/Collectives.cpp.
+// for `shardrun --np N` and the tests), runtime/comm/Mpi (processes under
+// mpirun) and runtime/comm/Nccl (one GPU per process). The executor binds one
+// per distinct `mesh_axes` of a program's collective steps
+// (runtime/core/Executor.cpp); the kernels that use them are
+// runtime/cpu/Collectives.cpp and runtime/cuda/Collectives.cpp.
+//
+// Host and device communicators: the in-process and MPI ones take host
+// memory and a call returns when this rank's part is done; the NCCL one takes
+// device memory and a call only enqueues the work on the stream given by
+// setStream(), in order with the kernels launched there. The CUDA kernels
+// stage a host communicator's blocks through host memory, so an in-process
+// world also serves N ranks on one GPU.
 //
 // Sums: F32, F64, I32, I64 in their own type (integers wrap around), F16 and
-// BF16 accumulated in float and rounded once at the end. Other element types
-// are an error for the reductions; the data-movement collectives take bytes.
+// BF16 accumulated in float and rounded once at the end (NCCL: in their own
+// type at every hop, NCCL's way and every framework's, at half the bytes of
+// widening). Other element types are an error for the reductions; the
+// data-movement collectives take bytes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CORE_COMMUNICATOR_H
@@ -59,8 +69,21 @@ public:
 
   /// This rank failed with `reason` and will not take part again: the other
   /// ranks' pending and later operations fail (in-process) or the job ends
-  /// (MPI_Abort) instead of waiting for it.
+  /// (MPI_Abort; NCCL: every communicator of the world is aborted, which
+  /// the peers' NCCL sees) instead of waiting for it.
   virtual void abort(const std::string &reason) = 0;
+
+  /// Whether the buffers are device memory and the calls enqueue on a stream
+  /// (see the top of this file); false for the host communicators.
+  virtual bool onDevice() const { return false; }
+  /// The stream (a cudaStream_t) the later calls of a device communicator
+  /// enqueue on; ignored by the host communicators.
+  virtual void setStream(void *stream) { (void)stream; }
+  /// Issues work held back: the NCCL communicator defers a send (a copy of
+  /// its bytes) to the next receive or collective, so that a ring of sends
+  /// and then receives cannot deadlock on GPU-blocking sends. The executor
+  /// calls it on every group at the end of a run; a no-op elsewhere.
+  virtual Status flush() { return {}; }
 };
 
 } // namespace shardc::rt

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 
 namespace shardc::rt {
 namespace {
@@ -79,6 +80,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
 
   // Every buffer's memory, fixed for the executor's life.
   executor->inputs_.resize(artifact.inputs.size());
+  std::map<std::string, void *> deviceWeights;
   for (uint32_t id = 0; id < program.buffers()->size(); ++id) {
     const schema::Buffer &buffer = *program.buffers()->Get(id);
     TensorView view{nullptr, static_cast<DType>(buffer.dtype()), shapeOf(buffer)};
@@ -95,7 +97,22 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
                              dtypeName(weight->dtype) + " " + formatShape(weight->shape) +
                              " in the weight file; the program expects " +
                              dtypeName(view.dtype) + " " + formatShape(view.shape));
-      view.data = weight->data;
+      if (device.readsHostMemory()) {
+        view.data = weight->data;
+        break;
+      }
+      // One device copy per weight, however many buffers name it.
+      auto &copy = deviceWeights[buffer.name()->str()];
+      if (!copy) {
+        auto memory = device.allocate(view.bytes());
+        if (!memory)
+          return memory.status();
+        executor->allocations_.push_back(*memory);
+        if (Status status = device.copyToDevice(*memory, weight->data, view.bytes()); !status)
+          return status;
+        copy = *memory;
+      }
+      view.data = copy;
       break;
     }
     case schema::Storage::Input: {
@@ -149,6 +166,16 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
         return Status::error(describe() + ": " + group.status().message());
       prepared.communicator = *group;
     }
+    // The backend's own validation of the step, where it has one, so that a
+    // bad step fails here rather than asynchronously in the middle of a run.
+    if (KernelFunction check = device.kernels().findCheck(step->kernel()->str()))
+      if (Status status = check(KernelCall{prepared.inputs, prepared.outputs, prepared.params,
+                                           prepared.communicator});
+          !status)
+        return Status::error("step " + std::to_string(executor->steps_.size()) + " (" +
+                             step->kernel()->str() + " for " +
+                             (step->source() ? step->source()->str() : std::string("?")) +
+                             "): " + status.message());
     executor->steps_.push_back(std::move(prepared));
     executor->profile_.push_back(
         {step->kernel()->str(), step->source() ? step->source()->str() : "", 0.0});
@@ -183,6 +210,11 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
     if (profile)
       profile_[i].seconds += std::chrono::duration<double>(Clock::now() - start).count();
   }
+  // Deferred sends (NCCL) go out before the stream is waited for.
+  for (const std::unique_ptr<Communicator> &group : groups_)
+    if (group)
+      if (Status status = group->flush(); !status)
+        return status;
   if (Status status = stream_->synchronize(); !status)
     return status;
   outputs.resize(outputs_.size());

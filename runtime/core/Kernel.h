@@ -1,6 +1,6 @@
 //===- Kernel.h - what a backend's kernels look like to the executor -*- C++ -*-===//
 //
-// The executor knows kernels only by name: a backend (runtime/cpu, later
+// The executor knows kernels only by name: a backend (runtime/cpu,
 // runtime/cuda) fills a KernelTable, and each program step is bound to its
 // entry once, when the program is prepared.
 //
@@ -28,21 +28,40 @@ struct KernelCall {
   /// The group a collective step runs on (its `mesh_axes`); null for the
   /// steps that are not collectives.
   Communicator *communicator = nullptr;
+  /// The device's native stream handle (a cudaStream_t), set by
+  /// Stream::launch for the kernel to enqueue its work on; null on the CPU,
+  /// whose kernels run when called.
+  void *stream = nullptr;
 };
 
 using KernelFunction = Status (*)(const KernelCall &call);
 
 class KernelTable {
 public:
-  void add(std::string name, KernelFunction function) { kernels_[std::move(name)] = function; }
+  /// `check`, if given, validates a call without running it (operand shapes,
+  /// element types, parameters): the executor calls it once per step when it
+  /// prepares a program, so that a kernel whose errors would otherwise only
+  /// surface asynchronously (a GPU's) reports them before the first run.
+  void add(std::string name, KernelFunction function, KernelFunction check = nullptr) {
+    kernels_[std::move(name)] = {function, check};
+  }
   /// Null when the backend has no kernel of that name.
   KernelFunction find(const std::string &name) const {
     auto found = kernels_.find(name);
-    return found == kernels_.end() ? nullptr : found->second;
+    return found == kernels_.end() ? nullptr : found->second.function;
+  }
+  /// The kernel's prepare-time check; null when it has none.
+  KernelFunction findCheck(const std::string &name) const {
+    auto found = kernels_.find(name);
+    return found == kernels_.end() ? nullptr : found->second.check;
   }
 
 private:
-  std::map<std::string, KernelFunction> kernels_;
+  struct Entry {
+    KernelFunction function;
+    KernelFunction check;
+  };
+  std::map<std::string, Entry> kernels_;
 };
 
 } // namespace shardc::rt

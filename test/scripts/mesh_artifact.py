@@ -9,11 +9,12 @@ makes of it) and rank{r}.safetensors, laid out as compiler/Artifact writes
 them, with the inputs and the expected outputs (numpy) beside them.
 
     mesh_artifact.py make --schema PYDIR --out DIR --case tp|dp_tp [--break-rank R]
+                          [--tp N] [--target cpu|cuda] [--cuda-arch sm_90]
     mesh_artifact.py check EXPECTED.npz GOT.npz
 
 Cases (every rank gets the whole input x; w is the rank's own weight):
-  tp     mesh [tp=2], x [4, 6]: xs = all_slice(x, dim 1); y = xs * w;
-         gathered = all_gather(y, dim 1); summed = all_reduce(y)
+  tp     mesh [tp=N] (--tp, default 2), x [4, 3N]: xs = all_slice(x, dim 1);
+         y = xs * w; gathered = all_gather(y, dim 1); summed = all_reduce(y)
   dp_tp  mesh [dp=2, tp=2], x [8, 8]: xs = all_slice over dp (dim 0), then
          over tp (dim 1); y = xs * w; rows = all_gather over dp (dim 0) of
          all_reduce over tp of y; moved = all_to_all over tp of y (split and
@@ -21,6 +22,8 @@ Cases (every rank gets the whole input x; w is the rank's own weight):
          tp (dim 0)
 --break-rank R gives rank R's all_gather an out-of-range dim: that rank
 fails at run time while the others wait for it in the collective.
+--target cuda writes the manifest of a cuda artifact (target, cuda_arch) with
+the same programs: the steps' kernels have the same names in both backends.
 """
 import argparse
 import json
@@ -158,15 +161,15 @@ def weight_of(rank, shape):
     return ((np.arange(np.prod(shape)).reshape(shape) % 5) + rank + 1).astype(np.float32) / 4
 
 
-def case_tp(schema, broken):
-    mesh = [("tp", 2)]
+def case_tp(schema, broken, n=2):
+    mesh = [("tp", n)]
     programs, weights = [], []
-    for rank in range(2):
+    for rank in range(n):
         p = ProgramWriter(schema)
-        x = p.buffer("Input", [4, 6], "x", 0)
+        x = p.buffer("Input", [4, 3 * n], "x", 0)
         w = p.buffer("Weight", [4, 3], "w")
         xs, y = p.buffer("Arena", [4, 3]), p.buffer("Arena", [4, 3])
-        gathered, summed = p.buffer("Arena", [4, 6]), p.buffer("Arena", [4, 3])
+        gathered, summed = p.buffer("Arena", [4, 3 * n]), p.buffer("Arena", [4, 3])
         p.step("all_slice", [x], [xs], ["tp"], dim=1)
         p.step("mul", [xs, w], [y], None)
         p.step("all_gather", [y], [gathered], ["tp"], dim=5 if rank == broken else 1)
@@ -175,13 +178,13 @@ def case_tp(schema, broken):
         p.output("summed", summed)
         programs.append(p.bytes(mesh))
         weights.append({"w": weight_of(rank, (4, 3))})
-    x = np.arange(24, dtype=np.float32).reshape(4, 6) / 8 - 1
-    ys = [x[:, 3 * r:3 * r + 3] * weights[r]["w"] for r in range(2)]
-    expected = {"gathered": np.concatenate(ys, axis=1), "summed": ys[0] + ys[1]}
+    x = np.arange(12 * n, dtype=np.float32).reshape(4, 3 * n) / 8 - 1
+    ys = [x[:, 3 * r:3 * r + 3] * weights[r]["w"] for r in range(n)]
+    expected = {"gathered": np.concatenate(ys, axis=1), "summed": sum(ys)}
     return mesh, programs, weights, {"x": x}, expected
 
 
-def case_dp_tp(schema, broken):
+def case_dp_tp(schema, broken, n=2):
     mesh = [("dp", 2), ("tp", 2)]
     programs, weights = [], []
     for rank in range(4):
@@ -224,7 +227,7 @@ def make(args):
     import shardc.schema.Step, shardc.schema.Storage  # noqa: F401
     import shardc.schema as schema
     mesh, programs, weights, inputs, expected = \
-        {"tp": case_tp, "dp_tp": case_dp_tp}[args.case](schema, args.break_rank)
+        {"tp": case_tp, "dp_tp": case_dp_tp}[args.case](schema, args.break_rank, args.tp)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     sizes = [size for _, size in mesh]
@@ -244,7 +247,8 @@ def make(args):
     def signature(arrays):
         return [{"name": n, "dtype": "float32", "shape": list(a.shape)} for n, a in arrays.items()]
 
-    manifest = {"format": "shardc-artifact", "version": 1, "target": "cpu",
+    manifest = {"format": "shardc-artifact", "version": 1, "target": args.target,
+                "cuda_arch": args.cuda_arch if args.target == "cuda" else None,
                 "model": f"mesh_artifact.py {args.case}", "inputs": signature(inputs),
                 "outputs": signature(expected), "mesh": {"axes": dict(mesh)},
                 "ranks": ranks, "files": files}
@@ -273,6 +277,9 @@ def main():
     m.add_argument("--out", required=True)
     m.add_argument("--case", choices=["tp", "dp_tp"], required=True)
     m.add_argument("--break-rank", type=int, default=-1)
+    m.add_argument("--tp", type=int, default=2, help="the tp case's mesh size")
+    m.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    m.add_argument("--cuda-arch", default="sm_90")
     c = commands.add_parser("check")
     c.add_argument("expected")
     c.add_argument("got")

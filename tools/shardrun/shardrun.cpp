@@ -1,9 +1,10 @@
 //===- shardrun.cpp - run a compiled shardc artifact ----------------------===//
 //
 //   shardrun OUT/ --inputs in.npz [--outputs out.npz] [--warmup W] [--iters I]
-//            [--threads N] [--profile] [--np N] [--comm threads|mpi]
+//            [--threads N] [--profile] [--np N] [--comm threads|mpi|nccl]
 //            [--comm-timeout S]
 //   mpirun -np N shardrun OUT/ ...
+//   RANK=r WORLD_SIZE=N MASTER_ADDR=host MASTER_PORT=p shardrun OUT/ ...
 //
 // An artifact for a mesh of N devices runs as N ranks, each with its own
 // program, weights, device and executor, joined by a Communicator: as N
@@ -12,23 +13,37 @@
 // forced with --comm mpi). Every rank gets the whole inputs; the outputs are
 // replicated, and rank 0 writes them and prints the summary.
 //
+// A cuda artifact runs on the GPU the local rank picks (Devices.h). Its
+// processes talk over NCCL (one GPU each) when an MPI launcher or a
+// torchrun-style environment started them; its --np ranks share the one GPU
+// and talk through the in-process world, each on its own stream.
+//
 // Every error is one line on stderr and exit code 1 — on every rank of an MPI
 // job when all ranks see it (a wrong rank count, bad inputs), otherwise from
 // the rank that failed, which then ends the job (MPI_Abort; in-process, the
-// world is aborted) so that no rank waits forever. The runtime links neither
-// MLIR nor LLVM, so this tool parses its own flags.
+// world is aborted; NCCL, the communicators are aborted) so that no rank waits
+// forever. The runtime links neither MLIR nor LLVM, so this tool parses its
+// own flags.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/comm/InProcess.h"
 #include "runtime/comm/Mpi.h"
+#include "runtime/comm/TcpBootstrap.h"
 #include "runtime/core/Artifact.h"
 #include "runtime/core/Executor.h"
 #include "runtime/cpu/CpuBackend.h"
 #include "runtime/cpu/CpuDevice.h"
 #include "runtime/cpu/MatMul.h"
 #include "runtime/io/Npz.h"
+#include "tools/shardrun/Devices.h"
+#include "tools/shardrun/Launch.h"
+
+#ifdef SHARDC_WITH_CUDA
+#include "runtime/comm/Nccl.h"
+#endif
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -43,13 +58,16 @@
 #include <unistd.h>
 
 using namespace shardc::rt;
+using namespace shardc::shardrun;
 
 namespace {
 
 constexpr const char *kUsage =
     "usage: shardrun ARTIFACT_DIR --inputs IN.npz [--outputs OUT.npz] [--warmup W] [--iters I]\n"
-    "                [--threads N] [--profile] [--np N] [--comm threads|mpi] [--comm-timeout S]\n"
+    "                [--threads N] [--profile] [--np N] [--comm threads|mpi|nccl]\n"
+    "                [--comm-timeout S]\n"
     "       mpirun -np N shardrun ARTIFACT_DIR ...\n"
+    "       RANK=r WORLD_SIZE=N MASTER_ADDR=HOST MASTER_PORT=P shardrun ARTIFACT_DIR ...\n"
     "\n"
     "Runs a model compiled by `shardc MODEL -o ARTIFACT_DIR`.\n"
     "  --inputs IN.npz    the model's inputs by ONNX input name (numpy .npz)\n"
@@ -59,9 +77,14 @@ constexpr const char *kUsage =
     "  --threads N        CPU threads in all (default: all cores), shared by the ranks\n"
     "  --profile          print the time per step, summed over the timed runs (rank 0)\n"
     "  --np N             run an artifact compiled for N ranks as N threads of this process\n"
-    "  --comm threads|mpi how ranks talk: threads (default; with --np) or MPI (default\n"
-    "                     when mpirun or another MPI launcher started shardrun)\n"
-    "  --comm-timeout S   seconds one collective may wait for the other ranks (default 600)\n"
+    "                     (a cuda artifact's ranks share one GPU)\n"
+    "  --comm threads|mpi|nccl\n"
+    "                     how ranks talk: threads (default; with --np), MPI (default when\n"
+    "                     mpirun or another MPI launcher started shardrun) or NCCL, one GPU\n"
+    "                     per process (default for a cuda artifact under mpirun or with\n"
+    "                     RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT set)\n"
+    "  --comm-timeout S   seconds one collective may wait for the other ranks (default 600);\n"
+    "                     past it NCCL ranks abort, each printing its last collectives\n"
     "  --help             this text\n"
     "\n"
     "Ranks enumerate the mesh row-major with the last axis fastest: on a mesh\n"
@@ -75,8 +98,13 @@ struct Options {
 };
 
 /// The error line, written at once: the ranks of an MPI job share stderr,
-/// and pieces written apart interleave with theirs.
+/// and pieces written apart interleave with theirs. Only the first error of
+/// the process is written: the NCCL watchdog's thread and the main thread
+/// may both see a failure.
 void printError(const std::string &message) {
+  static std::atomic<bool> printed{false};
+  if (printed.exchange(true))
+    return;
   std::string line = "shardrun: error: " + message + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
@@ -138,8 +166,8 @@ Options parseOptions(int argc, char **argv) {
       options.np = parseCount(arg, value(), 1);
     } else if (arg == "--comm") {
       options.comm = value();
-      if (options.comm != "threads" && options.comm != "mpi")
-        die("--comm '" + options.comm + "': expected 'threads' or 'mpi'");
+      if (options.comm != "threads" && options.comm != "mpi" && options.comm != "nccl")
+        die("--comm '" + options.comm + "': expected 'threads', 'mpi' or 'nccl'");
     } else if (arg == "--comm-timeout") {
       options.commTimeout = parseSeconds(arg, value());
     } else if (arg == "--profile") {
@@ -216,22 +244,26 @@ struct Inputs {
 /// any communication), so that every rank reports them alike. An empty
 /// string when all is well.
 std::string checkLaunch(const Options &options, const ArtifactLayout &layout, int launched) {
-  if (layout.target != "cpu")
+  if (layout.target != "cpu" && layout.target != "cuda")
     return options.artifact + ": compiled for target '" + layout.target +
-           "'; this shardrun runs 'cpu' artifacts";
+           "'; this shardrun runs 'cpu' and 'cuda' artifacts";
   if (layout.ranks != launched)
     return "the artifact was compiled for " + layout.describe() + " but " +
-           std::to_string(launched) + (launched == 1 ? " was" : " were") + " launched (run it with --np " +
-           std::to_string(layout.ranks) + ", or mpirun -np " + std::to_string(layout.ranks) + ")";
+           std::to_string(launched) + (launched == 1 ? " was" : " were") +
+           " launched (run it with --np " + std::to_string(layout.ranks) + ", or mpirun -np " +
+           std::to_string(layout.ranks) + ")";
   return "";
 }
 
-/// Prepares and runs one rank's program: warmup, then the timed runs.
+/// Prepares and runs one rank's program on its own device: warmup, then the
+/// timed runs.
 Status runRank(const Options &options, const Artifact &artifact,
                const std::vector<const HostTensor *> &ordered, Communicator &world,
-               RankRun &result) {
-  cpu::CpuDevice device;
-  auto executor = Executor::prepare(artifact, device, &world);
+               const DevicePlan &plan, RankRun &result) {
+  auto device = openDevice(plan);
+  if (!device)
+    return device.status();
+  auto executor = Executor::prepare(artifact, **device, &world);
   if (!executor)
     return executor.status();
   for (int i = 0; i < options.warmup; ++i)
@@ -252,7 +284,7 @@ Status runRank(const Options &options, const Artifact &artifact,
 /// Rank 0's part at the end: the outputs and the summary. An error message,
 /// or empty.
 std::string finish(const Options &options, const Artifact &artifact, RankRun &run,
-                   const std::string &how) {
+                   const std::string &how, const DevicePlan &plan) {
   if (!options.outputs.empty()) {
     std::vector<io::NamedView> named;
     for (size_t i = 0; i < run.outputs.size(); ++i)
@@ -264,10 +296,16 @@ std::string finish(const Options &options, const Artifact &artifact, RankRun &ru
   double median = run.seconds[run.seconds.size() / 2];
   std::string ranks = artifact.ranks == 1 ? "1 rank" : std::to_string(artifact.ranks) + " ranks";
   if (!artifact.mesh.names.empty() && artifact.ranks > 1)
-    ranks += " (mesh " + artifact.mesh.describe() + ") " + how;
-  std::printf("shardrun: %s, %d thread(s)%s, %.3f ms/iter (median of %d), arena %s, peak RSS %s\n",
-              ranks.c_str(), cpu::threads(), artifact.ranks > 1 ? " per rank" : "", median * 1e3,
-              options.iters, megabytes(run.arenaBytes).c_str(), megabytes(peakRssBytes()).c_str());
+    ranks += " (mesh " + artifact.mesh.describe() + ")";
+  // How the ranks talk; said of one rank too when it is NCCL, which was asked for.
+  if (artifact.ranks > 1 || how.rfind("over NCCL", 0) == 0)
+    ranks += " " + how;
+  std::string where = plan.cuda ? " on " + plan.description
+                                : ", " + std::to_string(cpu::threads()) + " thread(s)" +
+                                      (artifact.ranks > 1 ? " per rank" : "");
+  std::printf("shardrun: %s%s, %.3f ms/iter (median of %d), arena %s, peak RSS %s\n", ranks.c_str(),
+              where.c_str(), median * 1e3, options.iters, megabytes(run.arenaBytes).c_str(),
+              megabytes(peakRssBytes()).c_str());
   if (options.profile) {
     std::printf("%-5s %-18s %10s %6s  %s\n", "step", "kernel", "ms/iter", "share", "ONNX nodes");
     double total = 0;
@@ -296,6 +334,9 @@ int runAsThreads(const Options &options) {
     die(layout.status().message());
   if (std::string error = checkLaunch(options, *layout, np); !error.empty())
     die(error);
+  auto plan = planDevice(*layout);
+  if (!plan)
+    die(plan.status().message());
   Inputs inputs;
   auto read = io::readNpz(options.inputs);
   if (!read)
@@ -320,11 +361,12 @@ int runAsThreads(const Options &options) {
   comm::InProcessWorld world(np, timeoutOf(options));
   std::vector<RankRun> runs(np);
   Status status = world.run([&](int rank, Communicator &communicator) {
-    return runRank(options, artifacts[rank], ordered, communicator, runs[rank]);
+    return runRank(options, artifacts[rank], ordered, communicator, *plan, runs[rank]);
   });
   if (!status)
     die(status.message());
-  if (std::string error = finish(options, artifacts[0], runs[0], "as threads"); !error.empty())
+  if (std::string error = finish(options, artifacts[0], runs[0], "as threads", *plan);
+      !error.empty())
     die(error);
   return 0;
 }
@@ -366,6 +408,9 @@ int runUnderMpi(const Options &options, int &argc, char **&argv) {
     failEverywhere(layout.status().message());
   if (std::string error = checkLaunch(options, *layout, session->size()); !error.empty())
     failEverywhere(error);
+  auto plan = planDevice(*layout);
+  if (!plan)
+    failAlone(plan.status().message());
   Inputs inputs;
   auto read = io::readNpz(options.inputs);
   if (!read)
@@ -390,14 +435,137 @@ int runUnderMpi(const Options &options, int &argc, char **&argv) {
     auto world = session->world();
     if (!world)
       failAlone(world.status().message());
-    if (Status status = runRank(options, *artifact, ordered, **world, run); !status)
+    if (Status status = runRank(options, *artifact, ordered, **world, *plan, run); !status)
       failAlone(status.message());
   } // the communicators go before MPI_Finalize
   if (rank == 0)
-    if (std::string error = finish(options, *artifact, run, "under MPI"); !error.empty())
+    if (std::string error = finish(options, *artifact, run, "under MPI", *plan); !error.empty())
       failAlone(error);
   session.reset();
   return 0;
+}
+
+/// One rank per process and GPU, talking over NCCL: started by an MPI
+/// launcher (the NCCL id goes out with MPI_Bcast) or torchrun-style (over
+/// TCP from rank 0 at MASTER_ADDR:MASTER_PORT).
+int runWithNccl(const Options &options, int &argc, char **&argv) {
+#ifndef SHARDC_WITH_CUDA
+  (void)options;
+  (void)argc;
+  (void)argv;
+  die("--comm nccl needs the CUDA backend, and this shardrun was built without it (configure "
+      "with -DSHARDC_CUDA=ON)");
+#else
+  if (auto layout = readArtifactLayout(options.artifact); layout && layout->target != "cuda")
+    die("--comm nccl runs cuda artifacts; this one targets '" + layout->target +
+        "' (use --comm mpi)");
+  auto torchrun = torchrunLaunch();
+  if (!torchrun)
+    die(torchrun.status().message());
+  std::unique_ptr<comm::MpiSession> session;
+  int rank = 0, size = 1;
+  if (comm::launchedByMpi()) {
+    auto started = comm::MpiSession::start(argc, argv);
+    if (!started)
+      die(started.status().message());
+    session = std::move(*started);
+    rank = session->rank();
+    size = session->size();
+  } else if (*torchrun) {
+    rank = (*torchrun)->rank;
+    size = (*torchrun)->size;
+  } else {
+    die("--comm nccl runs one process per GPU: start shardrun with mpirun, or set RANK, "
+        "WORLD_SIZE, MASTER_ADDR and MASTER_PORT (torchrun-style)");
+  }
+  std::unique_ptr<Communicator> world, mpiWorld;
+  // As under MPI: errors every rank sees end each rank; one rank's error
+  // ends the job — MPI_Abort, or without MPI the NCCL communicators are
+  // aborted, and the other ranks fail at once or at their timeout.
+  auto failEverywhere = [&](const std::string &message) {
+    printError(message);
+    mpiWorld.reset();
+    session.reset();
+    std::exit(1);
+  };
+  auto failAlone = [&](const std::string &message) {
+    printError((size > 1 ? "rank " + std::to_string(rank) + ": " : "") + message);
+    if (session)
+      comm::MpiSession::abortJob(1);
+    if (world)
+      world->abort(message);
+    std::_Exit(1);
+  };
+  if (session)
+    if (std::string error = checkLauncherRank(rank); !error.empty())
+      failAlone(error);
+  auto layout = readArtifactLayout(options.artifact);
+  if (!layout)
+    failEverywhere(layout.status().message());
+  if (std::string error = checkLaunch(options, *layout, size); !error.empty())
+    failEverywhere(error);
+  auto plan = planDevice(*layout);
+  if (!plan)
+    failAlone(plan.status().message());
+  Inputs inputs;
+  auto read = io::readNpz(options.inputs);
+  if (!read)
+    failEverywhere(read.error());
+  inputs.tensors = std::move(*read);
+  auto artifact = loadArtifact(options.artifact, rank);
+  if (!artifact)
+    failAlone(artifact.status().message());
+  std::vector<const HostTensor *> ordered;
+  if (Status status = checkInputs(*artifact, inputs.named(), ordered); !status)
+    failEverywhere(options.inputs + ": " + status.message());
+
+  comm::ShareBytes share;
+  if (session) {
+    auto made = session->world();
+    if (!made)
+      failAlone(made.status().message());
+    mpiWorld = std::move(*made);
+    share = comm::shareThrough(*mpiWorld);
+  } else {
+    comm::TcpRendezvous where{rank, size, (*torchrun)->address, (*torchrun)->port,
+                              timeoutOf(options)};
+    share = [where](void *data, size_t bytes) { return comm::tcpBroadcast(where, data, bytes); };
+  }
+  comm::NcclOptions ncclOptions;
+  ncclOptions.rank = rank;
+  ncclOptions.size = size;
+  ncclOptions.device = plan->ordinal;
+  ncclOptions.timeout = timeoutOf(options);
+  // The watchdog's line, already prefixed with the rank; nothing this
+  // process has queued can be trusted after an abort.
+  ncclOptions.onFailure = [](const std::string &message) {
+    printError(message);
+    std::_Exit(1);
+  };
+  auto joined = comm::joinNcclWorld(ncclOptions, share);
+  if (!joined)
+    failAlone(joined.status().message());
+  world = std::move(*joined);
+  RankRun run;
+  if (Status status = runRank(options, *artifact, ordered, *world, *plan, run); !status)
+    failAlone(status.message());
+  world.reset(); // ncclCommFinalize, then ncclCommDestroy
+  if (rank == 0)
+    if (std::string error =
+            finish(options, *artifact, run, "over NCCL " + comm::ncclVersion(), *plan);
+        !error.empty())
+      failAlone(error);
+  mpiWorld.reset();
+  session.reset();
+  return 0;
+#endif
+}
+
+/// Whether the artifact is a cuda one (false for one that cannot be read:
+/// the path chosen then reports why).
+bool isCudaArtifact(const std::string &directory) {
+  auto layout = readArtifactLayout(directory);
+  return layout && layout->target == "cuda";
 }
 
 } // namespace
@@ -405,9 +573,20 @@ int runUnderMpi(const Options &options, int &argc, char **&argv) {
 int main(int argc, char **argv) {
   reexecWithSuitableBlasKernels(argv);
   Options options = parseOptions(argc, argv);
-  const bool mpi = options.comm == "mpi" || (options.comm.empty() && comm::launchedByMpi());
+  const bool launched = comm::launchedByMpi();
+  const bool mpi = options.comm == "mpi" || (options.comm.empty() && launched);
   if (mpi && options.np)
     die("--np runs the ranks as threads of one process; it cannot be combined with an MPI "
         "launch (use mpirun -np N alone)");
+  if (options.comm == "nccl" && options.np)
+    die("--np runs the ranks as threads of one process, sharing one GPU, and NCCL needs one "
+        "process per GPU (drop --np, or use --comm threads)");
+  // NCCL by default for a cuda artifact whose ranks are processes.
+  const bool nccl =
+      options.comm == "nccl" || (options.comm.empty() && !options.np &&
+                                 (launched || std::getenv("WORLD_SIZE") || std::getenv("RANK")) &&
+                                 isCudaArtifact(options.artifact));
+  if (nccl)
+    return runWithNccl(options, argc, argv);
   return mpi ? runUnderMpi(options, argc, argv) : runAsThreads(options);
 }

@@ -1,0 +1,284 @@
+//===- CudaBackend.cpp - the CUDA kernels as the executor sees them -------===//
+//
+// Adapters from the executor's KernelCall to the CUDA entry points, one per
+// kernel name of the CPU table (runtime/cpu/CpuBackend.cpp) with the same
+// operand counts and parameter names and encodings. Each is registered
+// twice: to run (on KernelCall::stream) and as the prepare-time check (the
+// entry point's operand checks, no CUDA call), so a step the GPU cannot run
+// fails when the program is prepared with the same line the CPU would give.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cuda/CudaBackend.h"
+
+#include "runtime/cuda/Attention.h"
+#include "runtime/cuda/Collectives.h"
+#include "runtime/cuda/Elementwise.h"
+#include "runtime/cuda/Fused.h"
+#include "runtime/cuda/MatMul.h"
+#include "runtime/cuda/Movement.h"
+#include "runtime/cuda/Normalization.h"
+#include "runtime/cuda/Reduction.h"
+
+namespace shardc::rt::cuda {
+namespace {
+
+using cpu::BinaryOp;
+using cpu::ReduceOp;
+using cpu::UnaryOp;
+
+using Entry = Status (*)(const KernelCall &call, const LaunchContext &context);
+
+template <Entry entry> Status runOnStream(const KernelCall &call) {
+  if (!call.stream)
+    return Status::error("no CUDA stream: CUDA kernels run on a stream of a CudaDevice");
+  return entry(call, LaunchContext{static_cast<cudaStream_t>(call.stream), false});
+}
+
+template <Entry entry> Status checkOnly(const KernelCall &call) {
+  return entry(call, LaunchContext{nullptr, true});
+}
+
+template <Entry entry> void add(KernelTable &table, const char *name) {
+  table.add(name, runOnStream<entry>, checkOnly<entry>);
+}
+
+/// The operand counts a kernel accepts (the CPU table's words).
+Status expectOperands(const KernelCall &call, size_t minInputs, size_t maxInputs, size_t outputs) {
+  if (call.inputs.size() < minInputs || call.inputs.size() > maxInputs ||
+      call.outputs.size() != outputs)
+    return Status::error("expected " + std::to_string(minInputs) +
+                         (maxInputs != minInputs ? "-" + std::to_string(maxInputs) : "") +
+                         " inputs and " + std::to_string(outputs) + " outputs; got " +
+                         std::to_string(call.inputs.size()) + " and " +
+                         std::to_string(call.outputs.size()));
+  return {};
+}
+
+#define SHARDC_EXPECT(minInputs, maxInputs, outputs)                                               \
+  do {                                                                                             \
+    if (Status status = expectOperands(call, minInputs, maxInputs, outputs); !status)              \
+      return status;                                                                               \
+  } while (false)
+
+template <UnaryOp op> Status unaryKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 1);
+  return unary(op, call.inputs[0], call.outputs[0], context);
+}
+
+Status geluKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 1);
+  const UnaryOp op =
+      call.params.flag("approximate_tanh", false) ? UnaryOp::GeluTanh : UnaryOp::Gelu;
+  return unary(op, call.inputs[0], call.outputs[0], context);
+}
+
+template <BinaryOp op> Status binaryKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(2, 2, 1);
+  return binary(op, call.inputs[0], call.inputs[1], call.outputs[0], context);
+}
+
+Status compareKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(2, 2, 1);
+  // graph.compare's predicate enum: eq, lt, le, gt, ge.
+  static constexpr cpu::ComparePredicate predicates[] = {
+      cpu::ComparePredicate::Eq, cpu::ComparePredicate::Lt, cpu::ComparePredicate::Le,
+      cpu::ComparePredicate::Gt, cpu::ComparePredicate::Ge};
+  const int64_t predicate = call.params.integer("predicate", -1);
+  if (predicate < 0 || predicate > 4)
+    return Status::error("compare: unknown predicate " + std::to_string(predicate));
+  return compare(predicates[predicate], call.inputs[0], call.inputs[1], call.outputs[0], context);
+}
+
+Status whereKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(3, 3, 1);
+  return where(call.inputs[0], call.inputs[1], call.inputs[2], call.outputs[0], context);
+}
+
+Status castKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 1);
+  return cast(call.inputs[0], call.outputs[0], context);
+}
+
+Status matmulKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(2, 2, 1);
+  return matmul(call.inputs[0], call.inputs[1], call.outputs[0], context);
+}
+
+Status linearKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(2, 3, 1);
+  const TensorView *bias = call.inputs.size() > 2 ? &call.inputs[2] : nullptr;
+  return linear(call.inputs[0], call.inputs[1], bias, call.params.flag("transpose_weight", false),
+                call.outputs[0], context);
+}
+
+template <ReduceOp op> Status reduceKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 1);
+  return reduce(op, call.inputs[0], call.params.ints("axes"), call.params.flag("keepdims", true),
+                call.outputs[0], context);
+}
+
+Status softmaxKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 1);
+  return softmax(call.inputs[0], call.params.integer("axis", -1), call.outputs[0], context);
+}
+
+Status topkKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 2);
+  return topk(call.inputs[0], call.params.integer("k", 0), call.params.integer("axis", -1),
+              call.params.flag("largest", true), call.params.flag("sorted", true), call.outputs[0],
+              call.outputs[1], context);
+}
+
+Status transposeKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 1);
+  return transpose(call.inputs[0], call.params.ints("perm"), call.outputs[0], context);
+}
+
+Status sliceKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 1);
+  return slice(call.inputs[0], call.params.ints("starts"), call.params.ints("ends"),
+               call.params.ints("steps"), call.outputs[0], context);
+}
+
+Status concatKernel(const KernelCall &call, const LaunchContext &context) {
+  if (call.inputs.empty() || call.outputs.size() != 1)
+    return Status::error("concat: expected inputs and one output");
+  return concat(cpu::ViewList(call.inputs), call.params.integer("axis", 0), call.outputs[0],
+                context);
+}
+
+Status splitKernel(const KernelCall &call, const LaunchContext &context) {
+  if (call.inputs.size() != 1 || call.outputs.empty())
+    return Status::error("split: expected one input and outputs");
+  return split(call.inputs[0], call.params.integer("axis", 0), cpu::ViewList(call.outputs),
+               context);
+}
+
+Status gatherKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(2, 2, 1);
+  return gather(call.inputs[0], call.inputs[1], call.params.integer("axis", 0), call.outputs[0],
+                context);
+}
+
+Status expandKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 1);
+  return expand(call.inputs[0], call.outputs[0], context);
+}
+
+Status scatterElementsKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(3, 3, 1);
+  // graph.scatter_elements' reduction enum: none, add, mul, max, min.
+  static constexpr cpu::ScatterReduction reductions[] = {
+      cpu::ScatterReduction::None, cpu::ScatterReduction::Add, cpu::ScatterReduction::Mul,
+      cpu::ScatterReduction::Max, cpu::ScatterReduction::Min};
+  const int64_t reduction = call.params.integer("reduction", 0);
+  if (reduction < 0 || reduction > 4)
+    return Status::error("scatter_elements: unknown reduction " + std::to_string(reduction));
+  return scatterElements(call.inputs[0], call.inputs[1], call.inputs[2],
+                         call.params.integer("axis", 0), reductions[reduction], call.outputs[0],
+                         context);
+}
+
+Status triluKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 1);
+  return trilu(call.inputs[0], call.params.integer("k", 0), call.params.flag("upper", true),
+               call.outputs[0], context);
+}
+
+Status layerNormKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(2, 3, 1);
+  const TensorView *bias = call.inputs.size() > 2 ? &call.inputs[2] : nullptr;
+  return layerNorm(call.inputs[0], call.inputs[1], bias, call.params.integer("axis", -1),
+                   call.params.number("epsilon", 1e-5), call.outputs[0], context);
+}
+
+Status rmsNormKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(2, 2, 1);
+  return rmsNorm(call.inputs[0], call.inputs[1], call.params.integer("axis", -1),
+                 call.params.number("epsilon", 1e-5), call.outputs[0], context);
+}
+
+Status attentionKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(3, 4, 1);
+  const TensorView *mask = call.inputs.size() > 3 ? &call.inputs[3] : nullptr;
+  return attention(call.inputs[0], call.inputs[1], call.inputs[2], mask,
+                   call.params.number("scale", 1.0), call.params.flag("causal", false),
+                   call.outputs[0], context);
+}
+
+Status rotaryKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(3, 3, 1);
+  return rotary(call.inputs[0], call.inputs[1], call.inputs[2],
+                call.params.flag("interleaved", false), call.outputs[0], context);
+}
+
+Status fusedKernel(const KernelCall &call, const LaunchContext &context) {
+  if (call.outputs.size() != 1)
+    return Status::error("fused: expected one output");
+  return fused(cpu::ViewList(call.inputs), call.params.strings("ops"), call.params.ints("args"),
+               call.outputs[0], context);
+}
+
+KernelTable makeTable() {
+  KernelTable table;
+  add<unaryKernel<UnaryOp::Neg>>(table, "neg");
+  add<unaryKernel<UnaryOp::Abs>>(table, "abs");
+  add<unaryKernel<UnaryOp::Sqrt>>(table, "sqrt");
+  add<unaryKernel<UnaryOp::Rsqrt>>(table, "rsqrt");
+  add<unaryKernel<UnaryOp::Reciprocal>>(table, "reciprocal");
+  add<unaryKernel<UnaryOp::Exp>>(table, "exp");
+  add<unaryKernel<UnaryOp::Log>>(table, "log");
+  add<unaryKernel<UnaryOp::Cos>>(table, "cos");
+  add<unaryKernel<UnaryOp::Sin>>(table, "sin");
+  add<unaryKernel<UnaryOp::Erf>>(table, "erf");
+  add<unaryKernel<UnaryOp::Tanh>>(table, "tanh");
+  add<unaryKernel<UnaryOp::Sigmoid>>(table, "sigmoid");
+  add<unaryKernel<UnaryOp::Relu>>(table, "relu");
+  add<unaryKernel<UnaryOp::Silu>>(table, "silu");
+  add<unaryKernel<UnaryOp::Not>>(table, "not");
+  add<geluKernel>(table, "gelu");
+  add<binaryKernel<BinaryOp::Add>>(table, "add");
+  add<binaryKernel<BinaryOp::Sub>>(table, "sub");
+  add<binaryKernel<BinaryOp::Mul>>(table, "mul");
+  add<binaryKernel<BinaryOp::Div>>(table, "div");
+  add<binaryKernel<BinaryOp::Pow>>(table, "pow");
+  add<binaryKernel<BinaryOp::Max>>(table, "max");
+  add<binaryKernel<BinaryOp::Min>>(table, "min");
+  add<binaryKernel<BinaryOp::And>>(table, "and");
+  add<binaryKernel<BinaryOp::Or>>(table, "or");
+  add<compareKernel>(table, "compare");
+  add<whereKernel>(table, "where");
+  add<castKernel>(table, "cast");
+  add<matmulKernel>(table, "matmul");
+  add<linearKernel>(table, "linear");
+  add<reduceKernel<ReduceOp::Sum>>(table, "reduce_sum");
+  add<reduceKernel<ReduceOp::Mean>>(table, "reduce_mean");
+  add<reduceKernel<ReduceOp::Max>>(table, "reduce_max");
+  add<reduceKernel<ReduceOp::Min>>(table, "reduce_min");
+  add<softmaxKernel>(table, "softmax");
+  add<topkKernel>(table, "topk");
+  add<transposeKernel>(table, "transpose");
+  add<sliceKernel>(table, "slice");
+  add<concatKernel>(table, "concat");
+  add<splitKernel>(table, "split");
+  add<gatherKernel>(table, "gather");
+  add<expandKernel>(table, "expand");
+  add<scatterElementsKernel>(table, "scatter_elements");
+  add<triluKernel>(table, "trilu");
+  add<layerNormKernel>(table, "layer_norm");
+  add<rmsNormKernel>(table, "rms_norm");
+  add<attentionKernel>(table, "attention");
+  add<rotaryKernel>(table, "rotary");
+  add<fusedKernel>(table, "fused");
+  addCollectiveKernels(table);
+  return table;
+}
+
+} // namespace
+
+const KernelTable &kernelTable() {
+  static const KernelTable table = makeTable();
+  return table;
+}
+
+} // namespace shardc::rt::cuda

@@ -1,0 +1,22 @@
+//===- HostSupport.cpp - the host side of every CUDA kernel ---------------===//
+#include "runtime/cuda/HostSupport.h"
+
+#include "runtime/cuda/StreamResources.h"
+
+namespace shardc::rt::cuda::detail {
+
+Status float64Unsupported(const char *op) {
+  return fail(op, "float64 is not supported by the CUDA backend");
+}
+
+Status checkCudaFloat(const char *op, const char *role, const TensorView &tensor) {
+  if (isCudaFloat(tensor.dtype))
+    return Status::success();
+  if (tensor.dtype == DType::F64)
+    return float64Unsupported(op);
+  return fail(op, std::string("needs a float ") + role + " but got " + dtypeName(tensor.dtype));
+}
+
+DeviceError *deviceErrors(cudaStream_t stream) { return resourcesOf(stream).errors; }
+
+} // namespace shardc::rt::cuda::detail

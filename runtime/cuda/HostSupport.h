@@ -1,0 +1,121 @@
+//===- HostSupport.h - the host side of every CUDA kernel -------*- C++ -*-===//
+//
+// Each CUDA kernel entry point (Elementwise.h, Reduction.h, ...) checks its
+// operands on the host exactly as its CPU counterpart does, with the same
+// one-line messages, then hands plain data (Launch.h) to a launch function in
+// a .cu file. The checks, shape arithmetic and dim merging are the CPU
+// kernels' own (runtime/cpu/KernelSupport.h), so both backends accept and
+// reject the same steps. What is only the GPU's lives here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_CUDA_HOSTSUPPORT_H
+#define SHARDC_RUNTIME_CUDA_HOSTSUPPORT_H
+
+#include "runtime/core/Tensor.h"
+#include "runtime/cpu/KernelSupport.h"
+#include "runtime/cuda/Launch.h"
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cstdint>
+
+namespace shardc::rt::cuda {
+
+/// How an entry point is called: to enqueue its work on `stream`, or, when
+/// the executor prepares a program (KernelTable's check), only to check the
+/// operands, returning before any CUDA call.
+struct LaunchContext {
+  cudaStream_t stream = nullptr;
+  bool checkOnly = false;
+};
+
+namespace detail {
+
+using cpu::detail::broadcastShapes;
+using cpu::detail::broadcastsTo;
+using cpu::detail::broadcastStrides;
+using cpu::detail::checkAxis;
+using cpu::detail::checkDType;
+using cpu::detail::checkShape;
+using cpu::detail::checkTensor;
+using cpu::detail::fail;
+using cpu::detail::isFloatType;
+using cpu::detail::isIntType;
+using cpu::detail::product;
+using cpu::detail::rowMajorStrides;
+using cpu::detail::str;
+using cpu::detail::Walk;
+
+/// F32, F16 or BF16: the float types the CUDA math kernels compute on.
+inline bool isCudaFloat(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
+}
+
+/// Fails unless `tensor` is F32, F16 or BF16: "op: needs a float <role> but
+/// got int32" (the CPU's words), or that float64 is a CPU-only type.
+Status checkCudaFloat(const char *op, const char *role, const TensorView &tensor);
+
+/// "op: float64 is not supported by the CUDA backend".
+Status float64Unsupported(const char *op);
+
+/// The merged walk as a kernel parameter; fails past kMaxRank dims.
+template <size_t N> Status toIndexMap(const char *op, const Walk<N> &walk, IndexMap<int(N)> &map) {
+  if (walk.shape.size() > size_t(kMaxRank))
+    return fail(op, "the index space has " + std::to_string(walk.shape.size()) +
+                        " dims that do not merge; the CUDA kernels take at most " +
+                        std::to_string(kMaxRank));
+  map = IndexMap<int(N)>();
+  map.rank = int(walk.shape.size());
+  for (size_t d = 0; d < walk.shape.size(); ++d) {
+    map.shape[d] = walk.shape[d];
+    for (size_t k = 0; k < N; ++k)
+      map.strides[k][d] = walk.strides[k][d];
+  }
+  return Status::success();
+}
+
+/// Whether every operand of the map walks its elements in order (one
+/// contiguous run, same shape everywhere): the kernels then index flat.
+template <int N> bool isFlat(const IndexMap<N> &map) {
+  if (map.rank != 1)
+    return false;
+  for (int k = 0; k < N; ++k)
+    if (map.strides[k][0] != 1)
+      return false;
+  return true;
+}
+
+/// Operand 0 is `out` (row-major), operand k+1 inputs[k] broadcast to it:
+/// fails unless the inputs broadcast together to exactly out's shape.
+template <size_t N>
+Status broadcastMap(const char *op, const std::array<const TensorView *, N> &inputs,
+                    const TensorView &out, IndexMap<int(N) + 1> &map) {
+  Shape shape = inputs[0]->shape;
+  for (size_t k = 1; k < N; ++k) {
+    Shape next;
+    if (!broadcastShapes(shape, inputs[k]->shape, next))
+      return fail(op,
+                  "shapes " + str(shape) + " and " + str(inputs[k]->shape) + " do not broadcast");
+    shape = std::move(next);
+  }
+  SHARDC_CPU_TRY(checkShape(op, "result", out, shape));
+  std::array<Shape, N + 1> strides;
+  strides[0] = rowMajorStrides(shape);
+  for (size_t k = 0; k < N; ++k)
+    strides[k + 1] = broadcastStrides(inputs[k]->shape, shape);
+  return toIndexMap(op, Walk<N + 1>::make(shape, strides), map);
+}
+
+/// Whether `pointer` is aligned to `bytes` (vector loads need 16).
+inline bool isAligned(const void *pointer, size_t bytes) {
+  return reinterpret_cast<uintptr_t>(pointer) % bytes == 0;
+}
+
+/// Where kernels on `stream` record device-side errors (null if nowhere).
+DeviceError *deviceErrors(cudaStream_t stream);
+
+} // namespace detail
+} // namespace shardc::rt::cuda
+
+#endif

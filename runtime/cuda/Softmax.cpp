@@ -1,0 +1,32 @@
+//===- Softmax.cpp - softmax along one axis: host side --------------------===//
+#include "runtime/cuda/Reduction.h"
+
+#include "runtime/cuda/CudaStatus.h"
+
+namespace shardc::rt::cuda {
+
+using namespace detail;
+
+Status softmax(const TensorView &input, int64_t axis, const TensorView &out,
+               const LaunchContext &context) {
+  const char *name = "softmax";
+  SHARDC_CPU_TRY(checkTensor(name, "input", input));
+  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_CPU_TRY(checkCudaFloat(name, "input", input));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
+  SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
+  SHARDC_CPU_TRY(checkAxis(name, axis, input.shape.size()));
+  if (context.checkOnly || input.numel() == 0)
+    return Status::success();
+  SoftmaxArgs args;
+  args.out = out.data;
+  args.in = input.data;
+  args.dtype = input.dtype;
+  args.outer = product(input.shape, 0, size_t(axis));
+  args.dim = input.shape[size_t(axis)];
+  args.inner = product(input.shape, size_t(axis) + 1, input.shape.size());
+  launchSoftmax(args, context.stream);
+  return launchStatus(name);
+}
+
+} // namespace shardc::rt::cuda

@@ -1,0 +1,50 @@
+//===- Devices.h - the device a rank's program runs on ----------*- C++ -*-===//
+//
+// A cpu artifact runs on the host's cores. A cuda artifact runs on the GPU
+// the launcher's local rank picks (Launch.h; GPU 0 without one), which must
+// exist and be at least as new as the architecture the artifact's kernels
+// were built for. The ranks of `--np N` all run on that one GPU, each with
+// its own device object (own streams, allocations and copies).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_TOOLS_SHARDRUN_DEVICES_H
+#define SHARDC_TOOLS_SHARDRUN_DEVICES_H
+
+#include "runtime/core/Artifact.h"
+#include "runtime/core/Device.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace shardc::shardrun {
+
+struct DevicePlan {
+  bool cuda = false;
+  int ordinal = 0;
+  /// "cuda:0 (NVIDIA H200, sm_90)"; empty for the CPU.
+  std::string description;
+};
+
+/// Whether this shardrun was built with the CUDA backend (SHARDC_CUDA).
+bool hasCuda();
+
+/// Where this process runs `layout`'s ranks; the error is the one line
+/// shardrun prints ("the artifact targets cuda (sm_90) but no CUDA device
+/// is visible", an artifact built for a newer GPU, a local rank past the
+/// visible GPUs).
+rt::StatusOr<DevicePlan> planDevice(const rt::ArtifactLayout &layout);
+
+/// A device for one rank.
+rt::StatusOr<std::unique_ptr<rt::Device>> openDevice(const DevicePlan &plan);
+
+/// "sm_90a" as (90, true); none for text that is not an sm_ architecture.
+struct CudaArch {
+  int number = 0;
+  bool archSpecific = false; // the "a" suffix: runs on that exact architecture only
+};
+std::optional<CudaArch> parseCudaArch(const std::string &text);
+
+} // namespace shardc::shardrun
+
+#endif
