@@ -241,6 +241,13 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory) {
     // "sm_90" for a cuda artifact; absent or null for a cpu one.
     if (manifest->contains("cuda_arch") && manifest->at("cuda_arch").is_string())
       layout.cudaArch = manifest->at("cuda_arch").get<std::string>();
+    if (manifest->contains("cuda_kernels") && manifest->at("cuda_kernels").is_string()) {
+      const std::string kernels = manifest->at("cuda_kernels").get<std::string>();
+      if (Status status = checkFile(kernels, manifest->at("files").at(kernels), directory);
+          !status)
+        return status;
+      layout.cudaKernels = directory + "/" + kernels;
+    }
     layout.ranks = static_cast<int>(manifest->at("ranks").size());
     const std::string programFile = manifest->at("ranks").at(0).at("program").get<std::string>();
     if (Status status = checkFile(programFile, manifest->at("files").at(programFile), directory);

@@ -62,6 +62,9 @@ struct ArtifactLayout {
   /// The GPU architecture a cuda artifact's kernels were built for ("sm_90");
   /// empty for other targets.
   std::string cudaArch;
+  /// The fatbin of the kernels shardc generated for the fused steps (path,
+  /// size and CRC checked); empty when there are none.
+  std::string cudaKernels;
   int ranks = 1;
   MeshShape mesh;
   /// "4 ranks (mesh dp=2, tp=2)", "1 rank", for messages.

@@ -215,6 +215,11 @@ Status rotaryKernel(const KernelCall &call, const LaunchContext &context) {
 Status fusedKernel(const KernelCall &call, const LaunchContext &context) {
   if (call.outputs.size() != 1)
     return Status::error("fused: expected one output");
+  // The compiler's shape-specialized code when the artifact has it; the
+  // expression interpreter otherwise.
+  if (call.params.has("cuda_kernel"))
+    return launchGenerated(call.params.strings("cuda_kernel").at(0), cpu::ViewList(call.inputs),
+                           call.outputs[0], context);
   return fused(cpu::ViewList(call.inputs), call.params.strings("ops"), call.params.ints("args"),
                call.outputs[0], context);
 }

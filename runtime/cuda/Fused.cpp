@@ -2,7 +2,11 @@
 #include "runtime/cuda/Fused.h"
 
 #include "runtime/cuda/CudaStatus.h"
+#include "runtime/cuda/GeneratedKernels.h"
 
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -94,6 +98,37 @@ Status fused(cpu::ViewList inputs, const std::vector<std::string> &ops,
     program.flat = program.flat && program.map.strides[k][0] == 1;
   launchFused(program, context.stream);
   return launchStatus(name);
+}
+
+Status launchGenerated(const std::string &kernel, cpu::ViewList inputs, const TensorView &out,
+                       const LaunchContext &context) {
+  const char *name = "fused";
+  void *function = findGeneratedKernel(kernel);
+  if (!function)
+    return fail(name, "the step runs the generated kernel '" + kernel +
+                          "', which the artifact's loaded kernels do not hold");
+  if (out.dtype != DType::F32)
+    return fail(name, "output must be float32");
+  for (const TensorView &input : inputs)
+    if (input.dtype != DType::F32)
+      return fail(name, "inputs must be float32");
+  if (context.checkOnly || out.numel() == 0)
+    return Status::success();
+  std::vector<const void *> pointers;
+  for (const TensorView &input : inputs)
+    pointers.push_back(input.data);
+  void *output = out.data;
+  std::vector<void *> args;
+  for (const void *&pointer : pointers)
+    args.push_back(&pointer);
+  args.push_back(&output);
+  constexpr int64_t kThreads = 256, kMaxBlocks = 8192;
+  const int64_t blocks = std::min<int64_t>((out.numel() + kThreads - 1) / kThreads, kMaxBlocks);
+  cudaError_t error = cudaLaunchKernel(function, dim3(unsigned(blocks)), dim3(unsigned(kThreads)),
+                                       args.data(), 0, context.stream);
+  if (error != cudaSuccess)
+    return fail(name, std::string("launching '") + kernel + "': " + cudaGetErrorString(error));
+  return Status::success();
 }
 
 } // namespace shardc::rt::cuda

@@ -28,6 +28,12 @@ namespace shardc::rt::cuda {
 Status fused(cpu::ViewList inputs, const std::vector<std::string> &ops,
              const std::vector<int64_t> &args, const TensorView &out, const LaunchContext &context);
 
+/// Launches the compiler's function `kernel` for a fused step (see
+/// GeneratedKernels.h): its shapes are baked in, its arguments are the
+/// inputs' and the output's device pointers, its loop is grid-stride.
+Status launchGenerated(const std::string &kernel, cpu::ViewList inputs, const TensorView &out,
+                       const LaunchContext &context);
+
 namespace detail {
 
 constexpr int kMaxFusedInputs = 16;

@@ -6,10 +6,14 @@
 
 #ifdef SHARDC_WITH_CUDA
 #include "runtime/cuda/CudaDevice.h"
+#include "runtime/cuda/GeneratedKernels.h"
 #endif
 
 #include <cctype>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <vector>
 
 namespace shardc::shardrun {
 
@@ -85,6 +89,14 @@ rt::StatusOr<DevicePlan> planDevice(const rt::ArtifactLayout &layout) {
           checkArch(layout.cudaArch, (*device)->arch(), local->value, (*device)->productName());
       !status)
     return status;
+  if (!layout.cudaKernels.empty()) {
+    std::ifstream file(layout.cudaKernels, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    if (!file.good() && !file.eof())
+      return Status::error(layout.cudaKernels + ": cannot read");
+    if (Status status = rt::cuda::loadGeneratedKernels(bytes, layout.cudaKernels); !status)
+      return status;
+  }
   return DevicePlan{true, local->value,
                     "cuda:" + std::to_string(local->value) + " (" + (*device)->productName() +
                         ", " + (*device)->arch() + ")"};
