@@ -12,6 +12,7 @@
 #include "runtime/core/Status.h"
 #include "runtime/core/Tensor.h"
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ struct KernelCall {
   /// whose kernels run when called.
   void *stream = nullptr;
 };
+
+/// Fails unless `call` has minInputs..maxInputs inputs and exactly `outputs`
+/// outputs: what every backend's table entry checks before it reads them.
+Status expectOperands(const KernelCall &call, size_t minInputs, size_t maxInputs, size_t outputs);
 
 using KernelFunction = Status (*)(const KernelCall &call);
 

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Attention.h"
 
+#include "runtime/cpu/Checks.h"
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Parallel.h"
 
@@ -61,10 +62,8 @@ inline float expNonPositive(float x) {
 }
 inline double expNonPositive(double x) { return std::exp(x); }
 
-struct Dims {
-  int64_t batch, headsQ, headsKv, seqQ, seqK, headDim, valueDim;
-  Shape batchShape;
-};
+/// The shapes checkAttention found (Checks.h).
+using Dims = AttentionDims;
 
 /// Where the mask element for (batch, head, i, j) lives: base(batch, head) +
 /// i * rowStride + j * colStride (strides 0 where the mask broadcasts).
@@ -258,65 +257,14 @@ void attentionAs(const Dims &dims, const T *query, const T *key, const T *value,
 
 Status attention(const TensorView &query, const TensorView &key, const TensorView &value,
                  const TensorView *mask, double scale, bool causal, const TensorView &out) {
-  const char *name = "attention";
-  SHARDC_CPU_TRY(checkTensor(name, "query", query));
-  SHARDC_CPU_TRY(checkTensor(name, "key", key));
-  SHARDC_CPU_TRY(checkTensor(name, "value", value));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  if (!isFloatType(query.dtype))
-    return fail(name, std::string("needs float operands but got ") + dtypeName(query.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "key", key, query.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "value", value, query.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, query.dtype));
-  const size_t rank = query.shape.size();
-  if (rank < 3 || key.shape.size() != rank || value.shape.size() != rank)
-    return fail(name, "query, key and value must share a rank >= 3; got " + str(query.shape) +
-                          ", " + str(key.shape) + " and " + str(value.shape));
   Dims dims;
-  dims.batchShape.assign(query.shape.begin(), query.shape.end() - 3);
-  const Shape kBatch(key.shape.begin(), key.shape.end() - 3);
-  const Shape vBatch(value.shape.begin(), value.shape.end() - 3);
-  if (kBatch != dims.batchShape || vBatch != dims.batchShape)
-    return fail(name, "batch dims differ; expected " + str(dims.batchShape) +
-                          " for key and value but got " + str(kBatch) + " and " + str(vBatch));
-  dims.batch = numElements(dims.batchShape);
-  dims.headsQ = query.shape[rank - 3];
-  dims.seqQ = query.shape[rank - 2];
-  dims.headDim = query.shape[rank - 1];
-  dims.headsKv = key.shape[rank - 3];
-  dims.seqK = key.shape[rank - 2];
-  dims.valueDim = value.shape[rank - 1];
-  if (value.shape[rank - 3] != dims.headsKv)
-    return fail(name, "key and value head counts differ; expected " +
-                          std::to_string(dims.headsKv) + " but got " +
-                          std::to_string(value.shape[rank - 3]));
-  if (dims.headsKv == 0 || dims.headsQ % dims.headsKv != 0)
-    return fail(name, "query heads must be a multiple of key/value heads; got " +
-                          std::to_string(dims.headsQ) + " and " + std::to_string(dims.headsKv));
-  if (key.shape[rank - 1] != dims.headDim)
-    return fail(name, "query and key head sizes differ; expected " +
-                          std::to_string(dims.headDim) + " but got " +
-                          std::to_string(key.shape[rank - 1]));
-  if (value.shape[rank - 2] != dims.seqK)
-    return fail(name, "key and value sequence lengths differ; expected " +
-                          std::to_string(dims.seqK) + " but got " +
-                          std::to_string(value.shape[rank - 2]));
-  Shape expected = dims.batchShape;
-  expected.insert(expected.end(), {dims.headsQ, dims.seqQ, dims.valueDim});
-  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  SHARDC_CPU_TRY(checkAttention(query, key, value, out, nullptr, dims));
 
   MaskLayout layout;
   if (mask) {
-    SHARDC_CPU_TRY(checkTensor(name, "mask", *mask));
-    if (mask->dtype != DType::Bool && mask->dtype != query.dtype)
-      return fail(name, std::string("mask must be bool or of the query's element type ") +
-                            dtypeName(query.dtype) + " but got " + dtypeName(mask->dtype));
-    Shape scores = dims.batchShape;
-    scores.insert(scores.end(), {dims.headsQ, dims.seqQ, dims.seqK});
-    if (!broadcastsTo(mask->shape, scores))
-      return fail(name, "mask does not broadcast to the scores; expected " + str(scores) +
-                            " but got " + str(mask->shape));
-    const Shape strides = broadcastStrides(mask->shape, scores);
+    Shape strides;
+    SHARDC_CPU_TRY(checkAttentionMask(query, *mask, dims, strides));
+    const size_t rank = query.shape.size();
     layout.data = mask->data;
     layout.isBool = mask->dtype == DType::Bool;
     layout.batchStrides.assign(strides.begin(), strides.end() - 3);

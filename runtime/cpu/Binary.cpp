@@ -1,6 +1,7 @@
 //===- Binary.cpp - Broadcasting binary ops, compare and where -------------===//
 #include "runtime/cpu/Elementwise.h"
 
+#include "runtime/cpu/Checks.h"
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Parallel.h"
 
@@ -12,29 +13,6 @@ namespace shardc::rt::cpu {
 namespace {
 
 using namespace detail;
-
-/// The walk over out's index space reading every input broadcast: operand 0
-/// is out (row-major), operand k the k-th input. Fails unless the inputs
-/// broadcast together to exactly out's shape.
-template <size_t N>
-Status broadcastWalk(const char *op, const std::array<const TensorView *, N> &inputs,
-                     const TensorView &out, Walk<N + 1> &walk) {
-  Shape shape = inputs[0]->shape;
-  for (size_t k = 1; k < N; ++k) {
-    Shape next;
-    if (!broadcastShapes(shape, inputs[k]->shape, next))
-      return fail(op, "shapes " + str(shape) + " and " + str(inputs[k]->shape) +
-                          " do not broadcast");
-    shape = std::move(next);
-  }
-  SHARDC_CPU_TRY(checkShape(op, "result", out, shape));
-  std::array<Shape, N + 1> strides;
-  strides[0] = rowMajorStrides(shape);
-  for (size_t k = 0; k < N; ++k)
-    strides[k + 1] = broadcastStrides(inputs[k]->shape, shape);
-  walk = Walk<N + 1>::make(shape, strides);
-  return Status::success();
-}
 
 /// out[i] = fn(a[...], b[...]) over the broadcast walk, with the common
 /// stride patterns (both contiguous, one side a repeated scalar) as separate
@@ -192,31 +170,15 @@ bool power(const Walk<3> &walk, int64_t count, T *out, const T *a, const E *b) {
 Status binary(BinaryOp op, const TensorView &lhs, const TensorView &rhs,
               const TensorView &out) {
   const char *name = binaryOpName(op);
-  SHARDC_CPU_TRY(checkTensor(name, "lhs", lhs));
-  SHARDC_CPU_TRY(checkTensor(name, "rhs", rhs));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_CPU_TRY(checkBinary(op, lhs, rhs, out));
   const DType type = lhs.dtype;
-  const bool logical = op == BinaryOp::And || op == BinaryOp::Or;
-  if (logical) {
-    if (type != DType::Bool || rhs.dtype != DType::Bool)
-      return fail(name, std::string("needs bool operands but got ") + dtypeName(type) +
-                            " and " + dtypeName(rhs.dtype));
-  } else if (op == BinaryOp::Pow) {
-    if (type == DType::Bool || rhs.dtype == DType::Bool)
-      return fail(name, std::string("needs integer or float operands but got ") +
-                            dtypeName(type) + " and " + dtypeName(rhs.dtype));
-  } else if (type != rhs.dtype || type == DType::Bool) {
-    return fail(name, std::string("needs integer or float operands of one type but got ") +
-                          dtypeName(type) + " and " + dtypeName(rhs.dtype));
-  }
-  SHARDC_CPU_TRY(checkDType(name, "result", out, type));
   Walk<3> walk;
   SHARDC_CPU_TRY(broadcastWalk<2>(name, {&lhs, &rhs}, out, walk));
   const int64_t count = out.numel();
   if (count == 0)
     return Status::success();
 
-  if (logical) {
+  if (op == BinaryOp::And || op == BinaryOp::Or) {
     const bool isAnd = op == BinaryOp::And;
     zip(walk, count, 1, out.as<uint8_t>(), lhs.as<const uint8_t>(), rhs.as<const uint8_t>(),
         [isAnd](uint8_t x, uint8_t y) -> uint8_t {
@@ -276,11 +238,7 @@ void compareAs(ComparePredicate predicate, const Walk<3> &walk, int64_t count,
 Status compare(ComparePredicate predicate, const TensorView &lhs,
                const TensorView &rhs, const TensorView &out) {
   const char *name = "compare";
-  SHARDC_CPU_TRY(checkTensor(name, "lhs", lhs));
-  SHARDC_CPU_TRY(checkTensor(name, "rhs", rhs));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "rhs", rhs, lhs.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, DType::Bool));
+  SHARDC_CPU_TRY(checkCompare(lhs, rhs, out));
   Walk<3> walk;
   SHARDC_CPU_TRY(broadcastWalk<2>(name, {&lhs, &rhs}, out, walk));
   const int64_t count = out.numel();
@@ -297,13 +255,7 @@ Status compare(ComparePredicate predicate, const TensorView &lhs,
 Status where(const TensorView &condition, const TensorView &trueValue,
              const TensorView &falseValue, const TensorView &out) {
   const char *name = "where";
-  SHARDC_CPU_TRY(checkTensor(name, "condition", condition));
-  SHARDC_CPU_TRY(checkTensor(name, "true value", trueValue));
-  SHARDC_CPU_TRY(checkTensor(name, "false value", falseValue));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "condition", condition, DType::Bool));
-  SHARDC_CPU_TRY(checkDType(name, "false value", falseValue, trueValue.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, trueValue.dtype));
+  SHARDC_CPU_TRY(checkWhere(condition, trueValue, falseValue, out));
   Walk<4> walk;
   SHARDC_CPU_TRY(broadcastWalk<3>(name, {&condition, &trueValue, &falseValue}, out, walk));
   const int64_t count = out.numel();

@@ -24,18 +24,6 @@
 namespace shardc::rt::cpu {
 namespace {
 
-/// The operand counts a kernel accepts, checked before it reads them.
-Status expectOperands(const KernelCall &call, size_t minInputs, size_t maxInputs, size_t outputs) {
-  if (call.inputs.size() < minInputs || call.inputs.size() > maxInputs ||
-      call.outputs.size() != outputs)
-    return Status::error("expected " + std::to_string(minInputs) +
-                         (maxInputs != minInputs ? "-" + std::to_string(maxInputs) : "") +
-                         " inputs and " + std::to_string(outputs) + " outputs; got " +
-                         std::to_string(call.inputs.size()) + " and " +
-                         std::to_string(call.outputs.size()));
-  return {};
-}
-
 template <UnaryOp op> Status unaryKernel(const KernelCall &call) {
   if (Status status = expectOperands(call, 1, 1, 1); !status)
     return status;

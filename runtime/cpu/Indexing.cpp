@@ -1,6 +1,7 @@
 //===- Indexing.cpp - gather, scatter_elements, trilu ----------------------===//
 #include "runtime/cpu/Indexing.h"
 
+#include "runtime/cpu/Checks.h"
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Parallel.h"
 
@@ -41,9 +42,7 @@ int64_t indexAt(const TensorView &indices, int64_t i) {
 
 /// Fails on a non-index type or any index outside [-dim, dim).
 Status checkIndices(const char *op, const TensorView &indices, int64_t axis, int64_t dim) {
-  if (indices.dtype != DType::I64 && indices.dtype != DType::I32)
-    return fail(op, std::string("indices must be int32 or int64 but got ") +
-                        dtypeName(indices.dtype));
+  SHARDC_CPU_TRY(checkIndexType(op, indices));
   const int64_t count = indices.numel();
   for (int64_t i = 0; i < count; ++i) {
     const int64_t index = indexAt(indices, i);
@@ -60,15 +59,7 @@ Status checkIndices(const char *op, const TensorView &indices, int64_t axis, int
 Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
               const TensorView &out) {
   const char *name = "gather";
-  SHARDC_CPU_TRY(checkTensor(name, "data", data));
-  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
-  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
-  Shape expected(data.shape.begin(), data.shape.begin() + axis);
-  expected.insert(expected.end(), indices.shape.begin(), indices.shape.end());
-  expected.insert(expected.end(), data.shape.begin() + axis + 1, data.shape.end());
-  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  SHARDC_CPU_TRY(checkGather(data, indices, axis, out));
   const int64_t dim = data.shape[size_t(axis)];
   SHARDC_CPU_TRY(checkIndices(name, indices, axis, dim));
   if (out.numel() == 0)
@@ -139,26 +130,7 @@ Status scatterElements(const TensorView &data, const TensorView &indices,
                        const TensorView &updates, int64_t axis,
                        ScatterReduction reduction, const TensorView &out) {
   const char *name = "scatter_elements";
-  SHARDC_CPU_TRY(checkTensor(name, "data", data));
-  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
-  SHARDC_CPU_TRY(checkTensor(name, "updates", updates));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "updates", updates, data.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, data.shape));
-  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
-  if (indices.shape != updates.shape)
-    return fail(name, "indices and updates shapes differ; expected " + str(indices.shape) +
-                          " but got " + str(updates.shape));
-  bool fits = indices.shape.size() == data.shape.size();
-  for (size_t d = 0; fits && d < data.shape.size(); ++d)
-    fits = int64_t(d) == axis || indices.shape[d] <= data.shape[d];
-  if (!fits)
-    return fail(name, "indices " + str(indices.shape) + " do not fit data " + str(data.shape) +
-                          " outside axis " + std::to_string(axis));
-  if (data.dtype == DType::Bool && reduction != ScatterReduction::None)
-    return fail(name, std::string("reduction ") + scatterReductionName(reduction) +
-                          " needs integer or float data but got bool");
+  SHARDC_CPU_TRY(checkScatterElements(data, indices, updates, axis, reduction, out));
   const int64_t dim = data.shape[size_t(axis)];
   SHARDC_CPU_TRY(checkIndices(name, indices, axis, dim));
   if (out.data != data.data && data.numel() > 0)
@@ -205,13 +177,7 @@ Status scatterElements(const TensorView &data, const TensorView &indices,
 }
 
 Status trilu(const TensorView &input, int64_t k, bool upper, const TensorView &out) {
-  const char *name = "trilu";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
-  if (input.shape.size() < 2)
-    return fail(name, "needs a tensor of rank >= 2 but got " + str(input.shape));
+  SHARDC_CPU_TRY(checkTrilu(input, out));
   if (input.numel() == 0)
     return Status::success();
   const int64_t rows = input.shape[input.shape.size() - 2], cols = input.shape.back();

@@ -1,6 +1,7 @@
 //===- MatMul.cpp - matmul and linear over OpenBLAS ------------------------===//
 #include "runtime/cpu/MatMul.h"
 
+#include "runtime/cpu/Checks.h"
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Parallel.h"
 
@@ -129,37 +130,10 @@ std::string blasKernelWarning() {
 
 Status matmul(const TensorView &lhs, const TensorView &rhs, const TensorView &out) {
   const char *name = "matmul";
-  SHARDC_CPU_TRY(checkTensor(name, "lhs", lhs));
-  SHARDC_CPU_TRY(checkTensor(name, "rhs", rhs));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "rhs", rhs, lhs.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, lhs.dtype));
-  if (lhs.dtype == DType::Bool)
-    return fail(name, "needs integer or float operands but got bool");
-  if (lhs.shape.empty() || rhs.shape.empty())
-    return fail(name, "needs operands of rank >= 1 but got " + str(lhs.shape) + " and " +
-                          str(rhs.shape));
-
-  // Promote 1-D operands to matrices; remember to drop that dim from out.
-  const bool lhsVector = lhs.shape.size() == 1, rhsVector = rhs.shape.size() == 1;
-  Shape a = lhsVector ? Shape{1, lhs.shape[0]} : lhs.shape;
-  Shape b = rhsVector ? Shape{rhs.shape[0], 1} : rhs.shape;
-  const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
-  if (b[b.size() - 2] != k)
-    return fail(name, "contracted dims differ; lhs " + str(lhs.shape) + " has " +
-                          std::to_string(k) + " but rhs " + str(rhs.shape) + " has " +
-                          std::to_string(b[b.size() - 2]));
-  const Shape aBatch(a.begin(), a.end() - 2), bBatch(b.begin(), b.end() - 2);
-  Shape batch;
-  if (!broadcastShapes(aBatch, bBatch, batch))
-    return fail(name, "batch dims " + str(aBatch) + " and " + str(bBatch) +
-                          " do not broadcast");
-  Shape expected = batch;
-  if (!lhsVector)
-    expected.push_back(m);
-  if (!rhsVector)
-    expected.push_back(n);
-  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  MatMulDims dims;
+  SHARDC_CPU_TRY(checkMatMul(lhs, rhs, out, dims));
+  const Shape &aBatch = dims.aBatch, &bBatch = dims.bBatch, &batch = dims.batch;
+  const int64_t m = dims.m, k = dims.k, n = dims.n;
   if (out.numel() == 0)
     return Status::success();
 
@@ -226,30 +200,9 @@ Status matmul(const TensorView &lhs, const TensorView &rhs, const TensorView &ou
 Status linear(const TensorView &input, const TensorView &weight,
               const TensorView *bias, bool transposeWeight, const TensorView &out) {
   const char *name = "linear";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "weight", weight));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  if (!isFloatType(input.dtype))
-    return fail(name, std::string("needs a float input but got ") + dtypeName(input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "weight", weight, input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
-  if (input.shape.empty() || weight.shape.size() != 2)
-    return fail(name, "needs an input of rank >= 1 and a 2-D weight but got " +
-                          str(input.shape) + " and " + str(weight.shape));
-  const int64_t k = weight.shape[transposeWeight ? 1 : 0];
-  const int64_t n = weight.shape[transposeWeight ? 0 : 1];
-  if (input.shape.back() != k)
-    return fail(name, "input features differ from the weight's; expected " +
-                          std::to_string(k) + " but got " + std::to_string(input.shape.back()));
-  if (bias) {
-    SHARDC_CPU_TRY(checkTensor(name, "bias", *bias));
-    SHARDC_CPU_TRY(checkDType(name, "bias", *bias, input.dtype));
-    SHARDC_CPU_TRY(checkShape(name, "bias", *bias, Shape{n}));
-  }
-  Shape expected = input.shape;
-  expected.back() = n;
-  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
-  const int64_t m = product(input.shape, 0, input.shape.size() - 1);
+  LinearDims dims;
+  SHARDC_CPU_TRY(checkLinear(input, weight, bias, transposeWeight, out, dims));
+  const int64_t m = dims.m, k = dims.k, n = dims.n;
   if (m == 0 || n == 0)
     return Status::success();
   SHARDC_CPU_TRY(checkBlasDims(name, m, n, k));

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Reduction.h"
 
+#include "runtime/cpu/Checks.h"
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Parallel.h"
 
@@ -230,28 +231,8 @@ void reduceAs(const Plan &plan, const T *in, T *out, int64_t outCount) {
 
 Status reduce(ReduceOp op, const TensorView &input, const std::vector<int64_t> &axes,
               bool keepdims, const TensorView &out) {
-  const char *name = reduceOpName(op);
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  if (!isFloatType(input.dtype) && !isIntType(input.dtype))
-    return fail(name, std::string("needs an integer or float input but got ") +
-                          dtypeName(input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
-  const size_t rank = input.shape.size();
-  std::vector<bool> reduced(rank, false);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    SHARDC_CPU_TRY(checkAxis(name, axes[i], rank));
-    if (i > 0 && axes[i] <= axes[i - 1])
-      return fail(name, "axes must be strictly increasing; got " + str(axes));
-    reduced[size_t(axes[i])] = true;
-  }
-  Shape expected;
-  for (size_t d = 0; d < rank; ++d)
-    if (!reduced[d])
-      expected.push_back(input.shape[d]);
-    else if (keepdims)
-      expected.push_back(1);
-  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  std::vector<bool> reduced;
+  SHARDC_CPU_TRY(checkReduce(op, input, axes, keepdims, out, nullptr, reduced));
   const int64_t outCount = out.numel();
   if (outCount == 0)
     return Status::success();

@@ -1,6 +1,7 @@
 //===- Rotary.cpp - rotary position embedding ------------------------------===//
 #include "runtime/cpu/Attention.h"
 
+#include "runtime/cpu/Checks.h"
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Parallel.h"
 
@@ -58,31 +59,8 @@ void rotaryAs(const TensorView &input, const TensorView &cosTable,
 
 Status rotary(const TensorView &input, const TensorView &cos, const TensorView &sin,
               bool interleaved, const TensorView &out) {
-  const char *name = "rotary";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "cos", cos));
-  SHARDC_CPU_TRY(checkTensor(name, "sin", sin));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  if (!isFloatType(input.dtype))
-    return fail(name, std::string("needs a float input but got ") + dtypeName(input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "cos", cos, input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "sin", sin, input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
-  if (cos.shape != sin.shape)
-    return fail(name, "cos and sin shapes differ; got " + str(cos.shape) + " and " +
-                          str(sin.shape));
-  if (input.shape.empty() || cos.shape.empty())
-    return fail(name, "input and cos must have rank >= 1");
-  const int64_t features = input.shape.back(), rotated = cos.shape.back();
-  if (rotated % 2 != 0 || rotated > features || rotated == 0)
-    return fail(name, "rotated features must be even, non-zero and at most " +
-                          std::to_string(features) + "; got " + std::to_string(rotated));
-  const Shape rowsShape(input.shape.begin(), input.shape.end() - 1);
-  const Shape tableShape(cos.shape.begin(), cos.shape.end() - 1);
-  if (!broadcastsTo(tableShape, rowsShape))
-    return fail(name, "cos does not broadcast to the input; expected " + str(rowsShape) +
-                          " but got " + str(tableShape));
+  RotaryDims dims;
+  SHARDC_CPU_TRY(checkRotary(input, cos, sin, out, nullptr, dims));
   if (input.numel() == 0)
     return Status::success();
   dispatchFloat(input.dtype, [&](auto tag) {

@@ -1,6 +1,7 @@
 //===- TopK.cpp - the k largest or smallest elements along an axis ---------===//
 #include "runtime/cpu/Reduction.h"
 
+#include "runtime/cpu/Checks.h"
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Parallel.h"
 
@@ -69,24 +70,11 @@ void topkAs(const T *in, T *values, int64_t *indices, int64_t outer, int64_t dim
 Status topk(const TensorView &input, int64_t k, int64_t axis, bool largest,
             bool /*sorted: the result always is*/, const TensorView &values,
             const TensorView &indices) {
-  const char *name = "topk";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "values", values));
-  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
-  SHARDC_CPU_TRY(checkAxis(name, axis, input.shape.size()));
-  const int64_t dim = input.shape[size_t(axis)];
-  if (k < 0 || k > dim)
-    return fail(name, "k out of range; expected 0 <= k <= " + std::to_string(dim) +
-                          " but got " + std::to_string(k));
-  Shape expected = input.shape;
-  expected[size_t(axis)] = k;
-  SHARDC_CPU_TRY(checkDType(name, "values", values, input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "indices", indices, DType::I64));
-  SHARDC_CPU_TRY(checkShape(name, "values", values, expected));
-  SHARDC_CPU_TRY(checkShape(name, "indices", indices, expected));
+  SHARDC_CPU_TRY(checkTopK(input, k, axis, values, indices));
   if (values.numel() == 0)
     return Status::success();
   const int64_t outer = product(input.shape, 0, size_t(axis));
+  const int64_t dim = input.shape[size_t(axis)];
   const int64_t inner = product(input.shape, size_t(axis) + 1, input.shape.size());
   dispatchAll(input.dtype, [&](auto tag) {
     using T = decltype(tag);

@@ -42,18 +42,6 @@ template <Entry entry> void add(KernelTable &table, const char *name) {
   table.add(name, runOnStream<entry>, checkOnly<entry>);
 }
 
-/// The operand counts a kernel accepts (the CPU table's words).
-Status expectOperands(const KernelCall &call, size_t minInputs, size_t maxInputs, size_t outputs) {
-  if (call.inputs.size() < minInputs || call.inputs.size() > maxInputs ||
-      call.outputs.size() != outputs)
-    return Status::error("expected " + std::to_string(minInputs) +
-                         (maxInputs != minInputs ? "-" + std::to_string(maxInputs) : "") +
-                         " inputs and " + std::to_string(outputs) + " outputs; got " +
-                         std::to_string(call.inputs.size()) + " and " +
-                         std::to_string(call.outputs.size()));
-  return {};
-}
-
 #define SHARDC_EXPECT(minInputs, maxInputs, outputs)                                               \
   do {                                                                                             \
     if (Status status = expectOperands(call, minInputs, maxInputs, outputs); !status)              \

@@ -68,24 +68,8 @@ Status unary(UnaryOp op, const TensorView &input, const TensorView &out,
 Status binary(BinaryOp op, const TensorView &lhs, const TensorView &rhs, const TensorView &out,
               const LaunchContext &context) {
   const char *name = cpu::binaryOpName(op);
-  SHARDC_CPU_TRY(checkTensor(name, "lhs", lhs));
-  SHARDC_CPU_TRY(checkTensor(name, "rhs", rhs));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_CPU_TRY(checkBinary(op, lhs, rhs, out));
   const DType type = lhs.dtype;
-  const bool logical = op == BinaryOp::And || op == BinaryOp::Or;
-  if (logical) {
-    if (type != DType::Bool || rhs.dtype != DType::Bool)
-      return fail(name, std::string("needs bool operands but got ") + dtypeName(type) + " and " +
-                            dtypeName(rhs.dtype));
-  } else if (op == BinaryOp::Pow) {
-    if (type == DType::Bool || rhs.dtype == DType::Bool)
-      return fail(name, std::string("needs integer or float operands but got ") + dtypeName(type) +
-                            " and " + dtypeName(rhs.dtype));
-  } else if (type != rhs.dtype || type == DType::Bool) {
-    return fail(name, std::string("needs integer or float operands of one type but got ") +
-                          dtypeName(type) + " and " + dtypeName(rhs.dtype));
-  }
-  SHARDC_CPU_TRY(checkDType(name, "result", out, type));
   if (type == DType::F64 || rhs.dtype == DType::F64)
     return float64Unsupported(name);
   ElementwiseArgs<3> args;
@@ -107,11 +91,7 @@ Status binary(BinaryOp op, const TensorView &lhs, const TensorView &rhs, const T
 Status compare(cpu::ComparePredicate predicate, const TensorView &lhs, const TensorView &rhs,
                const TensorView &out, const LaunchContext &context) {
   const char *name = "compare";
-  SHARDC_CPU_TRY(checkTensor(name, "lhs", lhs));
-  SHARDC_CPU_TRY(checkTensor(name, "rhs", rhs));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "rhs", rhs, lhs.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, DType::Bool));
+  SHARDC_CPU_TRY(checkCompare(lhs, rhs, out));
   ElementwiseArgs<3> args;
   SHARDC_CPU_TRY(broadcastMap<2>(name, {&lhs, &rhs}, out, args.map));
   if (context.checkOnly || out.numel() == 0)
@@ -125,13 +105,7 @@ Status compare(cpu::ComparePredicate predicate, const TensorView &lhs, const Ten
 Status where(const TensorView &condition, const TensorView &trueValue, const TensorView &falseValue,
              const TensorView &out, const LaunchContext &context) {
   const char *name = "where";
-  SHARDC_CPU_TRY(checkTensor(name, "condition", condition));
-  SHARDC_CPU_TRY(checkTensor(name, "true value", trueValue));
-  SHARDC_CPU_TRY(checkTensor(name, "false value", falseValue));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "condition", condition, DType::Bool));
-  SHARDC_CPU_TRY(checkDType(name, "false value", falseValue, trueValue.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, trueValue.dtype));
+  SHARDC_CPU_TRY(checkWhere(condition, trueValue, falseValue, out));
   ElementwiseArgs<4> args;
   SHARDC_CPU_TRY(broadcastMap<3>(name, {&condition, &trueValue, &falseValue}, out, args.map));
   if (context.checkOnly || out.numel() == 0)

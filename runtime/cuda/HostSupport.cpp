@@ -9,6 +9,10 @@ Status float64Unsupported(const char *op) {
   return fail(op, "float64 is not supported by the CUDA backend");
 }
 
+Status rejectFloat64(const char *op, const TensorView &tensor) {
+  return tensor.dtype == DType::F64 ? float64Unsupported(op) : Status::success();
+}
+
 Status checkCudaFloat(const char *op, const char *role, const TensorView &tensor) {
   if (isCudaFloat(tensor.dtype))
     return Status::success();

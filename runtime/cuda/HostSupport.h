@@ -4,7 +4,7 @@
 // operands on the host exactly as its CPU counterpart does, with the same
 // one-line messages, then hands plain data (Launch.h) to a launch function in
 // a .cu file. The checks, shape arithmetic and dim merging are the CPU
-// kernels' own (runtime/cpu/KernelSupport.h), so both backends accept and
+// kernels' own (runtime/cpu/Checks.h, KernelSupport.h), so both backends accept and
 // reject the same steps. What is only the GPU's lives here.
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +12,7 @@
 #define SHARDC_RUNTIME_CUDA_HOSTSUPPORT_H
 
 #include "runtime/core/Tensor.h"
+#include "runtime/cpu/Checks.h"
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cuda/Launch.h"
 
@@ -32,17 +33,42 @@ struct LaunchContext {
 
 namespace detail {
 
+using cpu::detail::AttentionDims;
 using cpu::detail::broadcastShapes;
 using cpu::detail::broadcastsTo;
 using cpu::detail::broadcastStrides;
+using cpu::detail::broadcastWalk;
+using cpu::detail::checkAttention;
+using cpu::detail::checkAttentionMask;
 using cpu::detail::checkAxis;
+using cpu::detail::checkBinary;
+using cpu::detail::checkCompare;
+using cpu::detail::checkConcat;
 using cpu::detail::checkDType;
+using cpu::detail::checkExpand;
+using cpu::detail::checkGather;
+using cpu::detail::checkIndexType;
+using cpu::detail::checkLinear;
+using cpu::detail::checkMatMul;
+using cpu::detail::checkReduce;
+using cpu::detail::checkRotary;
+using cpu::detail::checkSameType;
+using cpu::detail::checkScatterElements;
 using cpu::detail::checkShape;
+using cpu::detail::checkSlice;
+using cpu::detail::checkSplit;
 using cpu::detail::checkTensor;
+using cpu::detail::checkTopK;
+using cpu::detail::checkTranspose;
+using cpu::detail::checkTrilu;
+using cpu::detail::checkWhere;
 using cpu::detail::fail;
 using cpu::detail::isFloatType;
 using cpu::detail::isIntType;
+using cpu::detail::LinearDims;
+using cpu::detail::MatMulDims;
 using cpu::detail::product;
+using cpu::detail::RotaryDims;
 using cpu::detail::rowMajorStrides;
 using cpu::detail::str;
 using cpu::detail::Walk;
@@ -58,6 +84,10 @@ Status checkCudaFloat(const char *op, const char *role, const TensorView &tensor
 
 /// "op: float64 is not supported by the CUDA backend".
 Status float64Unsupported(const char *op);
+
+/// The CUDA backend's `extra` element-type check for the shared operand
+/// checks (runtime/cpu/Checks.h): float64Unsupported for an F64 tensor.
+Status rejectFloat64(const char *op, const TensorView &tensor);
 
 /// The merged walk as a kernel parameter; fails past kMaxRank dims.
 template <size_t N> Status toIndexMap(const char *op, const Walk<N> &walk, IndexMap<int(N)> &map) {
@@ -91,20 +121,9 @@ template <int N> bool isFlat(const IndexMap<N> &map) {
 template <size_t N>
 Status broadcastMap(const char *op, const std::array<const TensorView *, N> &inputs,
                     const TensorView &out, IndexMap<int(N) + 1> &map) {
-  Shape shape = inputs[0]->shape;
-  for (size_t k = 1; k < N; ++k) {
-    Shape next;
-    if (!broadcastShapes(shape, inputs[k]->shape, next))
-      return fail(op,
-                  "shapes " + str(shape) + " and " + str(inputs[k]->shape) + " do not broadcast");
-    shape = std::move(next);
-  }
-  SHARDC_CPU_TRY(checkShape(op, "result", out, shape));
-  std::array<Shape, N + 1> strides;
-  strides[0] = rowMajorStrides(shape);
-  for (size_t k = 0; k < N; ++k)
-    strides[k + 1] = broadcastStrides(inputs[k]->shape, shape);
-  return toIndexMap(op, Walk<N + 1>::make(shape, strides), map);
+  Walk<N + 1> walk;
+  SHARDC_CPU_TRY(broadcastWalk<N>(op, inputs, out, walk));
+  return toIndexMap(op, walk, map);
 }
 
 /// Whether `pointer` is aligned to `bytes` (vector loads need 16).

@@ -51,50 +51,13 @@ Status copyStrided(const char *op, void *dst, int64_t dstBase, const Shape &dstS
   return launchStatus(op);
 }
 
-Status checkSameType(const char *op, const TensorView &input, const TensorView &out) {
-  SHARDC_CPU_TRY(checkTensor(op, "input", input));
-  SHARDC_CPU_TRY(checkTensor(op, "result", out));
-  return checkDType(op, "result", out, input.dtype);
-}
-
-/// ceil(a / b) for b != 0.
-int64_t ceilDiv(int64_t a, int64_t b) {
-  const int64_t quotient = a / b, remainder = a % b;
-  return remainder != 0 && (remainder > 0) == (b > 0) ? quotient + 1 : quotient;
-}
-
-/// Index tensors are I32 or I64.
-Status checkIndexType(const char *op, const TensorView &indices) {
-  if (indices.dtype != DType::I64 && indices.dtype != DType::I32)
-    return fail(op,
-                std::string("indices must be int32 or int64 but got ") + dtypeName(indices.dtype));
-  return Status::success();
-}
-
 } // namespace
 
 Status transpose(const TensorView &input, const std::vector<int64_t> &perm, const TensorView &out,
                  const LaunchContext &context) {
   const char *name = "transpose";
-  SHARDC_CPU_TRY(checkSameType(name, input, out));
-  const size_t rank = input.shape.size();
-  std::vector<bool> seen(rank, false);
-  bool valid = perm.size() == rank;
-  for (size_t i = 0; valid && i < rank; ++i) {
-    valid = perm[i] >= 0 && perm[i] < int64_t(rank) && !seen[size_t(perm[i])];
-    if (valid)
-      seen[size_t(perm[i])] = true;
-  }
-  if (!valid)
-    return fail(name, "perm " + str(perm) + " is not a permutation of the " + std::to_string(rank) +
-                          " dims of " + str(input.shape));
-  Shape expected(rank), strides(rank);
-  const Shape inputStrides = rowMajorStrides(input.shape);
-  for (size_t i = 0; i < rank; ++i) {
-    expected[i] = input.shape[size_t(perm[i])];
-    strides[i] = inputStrides[size_t(perm[i])];
-  }
-  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  Shape strides;
+  SHARDC_CPU_TRY(checkTranspose(input, perm, out, strides));
   if (context.checkOnly)
     return Status::success();
   return copyStrided(name, out.data, 0, rowMajorStrides(out.shape), input.data, 0, strides,
@@ -105,36 +68,9 @@ Status slice(const TensorView &input, const std::vector<int64_t> &starts,
              const std::vector<int64_t> &ends, const std::vector<int64_t> &steps,
              const TensorView &out, const LaunchContext &context) {
   const char *name = "slice";
-  SHARDC_CPU_TRY(checkSameType(name, input, out));
-  const size_t rank = input.shape.size();
-  if (starts.size() != rank || ends.size() != rank || steps.size() != rank)
-    return fail(name, "needs one start, end and step per dim of " + str(input.shape) + " but got " +
-                          std::to_string(starts.size()) + ", " + std::to_string(ends.size()) +
-                          " and " + std::to_string(steps.size()));
-  Shape expected(rank), strides(rank, 0);
-  const Shape inputStrides = rowMajorStrides(input.shape);
-  int64_t base = 0;
-  for (size_t d = 0; d < rank; ++d) {
-    const int64_t dim = input.shape[d], start = starts[d], end = ends[d], step = steps[d];
-    const std::string where = "dim " + std::to_string(d) + " (size " + std::to_string(dim) + ")";
-    if (step == 0)
-      return fail(name, where + " has step 0");
-    if (start < -1 || start > dim || end < -1 || end > dim)
-      return fail(name, where + " has start " + std::to_string(start) + " and end " +
-                            std::to_string(end) + "; expected values in [-1, " +
-                            std::to_string(dim) + "]");
-    const int64_t count = std::max<int64_t>(ceilDiv(end - start, step), 0);
-    expected[d] = count;
-    if (count == 0)
-      continue;
-    const int64_t last = start + (count - 1) * step;
-    if (start < 0 || start >= dim || last < 0 || last >= dim)
-      return fail(name, where + " from " + std::to_string(start) + " to " + std::to_string(end) +
-                            " by " + std::to_string(step) + " reads outside the dim");
-    base += start * inputStrides[d];
-    strides[d] = count > 1 ? step * inputStrides[d] : 0;
-  }
-  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  int64_t base;
+  Shape strides;
+  SHARDC_CPU_TRY(checkSlice(input, starts, ends, steps, out, base, strides));
   if (context.checkOnly)
     return Status::success();
   return copyStrided(name, out.data, 0, rowMajorStrides(out.shape), input.data, base, strides,
@@ -144,25 +80,7 @@ Status slice(const TensorView &input, const std::vector<int64_t> &starts,
 Status concat(cpu::ViewList inputs, int64_t axis, const TensorView &out,
               const LaunchContext &context) {
   const char *name = "concat";
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  if (inputs.size() == 0)
-    return fail(name, "needs at least one input");
-  const Shape &first = inputs[0].shape;
-  SHARDC_CPU_TRY(checkAxis(name, axis, first.size()));
-  Shape expected = first;
-  expected[size_t(axis)] = 0;
-  for (const TensorView &input : inputs) {
-    SHARDC_CPU_TRY(checkTensor(name, "input", input));
-    SHARDC_CPU_TRY(checkDType(name, "input", input, out.dtype));
-    bool fits = input.shape.size() == first.size();
-    for (size_t d = 0; fits && d < first.size(); ++d)
-      fits = int64_t(d) == axis || input.shape[d] == first[d];
-    if (!fits)
-      return fail(name, "input " + str(input.shape) + " does not match " + str(first) +
-                            " outside axis " + std::to_string(axis));
-    expected[size_t(axis)] += input.shape[size_t(axis)];
-  }
-  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  SHARDC_CPU_TRY(checkConcat(inputs, axis, out));
   if (context.checkOnly || out.numel() == 0)
     return Status::success();
   // Each input is the block of out at its offset along `axis`, read through
@@ -181,23 +99,7 @@ Status concat(cpu::ViewList inputs, int64_t axis, const TensorView &out,
 Status split(const TensorView &input, int64_t axis, cpu::ViewList outs,
              const LaunchContext &context) {
   const char *name = "split";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkAxis(name, axis, input.shape.size()));
-  int64_t total = 0;
-  for (const TensorView &out : outs) {
-    SHARDC_CPU_TRY(checkTensor(name, "result", out));
-    SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
-    Shape expected = input.shape;
-    expected[size_t(axis)] = out.shape.size() == expected.size() ? out.shape[size_t(axis)] : -1;
-    if (out.shape != expected)
-      return fail(name, "result " + str(out.shape) + " does not match " + str(input.shape) +
-                            " outside axis " + std::to_string(axis));
-    total += out.shape[size_t(axis)];
-  }
-  if (total != input.shape[size_t(axis)])
-    return fail(name, "result sizes add up to " + std::to_string(total) + " but axis " +
-                          std::to_string(axis) + " of " + str(input.shape) + " has " +
-                          std::to_string(input.shape[size_t(axis)]));
+  SHARDC_CPU_TRY(checkSplit(input, axis, outs));
   if (context.checkOnly || input.numel() == 0)
     return Status::success();
   const Shape inputStrides = rowMajorStrides(input.shape);
@@ -213,10 +115,7 @@ Status split(const TensorView &input, int64_t axis, cpu::ViewList outs,
 
 Status expand(const TensorView &input, const TensorView &out, const LaunchContext &context) {
   const char *name = "expand";
-  SHARDC_CPU_TRY(checkSameType(name, input, out));
-  if (!broadcastsTo(input.shape, out.shape))
-    return fail(name, "input " + str(input.shape) + " does not broadcast to the result " +
-                          str(out.shape));
+  SHARDC_CPU_TRY(checkExpand(input, out));
   if (context.checkOnly)
     return Status::success();
   return copyStrided(name, out.data, 0, rowMajorStrides(out.shape), input.data, 0,
@@ -227,15 +126,7 @@ Status expand(const TensorView &input, const TensorView &out, const LaunchContex
 Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
               const TensorView &out, const LaunchContext &context) {
   const char *name = "gather";
-  SHARDC_CPU_TRY(checkTensor(name, "data", data));
-  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
-  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
-  Shape expected(data.shape.begin(), data.shape.begin() + axis);
-  expected.insert(expected.end(), indices.shape.begin(), indices.shape.end());
-  expected.insert(expected.end(), data.shape.begin() + axis + 1, data.shape.end());
-  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  SHARDC_CPU_TRY(checkGather(data, indices, axis, out));
   SHARDC_CPU_TRY(checkIndexType(name, indices));
   if (context.checkOnly || out.numel() == 0)
     return Status::success();
@@ -268,26 +159,7 @@ Status scatterElements(const TensorView &data, const TensorView &indices, const 
                        int64_t axis, ScatterReduction reduction, const TensorView &out,
                        const LaunchContext &context) {
   const char *name = "scatter_elements";
-  SHARDC_CPU_TRY(checkTensor(name, "data", data));
-  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
-  SHARDC_CPU_TRY(checkTensor(name, "updates", updates));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "updates", updates, data.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, data.shape));
-  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
-  if (indices.shape != updates.shape)
-    return fail(name, "indices and updates shapes differ; expected " + str(indices.shape) +
-                          " but got " + str(updates.shape));
-  bool fits = indices.shape.size() == data.shape.size();
-  for (size_t d = 0; fits && d < data.shape.size(); ++d)
-    fits = int64_t(d) == axis || indices.shape[d] <= data.shape[d];
-  if (!fits)
-    return fail(name, "indices " + str(indices.shape) + " do not fit data " + str(data.shape) +
-                          " outside axis " + std::to_string(axis));
-  if (data.dtype == DType::Bool && reduction != ScatterReduction::None)
-    return fail(name, std::string("reduction ") + cpu::scatterReductionName(reduction) +
-                          " needs integer or float data but got bool");
+  SHARDC_CPU_TRY(checkScatterElements(data, indices, updates, axis, reduction, out));
   SHARDC_CPU_TRY(checkIndexType(name, indices));
   // The lines: index positions with all but `axis` fixed.
   Shape lineShape = indices.shape, indexStrides = rowMajorStrides(indices.shape);
@@ -323,12 +195,7 @@ Status scatterElements(const TensorView &data, const TensorView &indices, const 
 Status trilu(const TensorView &input, int64_t k, bool upper, const TensorView &out,
              const LaunchContext &context) {
   const char *name = "trilu";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
-  if (input.shape.size() < 2)
-    return fail(name, "needs a tensor of rank >= 2 but got " + str(input.shape));
+  SHARDC_CPU_TRY(checkTrilu(input, out));
   if (context.checkOnly || input.numel() == 0)
     return Status::success();
   TriluArgs args;

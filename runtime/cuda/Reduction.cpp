@@ -10,29 +10,9 @@ using namespace detail;
 Status reduce(cpu::ReduceOp op, const TensorView &input, const std::vector<int64_t> &axes,
               bool keepdims, const TensorView &out, const LaunchContext &context) {
   const char *name = cpu::reduceOpName(op);
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  if (!isFloatType(input.dtype) && !isIntType(input.dtype))
-    return fail(name,
-                std::string("needs an integer or float input but got ") + dtypeName(input.dtype));
-  if (input.dtype == DType::F64)
-    return float64Unsupported(name);
-  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
+  std::vector<bool> reduced;
+  SHARDC_CPU_TRY(checkReduce(op, input, axes, keepdims, out, rejectFloat64, reduced));
   const size_t rank = input.shape.size();
-  std::vector<bool> reduced(rank, false);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    SHARDC_CPU_TRY(checkAxis(name, axes[i], rank));
-    if (i > 0 && axes[i] <= axes[i - 1])
-      return fail(name, "axes must be strictly increasing; got " + str(axes));
-    reduced[size_t(axes[i])] = true;
-  }
-  Shape expected;
-  for (size_t d = 0; d < rank; ++d)
-    if (!reduced[d])
-      expected.push_back(input.shape[d]);
-    else if (keepdims)
-      expected.push_back(1);
-  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
   // The kept and the reduced dims, each with the input's strides; merging
   // makes neighbouring dims of one kind a single dim. Output o is the kept
   // index space's element o (out drops the reduced dims or keeps them as 1).

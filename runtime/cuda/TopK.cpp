@@ -11,20 +11,7 @@ Status topk(const TensorView &input, int64_t k, int64_t axis, bool largest,
             bool /*sorted: the result always is*/, const TensorView &values,
             const TensorView &indices, const LaunchContext &context) {
   const char *name = "topk";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "values", values));
-  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
-  SHARDC_CPU_TRY(checkAxis(name, axis, input.shape.size()));
-  const int64_t dim = input.shape[size_t(axis)];
-  if (k < 0 || k > dim)
-    return fail(name, "k out of range; expected 0 <= k <= " + std::to_string(dim) + " but got " +
-                          std::to_string(k));
-  Shape expected = input.shape;
-  expected[size_t(axis)] = k;
-  SHARDC_CPU_TRY(checkDType(name, "values", values, input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "indices", indices, DType::I64));
-  SHARDC_CPU_TRY(checkShape(name, "values", values, expected));
-  SHARDC_CPU_TRY(checkShape(name, "indices", indices, expected));
+  SHARDC_CPU_TRY(checkTopK(input, k, axis, values, indices));
   if (context.checkOnly || values.numel() == 0)
     return Status::success();
   TopKArgs args;
@@ -33,7 +20,7 @@ Status topk(const TensorView &input, int64_t k, int64_t axis, bool largest,
   args.in = input.data;
   args.dtype = input.dtype;
   args.outer = product(input.shape, 0, size_t(axis));
-  args.dim = dim;
+  args.dim = input.shape[size_t(axis)];
   args.inner = product(input.shape, size_t(axis) + 1, input.shape.size());
   args.k = k;
   args.largest = largest;
