@@ -105,9 +105,15 @@ fuzz: deps
 # The main job on the embedded example: compile it, run it with shardrun on
 # the CPU and compare with onnxruntime on the same inputs.
 DEMO_MODEL := examples/gpt2_tiny.onnx
+# Then the same model sharded: the plan the search finds for tp=2 x dp=2
+# (with its report), and the four ranks run as threads against onnxruntime.
 demo: build
 	$(PYTHON) test/scripts/e2e_models.py --model $(DEMO_MODEL) --dim batch=2 --dim seq=32 \
 	  --shardc $(BUILD_DIR)/bin/shardc --shardrun $(BUILD_DIR)/bin/shardrun
+	$(BUILD_DIR)/bin/shardc $(DEMO_MODEL) --dim batch=2 --dim seq=32 --dp 2 --tp 2 \
+	  --emit=partitioned -o /dev/null --verbose
+	$(PYTHON) test/scripts/e2e_models.py --model $(DEMO_MODEL) --dim batch=2 --dim seq=32 \
+	  --shardc $(BUILD_DIR)/bin/shardc --shardrun $(BUILD_DIR)/bin/shardrun --shard "--dp 2 --tp 2"
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(FUZZ_BUILD_DIR)
