@@ -382,6 +382,45 @@ std::string checkLauncherRank(int rank) {
   return "";
 }
 
+/// What one launched rank needs before it communicates.
+struct RankStart {
+  DevicePlan plan;
+  Inputs inputs;
+  Artifact artifact;
+  std::vector<const HostTensor *> ordered; ///< into inputs, in the artifact's order
+};
+
+/// Stops the process with one line; never returns.
+using Failure = std::function<void(const std::string &)>;
+
+/// The checks and loading every rank of a multi-process launch does, in one
+/// order: what all ranks see alike (the layout, the launch, the inputs) goes
+/// through `failEverywhere`, what only this rank sees through `failAlone`.
+RankStart startRank(const Options &options, int rank, int size, const Failure &failEverywhere,
+                    const Failure &failAlone) {
+  auto layout = readArtifactLayout(options.artifact);
+  if (!layout)
+    failEverywhere(layout.status().message());
+  if (std::string error = checkLaunch(options, *layout, size); !error.empty())
+    failEverywhere(error);
+  auto plan = planDevice(*layout);
+  if (!plan)
+    failAlone(plan.status().message());
+  RankStart start;
+  start.plan = *plan;
+  auto read = io::readNpz(options.inputs);
+  if (!read)
+    failEverywhere(read.error());
+  start.inputs.tensors = std::move(*read);
+  auto artifact = loadArtifact(options.artifact, rank);
+  if (!artifact)
+    failAlone(artifact.status().message());
+  start.artifact = std::move(*artifact);
+  if (Status status = checkInputs(start.artifact, start.inputs.named(), start.ordered); !status)
+    failEverywhere(options.inputs + ": " + status.message());
+  return start;
+}
+
 /// One rank per process of an MPI job.
 int runUnderMpi(const Options &options, int &argc, char **&argv) {
   auto started = comm::MpiSession::start(argc, argv);
@@ -403,25 +442,7 @@ int runUnderMpi(const Options &options, int &argc, char **&argv) {
   const int rank = session->rank();
   if (std::string error = checkLauncherRank(rank); !error.empty())
     failAlone(error);
-  auto layout = readArtifactLayout(options.artifact);
-  if (!layout)
-    failEverywhere(layout.status().message());
-  if (std::string error = checkLaunch(options, *layout, session->size()); !error.empty())
-    failEverywhere(error);
-  auto plan = planDevice(*layout);
-  if (!plan)
-    failAlone(plan.status().message());
-  Inputs inputs;
-  auto read = io::readNpz(options.inputs);
-  if (!read)
-    failEverywhere(read.error());
-  inputs.tensors = std::move(*read);
-  auto artifact = loadArtifact(options.artifact, rank);
-  if (!artifact)
-    failAlone(artifact.status().message());
-  std::vector<const HostTensor *> ordered;
-  if (Status status = checkInputs(*artifact, inputs.named(), ordered); !status)
-    failEverywhere(options.inputs + ": " + status.message());
+  RankStart start = startRank(options, rank, session->size(), failEverywhere, failAlone);
 
   cpu::setThreads(options.threads);
   if (!options.threads && session->localSize() > 1)
@@ -435,11 +456,13 @@ int runUnderMpi(const Options &options, int &argc, char **&argv) {
     auto world = session->world();
     if (!world)
       failAlone(world.status().message());
-    if (Status status = runRank(options, *artifact, ordered, **world, *plan, run); !status)
+    if (Status status = runRank(options, start.artifact, start.ordered, **world, start.plan, run);
+        !status)
       failAlone(status.message());
   } // the communicators go before MPI_Finalize
   if (rank == 0)
-    if (std::string error = finish(options, *artifact, run, "under MPI", *plan); !error.empty())
+    if (std::string error = finish(options, start.artifact, run, "under MPI", start.plan);
+        !error.empty())
       failAlone(error);
   session.reset();
   return 0;
@@ -499,25 +522,7 @@ int runWithNccl(const Options &options, int &argc, char **&argv) {
   if (session)
     if (std::string error = checkLauncherRank(rank); !error.empty())
       failAlone(error);
-  auto layout = readArtifactLayout(options.artifact);
-  if (!layout)
-    failEverywhere(layout.status().message());
-  if (std::string error = checkLaunch(options, *layout, size); !error.empty())
-    failEverywhere(error);
-  auto plan = planDevice(*layout);
-  if (!plan)
-    failAlone(plan.status().message());
-  Inputs inputs;
-  auto read = io::readNpz(options.inputs);
-  if (!read)
-    failEverywhere(read.error());
-  inputs.tensors = std::move(*read);
-  auto artifact = loadArtifact(options.artifact, rank);
-  if (!artifact)
-    failAlone(artifact.status().message());
-  std::vector<const HostTensor *> ordered;
-  if (Status status = checkInputs(*artifact, inputs.named(), ordered); !status)
-    failEverywhere(options.inputs + ": " + status.message());
+  RankStart start = startRank(options, rank, size, failEverywhere, failAlone);
 
   comm::ShareBytes share;
   if (session) {
@@ -534,7 +539,7 @@ int runWithNccl(const Options &options, int &argc, char **&argv) {
   comm::NcclOptions ncclOptions;
   ncclOptions.rank = rank;
   ncclOptions.size = size;
-  ncclOptions.device = plan->ordinal;
+  ncclOptions.device = start.plan.ordinal;
   ncclOptions.timeout = timeoutOf(options);
   // The watchdog's line, already prefixed with the rank; nothing this
   // process has queued can be trusted after an abort.
@@ -547,12 +552,13 @@ int runWithNccl(const Options &options, int &argc, char **&argv) {
     failAlone(joined.status().message());
   world = std::move(*joined);
   RankRun run;
-  if (Status status = runRank(options, *artifact, ordered, *world, *plan, run); !status)
+  if (Status status = runRank(options, start.artifact, start.ordered, *world, start.plan, run);
+      !status)
     failAlone(status.message());
   world.reset(); // ncclCommFinalize, then ncclCommDestroy
   if (rank == 0)
     if (std::string error =
-            finish(options, *artifact, run, "over NCCL " + comm::ncclVersion(), *plan);
+            finish(options, start.artifact, run, "over NCCL " + comm::ncclVersion(), start.plan);
         !error.empty())
       failAlone(error);
   mpiWorld.reset();
