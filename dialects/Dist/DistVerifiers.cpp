@@ -192,16 +192,19 @@ LogicalResult AllGatherOp::verify() {
                       "dim " + Twine(dim) + " gathered from " + Twine(*group) + " devices");
 }
 
-LogicalResult ReduceScatterOp::verify() {
-  FailureOr<int64_t> group = verifyGroup(*this, getMeshAttr(), getMeshAxes());
-  RankedTensorType input = getInput().getType();
-  int64_t dim = getDimAttr().getInt();
-  if (failed(group) || failed(verifyDim(*this, "dim", dim, input)) ||
-      failed(verifyDivisible(*this, input, dim, *group)))
+/// reduce_scatter and all_slice: dim `dim` divided over the group's devices.
+template <typename OpTy> static LogicalResult verifyDividedDim(OpTy op, StringRef how) {
+  FailureOr<int64_t> group = verifyGroup(op, op.getMeshAttr(), op.getMeshAxes());
+  RankedTensorType input = op.getInput().getType();
+  int64_t dim = op.getDimAttr().getInt();
+  if (failed(group) || failed(verifyDim(op, "dim", dim, input)) ||
+      failed(verifyDivisible(op, input, dim, *group)))
     return failure();
-  return verifyResult(*this, input, getType(), scaled(input, dim, *group, /*divide=*/true),
-                      "dim " + Twine(dim) + " scattered over " + Twine(*group) + " devices");
+  return verifyResult(op, input, op.getType(), scaled(input, dim, *group, /*divide=*/true),
+                      "dim " + Twine(dim) + " " + how + " over " + Twine(*group) + " devices");
 }
+
+LogicalResult ReduceScatterOp::verify() { return verifyDividedDim(*this, "scattered"); }
 
 LogicalResult AllToAllOp::verify() {
   FailureOr<int64_t> group = verifyGroup(*this, getMeshAttr(), getMeshAxes());
@@ -223,16 +226,7 @@ LogicalResult AllToAllOp::verify() {
                           " concatenated over " + Twine(*group) + " devices");
 }
 
-LogicalResult AllSliceOp::verify() {
-  FailureOr<int64_t> group = verifyGroup(*this, getMeshAttr(), getMeshAxes());
-  RankedTensorType input = getInput().getType();
-  int64_t dim = getDimAttr().getInt();
-  if (failed(group) || failed(verifyDim(*this, "dim", dim, input)) ||
-      failed(verifyDivisible(*this, input, dim, *group)))
-    return failure();
-  return verifyResult(*this, input, getType(), scaled(input, dim, *group, /*divide=*/true),
-                      "dim " + Twine(dim) + " sliced over " + Twine(*group) + " devices");
-}
+LogicalResult AllSliceOp::verify() { return verifyDividedDim(*this, "sliced"); }
 
 LogicalResult BroadcastOp::verify() {
   FailureOr<int64_t> group = verifyGroup(*this, getMeshAttr(), getMeshAxes());
