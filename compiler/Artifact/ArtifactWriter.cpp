@@ -10,6 +10,7 @@
 #include "dialects/Graph/ConstEval/FloatFormats.h"
 #include "passes/Partition/Passes.h"
 #include "passes/Sharding/CostModel.h"
+#include "dialects/Graph/TypeUtils.h"
 #include "passes/Sharding/ShardingConversion.h"
 
 #include "runtime/io/Checksum.h"
@@ -38,7 +39,7 @@ namespace {
 /// double, rounded to nearest even, saturating at the largest finite value.
 std::vector<char> convertFloats(const std::vector<char> &bytes, Type from, Type to) {
   auto read = [&](size_t index) -> double {
-    const char *at = bytes.data() + index * sharding::elementBytes(from);
+    const char *at = bytes.data() + index * graph::elementByteWidth(from);
     if (from.isF32()) {
       float value;
       std::memcpy(&value, at, 4);
@@ -53,8 +54,8 @@ std::vector<char> convertFloats(const std::vector<char> &bytes, Type from, Type 
     std::memcpy(&bits, at, 2);
     return from.isF16() ? constfold::f16FromBits(bits) : constfold::bf16FromBits(bits);
   };
-  size_t count = bytes.size() / sharding::elementBytes(from);
-  std::vector<char> out(count * sharding::elementBytes(to));
+  size_t count = bytes.size() / graph::elementByteWidth(from);
+  std::vector<char> out(count * graph::elementByteWidth(to));
   double largest = to.isF16()    ? 65504.0
                    : to.isBF16() ? 3.3895313892515355e38
                                  : 3.4028234663852886e38;
@@ -62,7 +63,7 @@ std::vector<char> convertFloats(const std::vector<char> &bytes, Type from, Type 
     double value = read(index);
     if (std::isfinite(value))
       value = std::clamp(value, -largest, largest);
-    char *at = out.data() + index * sharding::elementBytes(to);
+    char *at = out.data() + index * graph::elementByteWidth(to);
     if (to.isF32()) {
       float narrowed = float(value);
       std::memcpy(at, &narrowed, 4);
@@ -147,7 +148,7 @@ private:
       storedShape = global;
     }
     Type storedElement = weight.getStoredType() ? *weight.getStoredType() : type.getElementType();
-    int64_t width = sharding::elementBytes(storedElement);
+    int64_t width = graph::elementByteWidth(storedElement);
     std::vector<char> bytes = extractBox(*stored, width, storedShape, offsets, local);
     if (storedElement != type.getElementType())
       bytes = convertFloats(bytes, storedElement, type.getElementType());

@@ -61,7 +61,7 @@ private:
                       : std::nullopt;
       if (!steps)
         return reshard.emitOpError() << "cannot be planned";
-      int64_t width = elementBytes(reshard.getType().getElementType());
+      int64_t width = graph::elementByteWidth(reshard.getType().getElementType());
       for (const CollectiveStep &step : *steps) {
         if (step.kind == CollectiveKind::AllSlice)
           continue;
@@ -176,11 +176,11 @@ private:
     const ValueSharding &split = sharding.find(output)->second;
     double t = double(mesh.sizes[*tp]);
     double bsh =
-        double(localBytes(output)) / double(elementBytes(tensorType(output).getElementType()));
+        double(localBytes(output)) / double(graph::elementByteWidth(tensorType(output).getElementType()));
     for (const AxisList &axes : split.dims)
       if (llvm::is_contained(axes, *tp))
         bsh *= t;
-    return 2 * 2 * (t - 1) / t * bsh * double(elementBytes(tensorType(output).getElementType()));
+    return 2 * 2 * (t - 1) / t * bsh * double(graph::elementByteWidth(tensorType(output).getElementType()));
   }
 
   double layerTraffic(unsigned layer, std::map<std::string, int> *kinds = nullptr) const {

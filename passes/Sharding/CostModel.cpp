@@ -1,5 +1,6 @@
 //===- CostModel.cpp - device presets, collective and op costs ------------===//
 #include "passes/Sharding/CostModel.h"
+#include "dialects/Graph/TypeUtils.h"
 
 #include "dialects/Graph/GraphOps.h"
 
@@ -91,12 +92,6 @@ FailureOr<DeviceModel> DeviceModel::load(llvm::StringRef nameOrFile, Operation *
   return *model;
 }
 
-int64_t elementBytes(Type elementType) {
-  if (elementType.isInteger(1))
-    return 1;
-  return std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
-}
-
 std::string formatBytes(double bytes) {
   const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   unsigned unit = 0;
@@ -111,7 +106,7 @@ int64_t tensorBytes(llvm::ArrayRef<int64_t> shape, Type elementType) {
   int64_t elements = 1;
   for (int64_t dim : shape)
     elements *= dim;
-  return elements * elementBytes(elementType);
+  return elements * graph::elementByteWidth(elementType);
 }
 
 namespace {

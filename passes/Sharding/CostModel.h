@@ -13,6 +13,8 @@
 
 #include "passes/Sharding/ValueSharding.h"
 
+#include "dialects/Graph/TypeUtils.h"
+
 #include "mlir/IR/Operation.h"
 #include "llvm/Support/Error.h"
 
@@ -62,7 +64,6 @@ double opFlops(mlir::Operation *op);
 double opSeconds(mlir::Operation *op, int64_t shards, int64_t localBytes,
                  const DeviceModel &device);
 
-int64_t elementBytes(mlir::Type elementType);
 /// "1.50 GiB", "12.00 KiB": sizes in messages and reports.
 std::string formatBytes(double bytes);
 int64_t tensorBytes(llvm::ArrayRef<int64_t> shape, mlir::Type elementType);

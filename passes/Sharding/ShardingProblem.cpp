@@ -223,7 +223,7 @@ double ShardingProblem::reshardSeconds(Value value, const ValueSharding &from,
   if (auto steps = planReshard(from, to, type.getShape(), mesh)) {
     seconds = 0;
     for (const CollectiveStep &step : *steps)
-      seconds += collectiveSeconds(step, elementBytes(type.getElementType()), mesh, options.device);
+      seconds += collectiveSeconds(step, graph::elementByteWidth(type.getElementType()), mesh, options.device);
   }
   cache.emplace_back(from, to, seconds);
   return seconds;
