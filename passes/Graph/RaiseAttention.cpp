@@ -4,9 +4,12 @@
 // matmul `probs @ v`. Walking down from the softmax input to the score matmul
 // `q @ kT`, the walk collects constant scale factors, additive masks and
 // where()-masks; then it peels scales off q and k, the transpose off kT and
-// grouped-query head repetition off k and v.
+// grouped-query head repetition off k and v. Scores computed with the heads
+// folded into the batch ([B*H, Sq, Sk], reshaped to [B, H, Sq, Sk] before
+// the softmax or not) give an attention op on [B, H, S, D] operands.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Graph/HeadLayout.h"
 #include "passes/Graph/Matchers.h"
 #include "passes/Graph/Passes.h"
 
@@ -31,17 +34,35 @@ namespace {
 /// after any realistic scale.
 constexpr double kHiddenScore = -1e4;
 
+/// How a mask acts on the scores: a boolean that keeps its true positions,
+/// one that hides them (masked_fill), or a float added to them.
+enum class MaskKind { keep, hide, additive };
+
 struct Mask {
   Value value;
-  bool keep;    ///< boolean mask: true keeps the score; else additive float
+  MaskKind kind;
   double scale; ///< an additive mask applied under a scale must be scaled too
+  bool merged;  ///< applied to [B*H, Sq, Sk] scores, below the chain's reshape
 };
 
 struct ScoreChain {
   Value q, kT;
   double scale = 1.0;
   SmallVector<Mask> masks;
+  /// Set when the scores were computed as [B*H, Sq, Sk] and reshaped to
+  /// [B, H, Sq, Sk] on the way to the softmax.
+  std::optional<MergedHeads> merged;
 };
+
+/// [B*H, Sq, Sk] -> [B, H, Sq, Sk]: the heads leaving the batch.
+std::optional<MergedHeads> splitsHeads(ReshapeOp reshape) {
+  ArrayRef<int64_t> from = tensorType(reshape.getInput()).getShape();
+  ArrayRef<int64_t> to = reshape.getType().getShape();
+  if (from.size() != 3 || to.size() != 4 || to[0] * to[1] != from[0] ||
+      to.take_back(2) != from.take_back(2))
+    return std::nullopt;
+  return MergedHeads{to[0], to[1]};
+}
 
 /// True when `value` can reach a matmul through the ops a score chain uses.
 bool reachesMatMul(Value value, int depth = 0) {
@@ -50,7 +71,7 @@ bool reachesMatMul(Value value, int depth = 0) {
     return false;
   if (isa<MatMulOp>(op))
     return true;
-  if (!isa<MulOp, DivOp, AddOp, WhereOp>(op))
+  if (!isa<MulOp, DivOp, AddOp, WhereOp, ReshapeOp>(op))
     return false;
   return llvm::any_of(op->getOperands(), [&](Value v) { return reachesMatMul(v, depth + 1); });
 }
@@ -69,20 +90,37 @@ std::optional<ScoreChain> matchScores(Value value) {
       value = product.factors.front();
       continue;
     }
+    bool merged = chain.merged.has_value();
     if (auto add = producer<AddOp>(value)) {
       bool lhsScores = reachesMatMul(add.getLhs()), rhsScores = reachesMatMul(add.getRhs());
       if (lhsScores == rhsScores)
         return std::nullopt;
-      chain.masks.push_back({lhsScores ? add.getRhs() : add.getLhs(), false, chain.scale});
+      Value mask = lhsScores ? add.getRhs() : add.getLhs();
+      // baddbmm(zeros, q, kT) adds a zero tensor: no mask at all.
+      if (splatValue(mask) != 0.0)
+        chain.masks.push_back({mask, MaskKind::additive, chain.scale, merged});
       value = lhsScores ? add.getLhs() : add.getRhs();
       continue;
     }
     if (auto where = producer<WhereOp>(value)) {
-      std::optional<double> fillFalse = splatValue(where.getFalseValue());
-      if (!fillFalse || *fillFalse > kHiddenScore || !reachesMatMul(where.getTrueValue()))
+      // where(keep, scores, hidden) or, masked_fill's spelling, where(hide,
+      // hidden, scores).
+      bool scoresKept = reachesMatMul(where.getTrueValue());
+      Value scores = scoresKept ? where.getTrueValue() : where.getFalseValue();
+      std::optional<double> fill = splatValue(scoresKept ? where.getFalseValue()
+                                                         : where.getTrueValue());
+      if (!fill || *fill > kHiddenScore || !reachesMatMul(scores))
         return std::nullopt;
-      chain.masks.push_back({where.getCondition(), true, chain.scale});
-      value = where.getTrueValue();
+      chain.masks.push_back({where.getCondition(), scoresKept ? MaskKind::keep : MaskKind::hide,
+                             chain.scale, merged});
+      value = scores;
+      continue;
+    }
+    if (auto reshape = producer<ReshapeOp>(value); reshape && !chain.merged) {
+      chain.merged = splitsHeads(reshape);
+      if (!chain.merged)
+        return std::nullopt;
+      value = reshape.getInput();
       continue;
     }
     return std::nullopt;
@@ -99,19 +137,25 @@ Value peelScale(Value value, double &scale) {
   return product.factors.front();
 }
 
-/// k from k^T: the input of a transpose that swaps the last two dims.
-Value untransposed(Value kT) {
-  auto transpose = producer<TransposeOp>(kT);
-  if (!transpose)
-    return {};
-  ArrayRef<int64_t> perm = transpose.getPerm();
-  int64_t rank = perm.size();
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t expected = d == rank - 1 ? rank - 2 : d == rank - 2 ? rank - 1 : d;
-    if (perm[d] != expected)
-      return {};
+/// k from k^T ([..., D, Sk] -> [..., Sk, D]): the input of a transpose that
+/// swapped the last two dims, or one transpose of that input when kT came
+/// from a longer permutation (torch's [S, B*H, D] keys transposed twice).
+Value untransposed(OpBuilder &builder, Location location, Value kT) {
+  int64_t rank = tensorType(kT).getRank();
+  SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(swap[rank - 1], swap[rank - 2]);
+  Value source = kT;
+  SmallVector<int64_t> perm = swap;
+  if (auto transpose = producer<TransposeOp>(kT)) {
+    // k dim d is kT dim swap[d], which is the transpose input's dim
+    // transpose.perm[swap[d]].
+    source = transpose.getInput();
+    for (int64_t d = 0; d < rank; ++d)
+      perm[d] = transpose.getPerm()[swap[d]];
   }
-  return transpose.getInput();
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
+    return source;
+  return builder.create<TransposeOp>(location, source, perm);
 }
 
 /// The key/value heads before repeat_kv: reshape(expand(unsqueeze(kv))) with
@@ -142,7 +186,7 @@ Value unrepeated(Value repeated) {
 
 /// True when `mask` is a constant that keeps exactly key j <= i + Sk - Sq for
 /// query i (graph.attention's causal rule), in every leading position: a
-/// boolean keep-mask or an additive 0 / hidden mask.
+/// boolean keep- or hide-mask or an additive 0 / hidden mask.
 bool isCausalConstant(const Mask &mask, int64_t queries, int64_t keys) {
   DenseElementsAttr values;
   if (!matchPattern(mask.value, m_Constant(&values)))
@@ -154,9 +198,10 @@ bool isCausalConstant(const Mask &mask, int64_t queries, int64_t keys) {
   if (rows != queries || columns != keys)
     return false;
   int64_t offset = columns - rows, index = 0;
-  if (mask.keep) {
-    for (bool keep : values.getValues<bool>()) {
+  if (mask.kind != MaskKind::additive) {
+    for (bool flag : values.getValues<bool>()) {
       int64_t row = (index / columns) % rows, column = index % columns;
+      bool keep = mask.kind == MaskKind::keep ? flag : !flag;
       if (keep != (column <= row + offset))
         return false;
       ++index;
@@ -175,17 +220,37 @@ bool isCausalConstant(const Mask &mask, int64_t queries, int64_t keys) {
   return true;
 }
 
+/// A mask applied to [B*H, Sq, Sk] scores, as it applies to [B, H, Sq, Sk].
+Value unmergedMask(OpBuilder &builder, Location location, const Mask &mask, MergedHeads heads) {
+  ArrayRef<int64_t> shape = tensorType(mask.value).getShape();
+  // Masks of rank < 3, or with a broadcast leading dim, broadcast the same way.
+  if (shape.size() < 3 || shape[shape.size() - 3] == 1)
+    return mask.value;
+  SmallVector<int64_t> split(shape.drop_back(3));
+  llvm::append_range(split, SmallVector<int64_t>{heads.batch, heads.heads});
+  llvm::append_range(split, shape.take_back(2));
+  auto type = RankedTensorType::get(split, tensorType(mask.value).getElementType());
+  return builder.create<ReshapeOp>(location, type, mask.value);
+}
+
 /// Combines the remaining masks into the attention op's single mask operand.
-Value combineMasks(OpBuilder &builder, Location location, ArrayRef<Mask> masks) {
+/// Where a boolean and an additive mask meet, hidden scores get the lowest
+/// finite value, as Hugging Face's masks do: a row with every key hidden then
+/// averages all keys (uniform weights) instead of dividing 0 by 0.
+Value combineMasks(OpBuilder &builder, Location location, ArrayRef<Mask> masks,
+                   std::optional<MergedHeads> merged) {
   Value keep, additive;
   for (const Mask &mask : masks) {
-    if (mask.keep) {
-      keep = keep ? builder.create<AndOp>(location, keep, mask.value).getResult() : mask.value;
+    Value value = mask.merged ? unmergedMask(builder, location, mask, *merged) : mask.value;
+    if (mask.kind != MaskKind::additive) {
+      if (mask.kind == MaskKind::hide)
+        value = builder.create<NotOp>(location, value);
+      keep = keep ? builder.create<AndOp>(location, keep, value).getResult() : value;
       continue;
     }
-    Value scaled = mask.value;
+    Value scaled = value;
     if (mask.scale != 1.0) {
-      Type element = tensorType(mask.value).getElementType();
+      Type element = tensorType(value).getElementType();
       auto factor = builder.create<ConstantOp>(
           location, DenseElementsAttr::get(RankedTensorType::get({}, element),
                                            builder.getFloatAttr(element, mask.scale)));
@@ -195,12 +260,40 @@ Value combineMasks(OpBuilder &builder, Location location, ArrayRef<Mask> masks) 
   }
   if (keep && additive) {
     Type element = tensorType(additive).getElementType();
+    auto lowest = APFloat::getLargest(cast<FloatType>(element).getFloatSemantics(), true);
     auto hidden = builder.create<ConstantOp>(
-        location, DenseElementsAttr::get(RankedTensorType::get({}, element),
-                                         builder.getFloatAttr(element, -INFINITY)));
+        location,
+        DenseElementsAttr::get(RankedTensorType::get({}, element), ArrayRef<APFloat>{lowest}));
     return builder.create<WhereOp>(location, keep, additive, hidden);
   }
   return keep ? keep : additive;
+}
+
+/// q, k and v as [B, H, S, D] when the scores were computed with the heads
+/// folded into the batch; false (operands untouched) when they cannot be.
+bool unfoldOperands(OpBuilder &builder, Location location, std::optional<MergedHeads> merged,
+                    Value &q, Value &k, Value &v) {
+  if (tensorType(q).getRank() != 3)
+    return false;
+  Value q4 = unfoldHeads(builder, location, q, merged);
+  if (!q4)
+    return false;
+  int64_t batch = tensorType(q4).getShape()[0];
+  auto unfold = [&](Value x) -> Value {
+    if (tensorType(x).getRank() != 3)
+      return merged ? x : Value();
+    int64_t folded = tensorType(x).getShape()[0];
+    if (folded % batch != 0)
+      return {};
+    return unfoldHeads(builder, location, x, MergedHeads{batch, folded / batch});
+  };
+  Value k4 = unfold(k), v4 = unfold(v);
+  if (!k4 || !v4)
+    return false;
+  q = q4;
+  k = k4;
+  v = v4;
+  return true;
 }
 
 void raiseAttention(SoftmaxOp softmax) {
@@ -215,15 +308,12 @@ void raiseAttention(SoftmaxOp softmax) {
   double scale = chain->scale;
   Value q = peelScale(chain->q, scale);
   Value kT = peelScale(chain->kT, scale);
-  Value k = untransposed(kT), v = context.getRhs();
   OpBuilder builder(context);
   Location location = context.getLoc();
-  if (!k) {
-    int64_t rank = tensorType(kT).getRank();
-    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    std::swap(perm[rank - 1], perm[rank - 2]);
-    k = builder.create<TransposeOp>(location, kT, perm);
-  }
+  Value k = untransposed(builder, location, kT), v = context.getRhs();
+  bool unfolded = unfoldOperands(builder, location, chain->merged, q, k, v);
+  if (chain->merged && !unfolded)
+    return;
   Value kHeads = unrepeated(k), vHeads = unrepeated(v);
   if (kHeads && vHeads && tensorType(kHeads).getShape()[tensorType(kHeads).getRank() - 3] ==
                               tensorType(vHeads).getShape()[tensorType(vHeads).getRank() - 3]) {
@@ -240,14 +330,27 @@ void raiseAttention(SoftmaxOp softmax) {
     else
       masks.push_back(mask);
   }
+  std::optional<MergedHeads> merged = chain->merged;
+  if (unfolded && !merged) {
+    ArrayRef<int64_t> heads = tensorType(q).getShape();
+    merged = MergedHeads{heads[0], heads[1]};
+    for (Mask &mask : masks)
+      mask.merged = true;
+  }
   SmallVector<Value> operands = {q, k, v};
-  if (Value mask = combineMasks(builder, location, masks))
+  if (Value mask = combineMasks(builder, location, masks, merged))
     operands.push_back(mask);
   auto attention = createIfValid<AttentionOp>(
       builder, location, operands,
       {builder.getNamedAttr("scale", builder.getF64FloatAttr(scale)),
        builder.getNamedAttr("causal", builder.getBoolAttr(causal))});
-  if (attention)
+  if (!attention)
+    return;
+  // Scores merged all the way to the context matmul leave a [B*H, Sq, Dv]
+  // result for the ops after it.
+  if (unfolded && tensorType(context).getRank() == 3)
+    replaceMergedHeads(builder, context, attention);
+  else
     replaceIfSameType(context, attention);
 }
 

@@ -95,3 +95,86 @@ func.func @probabilities_escape(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32
   // CHECK-NOT: graph.attention
   return %o, %p : tensor<1x2x4x8xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// torch's MultiheadAttention: a sequence-major projection [S, B, H*D] reshaped
+// to [S, B*H, D] and transposed to [B*H, S, D]; keys transposed twice; the
+// result transposed back and merged. Raising unfolds the heads: the attention
+// op and every op around it hold [B, H, S, D] or [S, B, H, D], never B*H.
+// CHECK-LABEL: func.func @heads_folded_sequence_major
+// CHECK-SAME: (%[[Q:.*]]: tensor<6x2x32xf32>, %[[K:.*]]: tensor<6x2x32xf32>, %[[V:.*]]: tensor<6x2x32xf32>)
+func.func @heads_folded_sequence_major(%q: tensor<6x2x32xf32>, %k: tensor<6x2x32xf32>, %v: tensor<6x2x32xf32>) -> tensor<12x32xf32> {
+  %q1 = graph.reshape %q : (tensor<6x2x32xf32>) -> tensor<6x8x8xf32>
+  %q2 = graph.transpose %q1 {perm = array<i64: 1, 0, 2>} : (tensor<6x8x8xf32>) -> tensor<8x6x8xf32>
+  %k1 = graph.reshape %k : (tensor<6x2x32xf32>) -> tensor<6x8x8xf32>
+  %kT = graph.transpose %k1 {perm = array<i64: 1, 2, 0>} : (tensor<6x8x8xf32>) -> tensor<8x8x6xf32>
+  %v1 = graph.reshape %v : (tensor<6x2x32xf32>) -> tensor<6x8x8xf32>
+  %v2 = graph.transpose %v1 {perm = array<i64: 1, 0, 2>} : (tensor<6x8x8xf32>) -> tensor<8x6x8xf32>
+  %c = graph.constant dense<0.35355339> : tensor<f32>
+  %qs = graph.mul %q2, %c : (tensor<8x6x8xf32>, tensor<f32>) -> tensor<8x6x8xf32>
+  %s = graph.matmul %qs, %kT : (tensor<8x6x8xf32>, tensor<8x8x6xf32>) -> tensor<8x6x6xf32>
+  %p = graph.softmax %s {axis = 2 : i64} : tensor<8x6x6xf32>
+  %o = graph.matmul %p, %v2 : (tensor<8x6x6xf32>, tensor<8x6x8xf32>) -> tensor<8x6x8xf32>
+  %ot = graph.transpose %o {perm = array<i64: 1, 0, 2>} : (tensor<8x6x8xf32>) -> tensor<6x8x8xf32>
+  %r = graph.reshape %ot : (tensor<6x8x8xf32>) -> tensor<12x32xf32>
+  // CHECK-DAG: %[[Q4:.*]] = graph.reshape %[[Q]] : (tensor<6x2x32xf32>) -> tensor<6x2x4x8xf32>
+  // CHECK-DAG: %[[QH:.*]] = graph.transpose %[[Q4]] {perm = array<i64: 1, 2, 0, 3>} : (tensor<6x2x4x8xf32>) -> tensor<2x4x6x8xf32>
+  // CHECK-DAG: %[[K4:.*]] = graph.reshape %[[K]] : (tensor<6x2x32xf32>) -> tensor<6x2x4x8xf32>
+  // CHECK-DAG: %[[KH:.*]] = graph.transpose %[[K4]] {perm = array<i64: 1, 2, 0, 3>} : (tensor<6x2x4x8xf32>) -> tensor<2x4x6x8xf32>
+  // CHECK-DAG: %[[V4:.*]] = graph.reshape %[[V]] : (tensor<6x2x32xf32>) -> tensor<6x2x4x8xf32>
+  // CHECK-DAG: %[[VH:.*]] = graph.transpose %[[V4]] {perm = array<i64: 1, 2, 0, 3>} : (tensor<6x2x4x8xf32>) -> tensor<2x4x6x8xf32>
+  // CHECK: %[[A:.*]] = graph.attention %[[QH]], %[[KH]], %[[VH]] {scale = 0.3535{{[0-9]*}} : f64} : (tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  // CHECK: %[[AT:.*]] = graph.transpose %[[A]] {perm = array<i64: 2, 0, 1, 3>} : (tensor<2x4x6x8xf32>) -> tensor<6x2x4x8xf32>
+  // CHECK: %[[R:.*]] = graph.reshape %[[AT]] : (tensor<6x2x4x8xf32>) -> tensor<12x32xf32>
+  // CHECK: return %[[R]]
+  return %r : tensor<12x32xf32>
+}
+
+// -----
+
+// GPT-NeoX (transformers 4.4x): q and k viewed as [B*H, S, D] for baddbmm
+// (zeros + alpha * q @ kT), the scores viewed back as [B, H, Sq, Sk], then
+// where(causal, scores, min) and an additive padding mask; v stays 4-D.
+// CHECK-LABEL: func.func @heads_folded_scores_unfolded
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x6x8xf32>, %[[K:.*]]: tensor<2x4x6x8xf32>, %[[V:.*]]: tensor<2x4x6x8xf32>, %[[PAD:.*]]: tensor<2x1x1x6xf32>)
+func.func @heads_folded_scores_unfolded(%q: tensor<2x4x6x8xf32>, %k: tensor<2x4x6x8xf32>, %v: tensor<2x4x6x8xf32>, %pad: tensor<2x1x1x6xf32>) -> tensor<2x4x6x8xf32> {
+  %q3 = graph.reshape %q : (tensor<2x4x6x8xf32>) -> tensor<8x6x8xf32>
+  %k3 = graph.reshape %k : (tensor<2x4x6x8xf32>) -> tensor<8x6x8xf32>
+  %kT = graph.transpose %k3 {perm = array<i64: 0, 2, 1>} : (tensor<8x6x8xf32>) -> tensor<8x8x6xf32>
+  %mm = graph.matmul %q3, %kT : (tensor<8x6x8xf32>, tensor<8x8x6xf32>) -> tensor<8x6x6xf32>
+  %alpha = graph.constant dense<0.35355339> : tensor<f32>
+  %sc = graph.mul %mm, %alpha : (tensor<8x6x6xf32>, tensor<f32>) -> tensor<8x6x6xf32>
+  %zeros = graph.constant dense<0.0> : tensor<8x6x6xf32>
+  %s3 = graph.add %zeros, %sc : (tensor<8x6x6xf32>, tensor<8x6x6xf32>) -> tensor<8x6x6xf32>
+  %s4 = graph.reshape %s3 : (tensor<8x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %causal = graph.constant dense<[[true, false, false, false, false, false], [true, true, false, false, false, false], [true, true, true, false, false, false], [true, true, true, true, false, false], [true, true, true, true, true, false], [true, true, true, true, true, true]]> : tensor<6x6xi1>
+  %min = graph.constant dense<-3.40282347E+38> : tensor<f32>
+  %w = graph.where %causal, %s4, %min : (tensor<6x6xi1>, tensor<2x4x6x6xf32>, tensor<f32>) -> tensor<2x4x6x6xf32>
+  %m = graph.add %w, %pad : (tensor<2x4x6x6xf32>, tensor<2x1x1x6xf32>) -> tensor<2x4x6x6xf32>
+  %p = graph.softmax %m {axis = 3 : i64} : tensor<2x4x6x6xf32>
+  %o = graph.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  // CHECK: %[[A:.*]] = graph.attention %[[Q]], %[[K]], %[[V]], %[[PAD]] {causal = true, scale = 0.3535{{[0-9]*}} : f64} : (tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x1x1x6xf32>) -> tensor<2x4x6x8xf32>
+  // CHECK: return %[[A]]
+  return %o : tensor<2x4x6x8xf32>
+}
+
+// -----
+
+// DistilBERT: q divided by sqrt(d) before the matmul, then masked_fill's
+// spelling where(hide, min, scores): the mask hides its true positions.
+// CHECK-LABEL: func.func @masked_fill_hides
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x6x8xf32>, %[[KT:.*]]: tensor<2x4x8x6xf32>, %[[V:.*]]: tensor<2x4x6x8xf32>, %[[HIDE:.*]]: tensor<2x1x1x6xi1>)
+func.func @masked_fill_hides(%q: tensor<2x4x6x8xf32>, %kt: tensor<2x4x8x6xf32>, %v: tensor<2x4x6x8xf32>, %hide: tensor<2x1x1x6xi1>) -> tensor<2x4x6x8xf32> {
+  %d = graph.constant dense<2.82842712> : tensor<f32>
+  %qs = graph.div %q, %d : (tensor<2x4x6x8xf32>, tensor<f32>) -> tensor<2x4x6x8xf32>
+  %s = graph.matmul %qs, %kt : (tensor<2x4x6x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x6x6xf32>
+  %min = graph.constant dense<-3.40282347E+38> : tensor<f32>
+  %w = graph.where %hide, %min, %s : (tensor<2x1x1x6xi1>, tensor<f32>, tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %p = graph.softmax %w {axis = 3 : i64} : tensor<2x4x6x6xf32>
+  %o = graph.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  // CHECK: %[[KEEP:.*]] = graph.not %[[HIDE]] : tensor<2x1x1x6xi1>
+  // CHECK: %[[A:.*]] = graph.attention %[[Q]], %{{.*}}, %[[V]], %[[KEEP]] {scale = 0.3535{{[0-9]*}} : f64}
+  // CHECK: return %[[A]]
+  return %o : tensor<2x4x6x8xf32>
+}
