@@ -15,6 +15,41 @@ using namespace shardc::graph;
 
 namespace {
 
+/// linear(reshape(x)) where the reshape only merges x's leading dims (Hugging
+/// Face's Conv1D: x.view(-1, in) @ W + b, then .view(..., out)) is the
+/// linear on x with the reshape after it. Reshapes reading the result read
+/// the new linear directly, so the [B*S, N] intermediate disappears and the
+/// batch and sequence dims stay apart for sharding and for the MLP pattern.
+void sinkMergingReshape(LinearOp linear) {
+  auto reshape = producer<ReshapeOp>(linear.getInput());
+  if (!reshape)
+    return;
+  ArrayRef<int64_t> merged = tensorType(reshape).getShape();
+  ArrayRef<int64_t> source = tensorType(reshape.getInput()).getShape();
+  if (merged.size() != 2 || source.size() < 3 || source.back() != merged.back())
+    return;
+  OpBuilder builder(linear);
+  SmallVector<Value> operands(linear->getOperands());
+  operands[0] = reshape.getInput();
+  auto unmerged = createIfValid<LinearOp>(builder, linear.getLoc(), operands,
+                                          linear->getAttrs());
+  if (!unmerged)
+    return;
+  Value kept;
+  for (OpOperand &use : llvm::make_early_inc_range(linear->getUses())) {
+    if (auto next = dyn_cast<ReshapeOp>(use.getOwner())) {
+      if (next.getType() == unmerged.getType())
+        next.replaceAllUsesWith(unmerged.getResult());
+      else
+        use.set(unmerged);
+      continue;
+    }
+    if (!kept)
+      kept = builder.create<ReshapeOp>(linear.getLoc(), linear.getType(), unmerged);
+    use.set(kept);
+  }
+}
+
 void raiseLinear(MatMulOp matmul) {
   Value weight = matmul.getRhs();
   bool transposed = false;
@@ -45,8 +80,8 @@ void raiseLinear(MatMulOp matmul) {
   auto linear = createIfValid<LinearOp>(
       builder, root.getLoc(), operands,
       {builder.getNamedAttr("transpose_weight", builder.getBoolAttr(transposed))});
-  if (linear)
-    replaceIfSameType(root, linear);
+  if (linear && replaceIfSameType(root, linear))
+    sinkMergingReshape(linear);
 }
 
 struct RaiseLinearPass : shardc::graph::impl::RaiseLinearPassBase<RaiseLinearPass> {

@@ -43,3 +43,49 @@ func.func @not_linear(%a: tensor<4x64xf32>, %b: tensor<64x8xf32>, %x: tensor<4x6
   // CHECK: graph.add %[[L]]
   return %0, %2 : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Hugging Face's Conv1D (GPT-2): x.view(-1, in), addmm exported as
+// matmul + add, then .view(..., out). The linear is raised on the 3-D input
+// and the merged [B*S, N] value disappears, so the gelu sits between two
+// linears (the MLP pattern) and batch and sequence stay apart.
+// CHECK-LABEL: func.func @conv1d_mlp
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x8xf32>)
+func.func @conv1d_mlp(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %w1 = graph.constant dense<0.5> : tensor<8x32xf32>
+  %b1 = graph.constant dense<0.25> : tensor<32xf32>
+  %w2 = graph.constant dense<0.125> : tensor<32x8xf32>
+  %b2 = graph.constant dense<0.75> : tensor<8xf32>
+  %x2 = graph.reshape %x : (tensor<2x4x8xf32>) -> tensor<8x8xf32>
+  %h2 = graph.matmul %x2, %w1 : (tensor<8x8xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+  %hb = graph.add %b1, %h2 : (tensor<32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+  %h3 = graph.reshape %hb : (tensor<8x32xf32>) -> tensor<2x4x32xf32>
+  %g = graph.gelu %h3 {approximate_tanh = true} : tensor<2x4x32xf32>
+  %g2 = graph.reshape %g : (tensor<2x4x32xf32>) -> tensor<8x32xf32>
+  %o2 = graph.matmul %g2, %w2 : (tensor<8x32xf32>, tensor<32x8xf32>) -> tensor<8x8xf32>
+  %ob = graph.add %b2, %o2 : (tensor<8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %o3 = graph.reshape %ob : (tensor<8x8xf32>) -> tensor<2x4x8xf32>
+  // CHECK: %[[H:.*]] = graph.linear %[[X]], %{{.*}}, %{{.*}} : (tensor<2x4x8xf32>, tensor<8x32xf32>, tensor<32xf32>) -> tensor<2x4x32xf32>
+  // CHECK: %[[G:.*]] = graph.gelu %[[H]]
+  // CHECK: %[[O:.*]] = graph.linear %[[G]], %{{.*}}, %{{.*}} : (tensor<2x4x32xf32>, tensor<32x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  // CHECK-NEXT: return %[[O]]
+  return %o3 : tensor<2x4x8xf32>
+}
+
+// -----
+
+// A merged linear result read by something other than a reshape keeps its
+// [B*S, N] form through a reshape of the 3-D linear.
+// CHECK-LABEL: func.func @conv1d_merged_use
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x8xf32>)
+func.func @conv1d_merged_use(%x: tensor<2x4x8xf32>) -> tensor<8x16xf32> {
+  %w = graph.constant dense<0.5> : tensor<8x16xf32>
+  %x2 = graph.reshape %x : (tensor<2x4x8xf32>) -> tensor<8x8xf32>
+  %h = graph.matmul %x2, %w : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  %r = graph.relu %h : tensor<8x16xf32>
+  // CHECK: %[[H:.*]] = graph.linear %[[X]], %{{.*}} : (tensor<2x4x8xf32>, tensor<8x16xf32>) -> tensor<2x4x16xf32>
+  // CHECK: %[[M:.*]] = graph.reshape %[[H]] : (tensor<2x4x16xf32>) -> tensor<8x16xf32>
+  // CHECK: graph.relu %[[M]]
+  return %r : tensor<8x16xf32>
+}
