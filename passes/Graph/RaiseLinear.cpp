@@ -15,14 +15,17 @@ using namespace shardc::graph;
 
 namespace {
 
-/// linear(reshape(x)) where the reshape only merges x's leading dims (Hugging
-/// Face's Conv1D: x.view(-1, in) @ W + b, then .view(..., out)) is the
-/// linear on x with the reshape after it. Reshapes reading the result read
-/// the new linear directly, so the [B*S, N] intermediate disappears and the
-/// batch and sequence dims stay apart for sharding and for the MLP pattern.
+/// linear(reshape(x)) where the reshape only merges x's leading dims and
+/// every user reshapes the result again (Hugging Face's Conv1D:
+/// x.view(-1, in) @ W + b, then .view(..., out)) is the linear on x: the
+/// [B*S, N] intermediate disappears, so batch and sequence stay apart for
+/// sharding and an activation sits directly between two linears (the MLP
+/// pattern). A linear on tokens flattened for other reasons (MoE dispatch)
+/// is left as it is.
 void sinkMergingReshape(LinearOp linear) {
   auto reshape = producer<ReshapeOp>(linear.getInput());
-  if (!reshape)
+  if (!reshape || linear->use_empty() ||
+      !llvm::all_of(linear->getUsers(), [](Operation *user) { return isa<ReshapeOp>(user); }))
     return;
   ArrayRef<int64_t> merged = tensorType(reshape).getShape();
   ArrayRef<int64_t> source = tensorType(reshape.getInput()).getShape();
@@ -35,18 +38,14 @@ void sinkMergingReshape(LinearOp linear) {
                                           linear->getAttrs());
   if (!unmerged)
     return;
-  Value kept;
-  for (OpOperand &use : llvm::make_early_inc_range(linear->getUses())) {
-    if (auto next = dyn_cast<ReshapeOp>(use.getOwner())) {
-      if (next.getType() == unmerged.getType())
-        next.replaceAllUsesWith(unmerged.getResult());
-      else
-        use.set(unmerged);
-      continue;
-    }
-    if (!kept)
-      kept = builder.create<ReshapeOp>(linear.getLoc(), linear.getType(), unmerged);
-    use.set(kept);
+  // A reshape of the merged result has the same elements as one of the
+  // unmerged result.
+  for (Operation *user : llvm::to_vector(linear->getUsers())) {
+    auto next = cast<ReshapeOp>(user);
+    if (next.getType() == unmerged.getType())
+      next.replaceAllUsesWith(unmerged.getResult());
+    else
+      next.getInputMutable().assign(unmerged);
   }
 }
 

@@ -75,17 +75,17 @@ func.func @conv1d_mlp(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
 
 // -----
 
-// A merged linear result read by something other than a reshape keeps its
-// [B*S, N] form through a reshape of the 3-D linear.
-// CHECK-LABEL: func.func @conv1d_merged_use
+// A linear on flattened tokens whose result is used as it is (MoE dispatch)
+// stays on the merged input.
+// CHECK-LABEL: func.func @flattened_tokens_kept
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x8xf32>)
-func.func @conv1d_merged_use(%x: tensor<2x4x8xf32>) -> tensor<8x16xf32> {
+func.func @flattened_tokens_kept(%x: tensor<2x4x8xf32>) -> tensor<8x16xf32> {
   %w = graph.constant dense<0.5> : tensor<8x16xf32>
   %x2 = graph.reshape %x : (tensor<2x4x8xf32>) -> tensor<8x8xf32>
   %h = graph.matmul %x2, %w : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
   %r = graph.relu %h : tensor<8x16xf32>
-  // CHECK: %[[H:.*]] = graph.linear %[[X]], %{{.*}} : (tensor<2x4x8xf32>, tensor<8x16xf32>) -> tensor<2x4x16xf32>
-  // CHECK: %[[M:.*]] = graph.reshape %[[H]] : (tensor<2x4x16xf32>) -> tensor<8x16xf32>
-  // CHECK: graph.relu %[[M]]
+  // CHECK: %[[M:.*]] = graph.reshape %[[X]] : (tensor<2x4x8xf32>) -> tensor<8x8xf32>
+  // CHECK: %[[H:.*]] = graph.linear %[[M]], %{{.*}} : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  // CHECK: graph.relu %[[H]]
   return %r : tensor<8x16xf32>
 }
