@@ -42,6 +42,7 @@ struct Mask {
   Value value;
   MaskKind kind;
   double scale; ///< an additive mask applied under a scale must be scaled too
+  double fill;  ///< the score a boolean mask puts at hidden positions
   bool merged;  ///< applied to [B*H, Sq, Sk] scores, below the chain's reshape
 };
 
@@ -98,7 +99,7 @@ std::optional<ScoreChain> matchScores(Value value) {
       Value mask = lhsScores ? add.getRhs() : add.getLhs();
       // baddbmm(zeros, q, kT) adds a zero tensor: no mask at all.
       if (splatValue(mask) != 0.0)
-        chain.masks.push_back({mask, MaskKind::additive, chain.scale, merged});
+        chain.masks.push_back({mask, MaskKind::additive, chain.scale, 0.0, merged});
       value = lhsScores ? add.getLhs() : add.getRhs();
       continue;
     }
@@ -112,7 +113,7 @@ std::optional<ScoreChain> matchScores(Value value) {
       if (!fill || *fill > kHiddenScore || !reachesMatMul(scores))
         return std::nullopt;
       chain.masks.push_back({where.getCondition(), scoresKept ? MaskKind::keep : MaskKind::hide,
-                             chain.scale, merged});
+                             chain.scale, *fill, merged});
       value = scores;
       continue;
     }
@@ -233,39 +234,47 @@ Value unmergedMask(OpBuilder &builder, Location location, const Mask &mask, Merg
   return builder.create<ReshapeOp>(location, type, mask.value);
 }
 
-/// Combines the remaining masks into the attention op's single mask operand.
-/// Where a boolean and an additive mask meet, hidden scores get the lowest
-/// finite value, as Hugging Face's masks do: a row with every key hidden then
-/// averages all keys (uniform weights) instead of dividing 0 by 0.
+Value scalarConstant(OpBuilder &builder, Location location, Type element, double value) {
+  return builder.create<ConstantOp>(
+      location, DenseElementsAttr::get(RankedTensorType::get({}, element),
+                                       builder.getFloatAttr(element, value)));
+}
+
+/// Combines the masks into the attention op's single mask operand, keeping
+/// the exported graph's value at every position, fully masked rows included:
+/// a boolean mask that hides with -inf stays boolean (the op drops those
+/// keys); one that hides with a finite value (Hugging Face's finfo.min)
+/// becomes the additive where(keep, 0, fill), which gives the same scores
+/// since such a fill absorbs any score, so a row with every key hidden
+/// averages the keys as the exported graph does.
 Value combineMasks(OpBuilder &builder, Location location, ArrayRef<Mask> masks,
-                   std::optional<MergedHeads> merged) {
+                   std::optional<MergedHeads> merged, Type element) {
   Value keep, additive;
+  auto add = [&](Value term) {
+    additive = additive ? builder.create<AddOp>(location, additive, term).getResult() : term;
+  };
   for (const Mask &mask : masks) {
     Value value = mask.merged ? unmergedMask(builder, location, mask, *merged) : mask.value;
-    if (mask.kind != MaskKind::additive) {
-      if (mask.kind == MaskKind::hide)
-        value = builder.create<NotOp>(location, value);
+    if (mask.kind == MaskKind::additive) {
+      if (mask.scale != 1.0)
+        value = builder.create<MulOp>(location, value,
+                                      scalarConstant(builder, location, element, mask.scale));
+      add(value);
+      continue;
+    }
+    if (mask.kind == MaskKind::hide)
+      value = builder.create<NotOp>(location, value);
+    if (std::isinf(mask.fill)) {
       keep = keep ? builder.create<AndOp>(location, keep, value).getResult() : value;
       continue;
     }
-    Value scaled = value;
-    if (mask.scale != 1.0) {
-      Type element = tensorType(value).getElementType();
-      auto factor = builder.create<ConstantOp>(
-          location, DenseElementsAttr::get(RankedTensorType::get({}, element),
-                                           builder.getFloatAttr(element, mask.scale)));
-      scaled = builder.create<MulOp>(location, scaled, factor);
-    }
-    additive = additive ? builder.create<AddOp>(location, additive, scaled).getResult() : scaled;
+    add(builder.create<WhereOp>(location, value, scalarConstant(builder, location, element, 0.0),
+                                scalarConstant(builder, location, element,
+                                               mask.fill * mask.scale)));
   }
-  if (keep && additive) {
-    Type element = tensorType(additive).getElementType();
-    auto lowest = APFloat::getLargest(cast<FloatType>(element).getFloatSemantics(), true);
-    auto hidden = builder.create<ConstantOp>(
-        location,
-        DenseElementsAttr::get(RankedTensorType::get({}, element), ArrayRef<APFloat>{lowest}));
-    return builder.create<WhereOp>(location, keep, additive, hidden);
-  }
+  if (keep && additive)
+    return builder.create<WhereOp>(location, keep, additive,
+                                   scalarConstant(builder, location, element, -INFINITY));
   return keep ? keep : additive;
 }
 
@@ -320,15 +329,15 @@ void raiseAttention(SoftmaxOp softmax) {
     k = kHeads;
     v = vHeads;
   }
+  // The causal flag drops hidden keys, which matches the exported graph only
+  // while every row sees a key: when the causal mask is the only one.
   bool causal = false;
-  SmallVector<Mask> masks;
+  SmallVector<Mask> masks(chain->masks);
   int64_t queries = tensorType(q).getShape().drop_back().back();
   int64_t keys = tensorType(k).getShape().drop_back().back();
-  for (const Mask &mask : chain->masks) {
-    if (!causal && isCausalConstant(mask, queries, keys))
-      causal = true;
-    else
-      masks.push_back(mask);
+  if (masks.size() == 1 && keys >= queries && isCausalConstant(masks.front(), queries, keys)) {
+    causal = true;
+    masks.clear();
   }
   std::optional<MergedHeads> merged = chain->merged;
   if (unfolded && !merged) {
@@ -338,7 +347,8 @@ void raiseAttention(SoftmaxOp softmax) {
       mask.merged = true;
   }
   SmallVector<Value> operands = {q, k, v};
-  if (Value mask = combineMasks(builder, location, masks, merged))
+  if (Value mask =
+          combineMasks(builder, location, masks, merged, tensorType(q).getElementType()))
     operands.push_back(mask);
   auto attention = createIfValid<AttentionOp>(
       builder, location, operands,

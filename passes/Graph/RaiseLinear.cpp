@@ -29,11 +29,26 @@ void sinkMergingReshape(LinearOp linear) {
     return;
   ArrayRef<int64_t> merged = tensorType(reshape).getShape();
   ArrayRef<int64_t> source = tensorType(reshape.getInput()).getShape();
-  if (merged.size() != 2 || source.size() < 3 || source.back() != merged.back())
+  if (merged.size() != 2)
+    return;
+  // The source dims before `split` multiply to the rows, the rest to the
+  // features (an attention output [B, S, H, D] -> [B*S, H*D] merges both).
+  size_t split = 0;
+  int64_t rows = 1;
+  while (split < source.size() && rows < merged[0])
+    rows *= source[split++];
+  if (split < 2 || rows != merged[0])
     return;
   OpBuilder builder(linear);
   SmallVector<Value> operands(linear->getOperands());
   operands[0] = reshape.getInput();
+  if (split + 1 != source.size()) {
+    SmallVector<int64_t> unmerged(source.take_front(split));
+    unmerged.push_back(merged[1]);
+    operands[0] = builder.create<ReshapeOp>(
+        reshape.getLoc(), RankedTensorType::get(unmerged, tensorType(reshape).getElementType()),
+        reshape.getInput());
+  }
   auto unmerged = createIfValid<LinearOp>(builder, linear.getLoc(), operands,
                                           linear->getAttrs());
   if (!unmerged)

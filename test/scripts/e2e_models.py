@@ -75,13 +75,14 @@ def launcher(launch, ranks, shardrun):
 
 
 def check(model_path, dims, shardc, shardrun, workdir, verbose=False, shard=(), launch="threads",
-          tolerance=TOLERANCE):
+          tolerance=TOLERANCE, feeds=None):
+    """Compiles, runs and compares one model; `feeds` default to random inputs."""
     if pathlib.Path(model_path).suffix == ".onnxtext":
         model = onnx.parser.parse_model(pathlib.Path(model_path).read_text())
     else:
         model = onnx.load(str(model_path))
-    rng = np.random.default_rng(20261129)
-    feeds = make_inputs(model, dims, rng)
+    if feeds is None:
+        feeds = make_inputs(model, dims, np.random.default_rng(20261129))
     session = ort.InferenceSession(model.SerializeToString() if model_path.suffix == ".onnxtext"
                                    else str(model_path), providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]

@@ -136,6 +136,10 @@ func.func @heads_folded_sequence_major(%q: tensor<6x2x32xf32>, %k: tensor<6x2x32
 // GPT-NeoX (transformers 4.4x): q and k viewed as [B*H, S, D] for baddbmm
 // (zeros + alpha * q @ kT), the scores viewed back as [B, H, Sq, Sk], then
 // where(causal, scores, min) and an additive padding mask; v stays 4-D.
+// With a padding mask a row can have every key hidden (left padding), where
+// the exported graph averages the keys: the causal mask stays a mask
+// (where(causal, 0, min), the same scores since min absorbs any score)
+// instead of the flag, which would drop the hidden keys.
 // CHECK-LABEL: func.func @heads_folded_scores_unfolded
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4x6x8xf32>, %[[K:.*]]: tensor<2x4x6x8xf32>, %[[V:.*]]: tensor<2x4x6x8xf32>, %[[PAD:.*]]: tensor<2x1x1x6xf32>)
 func.func @heads_folded_scores_unfolded(%q: tensor<2x4x6x8xf32>, %k: tensor<2x4x6x8xf32>, %v: tensor<2x4x6x8xf32>, %pad: tensor<2x1x1x6xf32>) -> tensor<2x4x6x8xf32> {
@@ -154,7 +158,11 @@ func.func @heads_folded_scores_unfolded(%q: tensor<2x4x6x8xf32>, %k: tensor<2x4x
   %m = graph.add %w, %pad : (tensor<2x4x6x6xf32>, tensor<2x1x1x6xf32>) -> tensor<2x4x6x6xf32>
   %p = graph.softmax %m {axis = 3 : i64} : tensor<2x4x6x6xf32>
   %o = graph.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
-  // CHECK: %[[A:.*]] = graph.attention %[[Q]], %[[K]], %[[V]], %[[PAD]] {causal = true, scale = 0.3535{{[0-9]*}} : f64} : (tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x1x1x6xf32>) -> tensor<2x4x6x8xf32>
+  // CHECK-DAG: %[[ZERO:.*]] = graph.constant dense<0.000000e+00> : tensor<f32>
+  // CHECK-DAG: %[[MIN:.*]] = graph.constant dense<-3.40282347E+38> : tensor<f32>
+  // CHECK: %[[C:.*]] = graph.where %{{.*}}, %[[ZERO]], %[[MIN]] : (tensor<6x6xi1>, tensor<f32>, tensor<f32>) -> tensor<6x6xf32>
+  // CHECK: %[[M:.*]] = graph.add %[[PAD]], %[[C]] : (tensor<2x1x1x6xf32>, tensor<6x6xf32>) -> tensor<2x1x6x6xf32>
+  // CHECK: %[[A:.*]] = graph.attention %[[Q]], %[[K]], %[[V]], %[[M]] {scale = 0.3535{{[0-9]*}} : f64} : (tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x1x6x6xf32>) -> tensor<2x4x6x8xf32>
   // CHECK: return %[[A]]
   return %o : tensor<2x4x6x8xf32>
 }
@@ -162,7 +170,8 @@ func.func @heads_folded_scores_unfolded(%q: tensor<2x4x6x8xf32>, %k: tensor<2x4x
 // -----
 
 // DistilBERT: q divided by sqrt(d) before the matmul, then masked_fill's
-// spelling where(hide, min, scores): the mask hides its true positions.
+// spelling where(hide, min, scores): the mask hides its true positions, with
+// a finite fill, so it becomes the additive where(keep, 0, min).
 // CHECK-LABEL: func.func @masked_fill_hides
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4x6x8xf32>, %[[KT:.*]]: tensor<2x4x8x6xf32>, %[[V:.*]]: tensor<2x4x6x8xf32>, %[[HIDE:.*]]: tensor<2x1x1x6xi1>)
 func.func @masked_fill_hides(%q: tensor<2x4x6x8xf32>, %kt: tensor<2x4x8x6xf32>, %v: tensor<2x4x6x8xf32>, %hide: tensor<2x1x1x6xi1>) -> tensor<2x4x6x8xf32> {
@@ -174,7 +183,8 @@ func.func @masked_fill_hides(%q: tensor<2x4x6x8xf32>, %kt: tensor<2x4x8x6xf32>, 
   %p = graph.softmax %w {axis = 3 : i64} : tensor<2x4x6x6xf32>
   %o = graph.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
   // CHECK: %[[KEEP:.*]] = graph.not %[[HIDE]] : tensor<2x1x1x6xi1>
-  // CHECK: %[[A:.*]] = graph.attention %[[Q]], %{{.*}}, %[[V]], %[[KEEP]] {scale = 0.3535{{[0-9]*}} : f64}
+  // CHECK: %[[M:.*]] = graph.where %[[KEEP]], %{{.*}}, %{{.*}} : (tensor<2x1x1x6xi1>, tensor<f32>, tensor<f32>) -> tensor<2x1x1x6xf32>
+  // CHECK: %[[A:.*]] = graph.attention %[[Q]], %{{.*}}, %[[V]], %[[M]] {scale = 0.3535{{[0-9]*}} : f64}
   // CHECK: return %[[A]]
   return %o : tensor<2x4x6x8xf32>
 }

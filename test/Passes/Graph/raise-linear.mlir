@@ -89,3 +89,20 @@ func.func @flattened_tokens_kept(%x: tensor<2x4x8xf32>) -> tensor<8x16xf32> {
   // CHECK: graph.relu %[[H]]
   return %r : tensor<8x16xf32>
 }
+
+// -----
+
+// GPT-2's attention output: [B, S, H, D] merged to [B*S, H*D] for Conv1D. The
+// linear reads [B, S, H*D], so batch and sequence stay apart.
+// CHECK-LABEL: func.func @conv1d_heads_merged
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x2x4xf32>)
+func.func @conv1d_heads_merged(%x: tensor<2x4x2x4xf32>) -> tensor<2x4x8xf32> {
+  %w = graph.constant dense<0.5> : tensor<8x8xf32>
+  %x2 = graph.reshape %x : (tensor<2x4x2x4xf32>) -> tensor<8x8xf32>
+  %h = graph.matmul %x2, %w : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %o = graph.reshape %h : (tensor<8x8xf32>) -> tensor<2x4x8xf32>
+  // CHECK: %[[M:.*]] = graph.reshape %[[X]] : (tensor<2x4x2x4xf32>) -> tensor<2x4x8xf32>
+  // CHECK: %[[H:.*]] = graph.linear %[[M]], %{{.*}} : (tensor<2x4x8xf32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+  // CHECK-NEXT: return %[[H]]
+  return %o : tensor<2x4x8xf32>
+}
