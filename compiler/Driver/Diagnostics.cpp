@@ -16,7 +16,12 @@ std::string describeLocation(Location location) {
     std::string where = node->file.empty() ? "" : node->file.str() + ": ";
     if (node->opType.empty())
       return where + "tensor '" + node->name.str() + "'";
-    return where + "node '" + node->name.str() + "' (" + node->opType.str() + ")";
+    std::string text = where + "node '" + node->name.str() + "' (" + node->opType.str() + ")";
+    // The TorchScript exporter's names are module paths already; the
+    // dynamo exporter's (node_linear_3) need the module beside them.
+    if (!node->module.empty() && !node->name.starts_with("/"))
+      text += " in module '" + node->module.str() + "'";
+    return text;
   }
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Import/Importer.h"
 #include "compiler/Import/GraphImporter.h"
+#include "compiler/Import/ModulePath.h"
 #include "compiler/Import/NodeContext.h"
 #include "compiler/Import/OpRegistry.h"
 #include "compiler/Import/TensorDecoding.h"
@@ -83,7 +84,8 @@ LogicalResult GraphImporter::checkNodesSupported() {
   llvm::MapVector<StringRef, std::vector<std::string>> unsupported;
   for (auto [index, node] : llvm::enumerate(graph.node())) {
     std::string name = nodeDisplayName(node, index);
-    Location location = graph::nodeLocation(context_, model_.path, name, node.op_type());
+    Location location =
+        graph::nodeLocation(context_, model_.path, name, node.op_type(), modulePathOf(node));
     if (!node.domain().empty() && node.domain() != "ai.onnx")
       return emitError(location) << "unknown domain '" << node.domain()
                                  << "'; expected the default ONNX domain";
@@ -120,7 +122,7 @@ FailureOr<std::vector<int>> GraphImporter::sortNodes() {
       if (output.empty())
         continue;
       Location location = graph::nodeLocation(context_, model_.path, nodeDisplayName(node, index),
-                                       node.op_type());
+                                              node.op_type(), modulePathOf(node));
       if (available.contains(output) || producer.count(output))
         return emitError(location) << "output '" << output
                                    << "' is already defined; expected each name defined once";
@@ -139,7 +141,7 @@ FailureOr<std::vector<int>> GraphImporter::sortNodes() {
       auto found = producer.find(input);
       if (found == producer.end())
         return emitError(graph::nodeLocation(context_, model_.path, nodeDisplayName(node, index),
-                                      node.op_type()))
+                                             node.op_type(), modulePathOf(node)))
                << "input '" << input
                << "' is not defined; expected a graph input, an initializer or a node output";
       ++pending[index];
@@ -415,8 +417,8 @@ Value GraphImporter::lookup(StringRef name) {
 
 LogicalResult GraphImporter::importNode(int index) {
   const onnx::NodeProto &node = model_.proto.graph().node(index);
-  Location location =
-      graph::nodeLocation(context_, model_.path, nodeDisplayName(node, index), node.op_type());
+  Location location = graph::nodeLocation(context_, model_.path, nodeDisplayName(node, index),
+                                          node.op_type(), modulePathOf(node));
   NodeContext context(*this, node, location, opset_);
   // Resolve every input first so an unreadable initializer is reported here.
   for (unsigned i = 0; i < node.input_size(); ++i)

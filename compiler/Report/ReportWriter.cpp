@@ -1,6 +1,8 @@
 //===- ReportWriter.cpp - collectives, memory and time of a plan ----------===//
 #include "compiler/Report/ReportWriter.h"
 
+#include "compiler/Report/ModelLayers.h"
+
 #include "passes/Sharding/ShardingConversion.h"
 
 #include "dialects/Graph/GraphOps.h"
@@ -24,7 +26,8 @@ struct Collective {
   CollectiveStep step;
   int64_t elementBytes;
   std::string source;
-  size_t position; ///< op index in the program
+  std::string module; ///< the torch module of the source, when known
+  size_t position;    ///< op index in the program
   std::optional<unsigned> layer;
   double seconds;
 };
@@ -62,11 +65,17 @@ private:
       if (!steps)
         return reshard.emitOpError() << "cannot be planned";
       int64_t width = graph::elementByteWidth(reshard.getType().getElementType());
+      // Gathering what the program returns belongs to no layer, even when
+      // the last layer's op (a post-LN norm) computed it.
+      bool returned = llvm::all_of(reshard->getUsers(),
+                                   [](Operation *user) { return isa<func::ReturnOp>(user); });
+      std::string module = returned ? std::string() : graph::onnxModuleOf(reshard.getLoc());
       for (const CollectiveStep &step : *steps) {
         if (step.kind == CollectiveKind::AllSlice)
           continue;
-        collectives.push_back({step, width, graph::onnxNodeNames(reshard.getLoc()), position,
-                               std::nullopt, collectiveSeconds(step, width, mesh, device)});
+        collectives.push_back({step, width, graph::onnxNodeNames(reshard.getLoc()), module,
+                               position, std::nullopt,
+                               collectiveSeconds(step, width, mesh, device)});
       }
       sharding[reshard.getResult()] = *to;
       live(reshard.getResult(), op);
@@ -98,6 +107,7 @@ private:
     }
     if (isa<graph::ConstantOp>(op))
       return success();
+    modules.push_back(graph::onnxModuleOf(op.getLoc()));
     if (isa<graph::AttentionOp>(op))
       attentions.push_back({position, &op});
     double opFlopsLocal = opFlops(&op) / double(shards);
@@ -138,9 +148,23 @@ private:
     }
   }
 
-  /// Layer k runs from attention k to attention k+1; the last layer takes as
-  /// many collectives as the one before it, the rest are outside layers.
+  /// The model's layers are its repeated modules when the exporter named
+  /// them; otherwise layer k runs from attention k to attention k+1, the
+  /// last taking as many collectives as the one before it.
   void assignLayers() {
+    layers = ModelLayers::fromModules(modules);
+    if (!layers.empty()) {
+      layerAttention.assign(layers.size(), nullptr);
+      for (auto &[position, attention] : attentions)
+        if (std::optional<unsigned> layer = layers.layerOf(graph::onnxModuleOf(attention->getLoc())))
+          if (!layerAttention[*layer])
+            layerAttention[*layer] = attention;
+      for (Collective &collective : collectives)
+        collective.layer = layers.layerOf(collective.module);
+      return;
+    }
+    for (auto &[position, attention] : attentions)
+      layerAttention.push_back(attention);
     if (attentions.empty())
       return;
     size_t perLayer = 0;
@@ -163,16 +187,21 @@ private:
     }
   }
 
+  /// The layer's module path, or "" for layers found by attention ops.
+  std::string layerName(unsigned layer) const {
+    return layers.empty() ? std::string() : layers.name(layer);
+  }
+
   /// Megatron-LM's forward traffic per device for one layer: 2 all-reduces
   /// of b*s*h, b the batch of one data-parallel replica.
   std::optional<double> megatronTraffic(unsigned layer) const {
     std::optional<unsigned> tp = mesh.axis("tp");
-    if (!tp)
+    if (!tp || !layerAttention[layer])
       return std::nullopt;
     // b*s*h as one tp group holds it: the attention output's local
     // elements, times its split over tp (data parallelism divides b, when
     // the batch could be split).
-    Value output = attentions[layer].second->getResult(0);
+    Value output = layerAttention[layer]->getResult(0);
     const ValueSharding &split = sharding.find(output)->second;
     double t = double(mesh.sizes[*tp]);
     double bsh =
@@ -203,6 +232,11 @@ private:
   llvm::DenseSet<Value> released;
   std::vector<Collective> collectives;
   std::vector<std::pair<size_t, Operation *>> attentions;
+  std::vector<std::string> modules; ///< of every op, for the layers
+  ModelLayers layers;
+  /// Each layer's first attention op (b*s*h for Megatron's traffic); null
+  /// in a layer without one.
+  std::vector<Operation *> layerAttention;
   int64_t paramBytes = 0, liveBytes = 0, peakActivation = 0;
   double flops = 0, computeSeconds = 0;
 };
@@ -229,6 +263,8 @@ llvm::json::Value ReportBuilder::json() const {
                              {"traffic_bytes", traffic},
                              {"seconds", collective.seconds},
                              {"source", collective.source}};
+    if (!collective.module.empty())
+      entry["module"] = collective.module;
     if (collective.layer)
       entry["layer"] = int64_t(*collective.layer);
     list.push_back(std::move(entry));
@@ -238,7 +274,7 @@ llvm::json::Value ReportBuilder::json() const {
     ranks.push_back(llvm::json::Object{
         {"rank", rank}, {"param_bytes", paramBytes}, {"peak_activation_bytes", peakActivation}});
   llvm::json::Array layers;
-  for (unsigned layer = 0; layer < attentions.size(); ++layer) {
+  for (unsigned layer = 0; layer < layerAttention.size(); ++layer) {
     std::map<std::string, int> kinds;
     double traffic = layerTraffic(layer, &kinds);
     llvm::json::Object counts;
@@ -247,6 +283,8 @@ llvm::json::Value ReportBuilder::json() const {
     llvm::json::Object entry{{"layer", int64_t(layer)},
                              {"tp_collectives", std::move(counts)},
                              {"tp_traffic_bytes", traffic}};
+    if (std::string name = layerName(layer); !name.empty())
+      entry["module"] = name;
     if (auto megatron = megatronTraffic(layer)) {
       entry["megatron_traffic_bytes"] = *megatron;
       entry["ratio"] = *megatron > 0 ? traffic / *megatron : 0.0;
@@ -274,10 +312,13 @@ std::string ReportBuilder::summary() const {
      << "): " << collectives.size() << " collectives per step; per device "
      << formatBytes(double(paramBytes)) << " weights, " << formatBytes(double(peakActivation))
      << " peak activations; " << llvm::formatv("{0:E2}", flops) << " flop\n";
-  for (unsigned layer = 0; layer < attentions.size(); ++layer) {
+  for (unsigned layer = 0; layer < layerAttention.size(); ++layer) {
     std::map<std::string, int> kinds;
     double traffic = layerTraffic(layer, &kinds);
-    os << "  layer " << layer << ":";
+    os << "  layer " << layer;
+    if (std::string name = layerName(layer); !name.empty())
+      os << " (" << name << ")";
+    os << ":";
     for (auto &[kind, count] : kinds)
       os << " " << count << " " << kind;
     os << ", tp traffic " << formatBytes(traffic);
