@@ -171,7 +171,9 @@ TEST(CpuUnaryTest, NamesRoundTrip) {
     EXPECT_EQ(unaryOpFromName(unaryOpName(op)), op);
   EXPECT_EQ(binaryOpFromName("pow"), BinaryOp::Pow);
   EXPECT_EQ(comparePredicateFromName("ge"), ComparePredicate::Ge);
-  EXPECT_FALSE(unaryOpFromName("floor"));
+  EXPECT_EQ(unaryOpFromName("floor"), UnaryOp::Floor);
+  EXPECT_EQ(binaryOpFromName("fmod"), BinaryOp::FMod);
+  EXPECT_FALSE(unaryOpFromName("trunc"));
 }
 
 /// Shape pairs covering numpy broadcasting: trailing dims, both sides, missing
