@@ -507,7 +507,7 @@ OpShardingRule getShardingRule(Operation *op) {
           [](auto op) { return reduce(op, FactorKind::Replicated); })
       .Case([](graph::SoftmaxOp op) { return sameShape(op, {op.getAxis()}); })
       .Case([](graph::TopKOp op) { return sameShape(op, {op.getAxis()}); })
-      .Case([](graph::CumSumOp op) { return sameShape(op, {op.getAxis()}); })
+      .Case([](graph::CumSumOp op) { return sameShape(op, {int64_t(op.getAxis())}); })
       .Case(
           [](graph::TriluOp op) { return sameShape(op, range(lastDims(op, 2), lastDims(op, 0))); })
       .Case([](graph::LayerNormOp op) { return normalization(op, op.getAxis()); })
