@@ -152,6 +152,15 @@ FailureOr<std::optional<SmallVector<int64_t>>> NodeContext::intsAttr(StringRef n
 }
 #undef SHARDC_CHECK_ATTRIBUTE_KIND
 
+FailureOr<bool> NodeContext::flagAttr(StringRef name, bool fallback) const {
+  auto value = intAttr(name, fallback ? 1 : 0);
+  if (failed(value))
+    return failure();
+  if (*value != 0 && *value != 1)
+    return error() << "attribute '" << name << "' is " << *value << "; expected 0 or 1";
+  return *value == 1;
+}
+
 LogicalResult NodeContext::rejectAttr(StringRef name, int64_t supportedValue) const {
   auto value = intAttr(name, supportedValue);
   if (failed(value))

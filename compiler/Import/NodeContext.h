@@ -63,6 +63,8 @@ public:
   mlir::FailureOr<std::string> stringAttr(llvm::StringRef name, llvm::StringRef fallback) const;
   /// nullopt when absent.
   mlir::FailureOr<std::optional<llvm::SmallVector<int64_t>>> intsAttr(llvm::StringRef name) const;
+  /// An int attribute ONNX defines as a flag: errors unless it is 0 or 1.
+  mlir::FailureOr<bool> flagAttr(llvm::StringRef name, bool fallback) const;
   /// Errors when an attribute the importer cannot honour is set to a non-default value.
   mlir::LogicalResult rejectAttr(llvm::StringRef name, int64_t supportedValue) const;
 

@@ -40,6 +40,8 @@ def Graph_Int : AnyTypeOf<[I1, I8, I16, I32, I64, UI8]>;
 def Graph_Element : AnyTypeOf<[Graph_Float, Graph_Int]>;
 
 def Graph_Tensor : StaticShapeTensorOf<[Graph_Element]>;
+// Integer or float: what arithmetic takes (no bool).
+def Graph_NumberTensor : StaticShapeTensorOf<[Graph_Float, I8, I16, I32, I64, UI8]>;
 def Graph_FloatTensor : StaticShapeTensorOf<[Graph_Float]>;
 def Graph_BoolTensor : StaticShapeTensorOf<[I1]>;
 def Graph_IndexTensor : StaticShapeTensorOf<[I32, I64]>;

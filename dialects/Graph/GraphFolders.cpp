@@ -100,7 +100,22 @@ SHARDC_FOLD_UNARY(SigmoidOp, Sigmoid)
 SHARDC_FOLD_UNARY(ReluOp, Relu)
 SHARDC_FOLD_UNARY(SiluOp, Silu)
 SHARDC_FOLD_UNARY(NotOp, Not)
+SHARDC_FOLD_UNARY(FloorOp, Floor)
+SHARDC_FOLD_UNARY(CeilOp, Ceil)
+SHARDC_FOLD_UNARY(RoundOp, Round)
+SHARDC_FOLD_UNARY(SignOp, Sign)
 #undef SHARDC_FOLD_UNARY
+
+OpFoldResult IsNanOp::fold(FoldAdaptor adaptor) {
+  return foldConstants(adaptor.getOperands(), getType(),
+                       [](ArrayRef<HostTensor> t) { return ce::isNaN(t[0]); });
+}
+
+OpFoldResult IsInfOp::fold(FoldAdaptor adaptor) {
+  return foldConstants(adaptor.getOperands(), getType(), [&](ArrayRef<HostTensor> t) {
+    return ce::isInf(t[0], getDetectPositive(), getDetectNegative());
+  });
+}
 
 OpFoldResult GeluOp::fold(FoldAdaptor adaptor) {
   return foldUnary(*this, adaptor, getApproximateTanh() ? ce::UnaryOp::GeluTanh : ce::UnaryOp::Gelu);
@@ -118,6 +133,10 @@ SHARDC_FOLD_BINARY(AndOp, And)
 SHARDC_FOLD_BINARY(OrOp, Or)
 SHARDC_FOLD_BINARY(PowOp, Pow)
 #undef SHARDC_FOLD_BINARY
+
+OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(*this, adaptor, getFmod() ? ce::BinaryOp::FMod : ce::BinaryOp::Mod);
+}
 
 OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   ce::BinaryOp kind = ce::BinaryOp::Equal;
@@ -158,6 +177,12 @@ OpFoldResult ReduceSumOp::fold(FoldAdaptor adaptor) { return foldReduce(*this, a
 OpFoldResult ReduceMeanOp::fold(FoldAdaptor adaptor) { return foldReduce(*this, adaptor, ce::ReduceOp::Mean); }
 OpFoldResult ReduceMaxOp::fold(FoldAdaptor adaptor) { return foldReduce(*this, adaptor, ce::ReduceOp::Max); }
 OpFoldResult ReduceMinOp::fold(FoldAdaptor adaptor) { return foldReduce(*this, adaptor, ce::ReduceOp::Min); }
+
+OpFoldResult CumSumOp::fold(FoldAdaptor adaptor) {
+  return foldConstants(adaptor.getOperands(), getType(), [&](ArrayRef<HostTensor> t) {
+    return ce::cumSum(t[0], getAxis(), getExclusive(), getReverse());
+  });
+}
 
 OpFoldResult SoftmaxOp::fold(FoldAdaptor adaptor) {
   return foldConstants(adaptor.getOperands(), getType(), [&](ArrayRef<HostTensor> t) {
@@ -258,6 +283,27 @@ OpFoldResult ScatterElementsOp::fold(FoldAdaptor adaptor) {
     return {};
   return foldConstants(adaptor.getOperands(), getType(), [&](ArrayRef<HostTensor> t) {
     return ce::scatterElements(t[0], t[1], t[2], getAxis(), *reduction);
+  });
+}
+
+OpFoldResult GatherElementsOp::fold(FoldAdaptor adaptor) {
+  return foldConstants(adaptor.getOperands(), getType(), [&](ArrayRef<HostTensor> t) {
+    return ce::gatherElements(t[0], t[1], getAxis());
+  });
+}
+
+OpFoldResult GatherNdOp::fold(FoldAdaptor adaptor) {
+  return foldConstants(adaptor.getOperands(), getType(), [&](ArrayRef<HostTensor> t) {
+    return ce::gatherND(t[0], t[1], getBatchDims());
+  });
+}
+
+OpFoldResult ScatterNdOp::fold(FoldAdaptor adaptor) {
+  auto reduction = ce::parseScatterReduction(stringifyScatterReduction(getReduction()).str());
+  if (!reduction)
+    return {};
+  return foldConstants(adaptor.getOperands(), getType(), [&](ArrayRef<HostTensor> t) {
+    return ce::scatterND(t[0], t[1], t[2], *reduction);
   });
 }
 

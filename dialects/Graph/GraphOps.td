@@ -77,6 +77,32 @@ def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", Graph_FloatTensor> { let summary 
 def Graph_ReluOp : Graph_UnaryOp<"relu", Graph_Tensor> { let summary = "max(x, 0)"; }
 def Graph_SiluOp : Graph_UnaryOp<"silu", Graph_FloatTensor> { let summary = "x * sigmoid(x)"; }
 def Graph_NotOp : Graph_UnaryOp<"not", Graph_BoolTensor> { let summary = "logical not"; }
+def Graph_FloorOp : Graph_UnaryOp<"floor", Graph_FloatTensor> { let summary = "largest whole number <= x"; }
+def Graph_CeilOp : Graph_UnaryOp<"ceil", Graph_FloatTensor> { let summary = "smallest whole number >= x"; }
+def Graph_RoundOp : Graph_UnaryOp<"round", Graph_FloatTensor> {
+  let summary = "nearest whole number, halves to even (ONNX Round)";
+}
+def Graph_SignOp : Graph_UnaryOp<"sign", Graph_NumberTensor> {
+  let summary = "-1, 0 or 1 by the sign of x; NaN stays NaN";
+}
+
+def Graph_IsNanOp : Graph_Op<"is_nan", [Pure, InferTypeOpAdaptor]> {
+  let summary = "true where x is NaN";
+  let arguments = (ins Graph_FloatTensor:$input);
+  let results = (outs Graph_BoolTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Graph_IsInfOp : Graph_Op<"is_inf", [Pure, InferTypeOpAdaptor]> {
+  let summary = "true where x is +inf (detect_positive) or -inf (detect_negative)";
+  let arguments = (ins Graph_FloatTensor:$input,
+                       DefaultValuedAttr<BoolAttr, "true">:$detect_positive,
+                       DefaultValuedAttr<BoolAttr, "true">:$detect_negative);
+  let results = (outs Graph_BoolTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
 
 def Graph_GeluOp : Graph_Op<"gelu", [Pure, InferTypeOpAdaptor]> {
   let summary = "Gaussian error linear unit, exact (erf) or tanh-approximated";
@@ -111,6 +137,21 @@ def Graph_PowOp : Graph_Op<"pow", [Pure, InferTypeOpAdaptor]> {
   let summary = "a ^ b; the exponent may have another element type";
   let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs);
   let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Graph_ModOp : Graph_Op<"mod", [Pure, InferTypeOpAdaptor]> {
+  let summary = "remainder of a / b: floored (sign of b) or, with `fmod`, truncated (sign of a)";
+  let description = [{
+    Without `fmod` the quotient is floored, like Python's `%` (ONNX Mod's
+    fmod=0, which opsets before 28 allow only for integers); with `fmod` it
+    is truncated, like C's fmod and `%` (fmod=1). An integer remainder by 0
+    is an error.
+  }];
+  let arguments = (ins Graph_NumberTensor:$lhs, Graph_NumberTensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$fmod);
+  let results = (outs Graph_NumberTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
 }
@@ -169,6 +210,22 @@ def Graph_SoftmaxOp : Graph_Op<"softmax", [Pure, InferTypeOpAdaptor]> {
   let summary = "softmax along one axis";
   let arguments = (ins Graph_FloatTensor:$input, I64Attr:$axis);
   let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Graph_CumSumOp : Graph_Op<"cumsum", [Pure, InferTypeOpAdaptor]> {
+  let summary = "running sum along an axis";
+  let description = [{
+    result[..., j, ...] is the sum of input[..., i, ...] over i <= j along
+    `axis` (i < j with `exclusive`); with `reverse` the sums run from the end
+    of the axis (i >= j, or i > j). Integers wrap; floats are summed in the
+    order of the scan.
+  }];
+  let arguments = (ins StaticShapeTensorOf<[Graph_Float, I32, I64]>:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                       DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs StaticShapeTensorOf<[Graph_Float, I32, I64]>:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasFolder = 1;
 }
@@ -253,6 +310,50 @@ def Graph_ScatterElementsOp : Graph_Op<"scatter_elements", [Pure, InferTypeOpAda
   let summary = "write updates into a copy of data at per-element indices along an axis";
   let arguments = (ins Graph_Tensor:$data, Graph_IndexTensor:$indices, Graph_Tensor:$updates,
                        I64Attr:$axis, Graph_ScatterReduction:$reduction);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure, InferTypeOpAdaptor]> {
+  let summary = "take one element per index along an axis (torch.gather)";
+  let description = [{
+    result[p] = data[p with p[axis] replaced by indices[p]]: the result has
+    the indices' shape, which has data's rank and is no larger than data in
+    any dim but `axis`. Negative indices count from the end of the axis.
+  }];
+  let arguments = (ins Graph_Tensor:$data, Graph_IndexTensor:$indices, I64Attr:$axis);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Graph_GatherNdOp : Graph_Op<"gather_nd", [Pure, InferTypeOpAdaptor]> {
+  let summary = "take slices of data at index tuples (ONNX GatherND)";
+  let description = [{
+    indices [B..., N..., k] with B the `batch_dims` leading dims, shared with
+    data [B..., D...]: each k-tuple indexes the first k dims of D within its
+    batch, and the result [B..., N..., D[k:]...] holds the slices it names.
+    1 <= k <= rank(data) - batch_dims; negative indices count from the end.
+  }];
+  let arguments = (ins Graph_Tensor:$data, Graph_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Graph_ScatterNdOp : Graph_Op<"scatter_nd", [Pure, InferTypeOpAdaptor]> {
+  let summary = "write slices of updates into a copy of data at index tuples (ONNX ScatterND)";
+  let description = [{
+    indices [N..., k] holds k-tuples into data's first k dims; updates
+    [N..., data[k:]...] the slices. Tuples are applied in row-major order, so
+    with reduction none a repeated target takes the last slice (ONNX leaves
+    that undefined); the reductions combine in the element type. Negative
+    indices count from the end.
+  }];
+  let arguments = (ins Graph_Tensor:$data, Graph_IndexTensor:$indices, Graph_Tensor:$updates,
+                       Graph_ScatterReduction:$reduction);
   let results = (outs Graph_Tensor:$result);
   let assemblyFormat = "$data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;

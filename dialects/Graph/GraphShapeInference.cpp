@@ -126,6 +126,10 @@ SHARDC_SAME_AS_INPUT(SigmoidOp)
 SHARDC_SAME_AS_INPUT(ReluOp)
 SHARDC_SAME_AS_INPUT(SiluOp)
 SHARDC_SAME_AS_INPUT(NotOp)
+SHARDC_SAME_AS_INPUT(FloorOp)
+SHARDC_SAME_AS_INPUT(CeilOp)
+SHARDC_SAME_AS_INPUT(RoundOp)
+SHARDC_SAME_AS_INPUT(SignOp)
 SHARDC_SAME_AS_INPUT(GeluOp)
 SHARDC_SAME_AS_INPUT(SoftmaxOp)
 SHARDC_SAME_AS_INPUT(TriluOp)
@@ -144,7 +148,20 @@ SHARDC_BINARY(MaxOp)
 SHARDC_BINARY(MinOp)
 SHARDC_BINARY(AndOp)
 SHARDC_BINARY(OrOp)
+SHARDC_BINARY(ModOp)
 #undef SHARDC_BINARY
+
+/// IsNaN and IsInf: a bool of the input's shape.
+#define SHARDC_CLASSIFY(OP)                                                                        \
+  LogicalResult OP::inferReturnTypes(MLIRContext *context, std::optional<Location>,                \
+                                     Adaptor adaptor, SmallVectorImpl<Type> &types) {              \
+    types.push_back(RankedTensorType::get(tensorType(adaptor.getInput()).getShape(),               \
+                                          IntegerType::get(context, 1)));                          \
+    return success();                                                                              \
+  }
+SHARDC_CLASSIFY(IsNanOp)
+SHARDC_CLASSIFY(IsInfOp)
+#undef SHARDC_CLASSIFY
 
 LogicalResult PowOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
                                       Adaptor adaptor, SmallVectorImpl<Type> &types) {
@@ -265,6 +282,15 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
   shape[axis] = k;
   types.push_back(withShape(input, shape));
   types.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult CumSumOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  RankedTensorType input = tensorType(adaptor.getInput());
+  if (failed(checkAxis<CumSumOp>(location, adaptor.getAxis(), input.getRank())))
+    return failure();
+  types.push_back(input);
   return success();
 }
 
@@ -406,6 +432,83 @@ LogicalResult ScatterElementsOp::inferReturnTypes(MLIRContext *, std::optional<L
     return fail<ScatterElementsOp>(location, "indices rank differs from data rank; expected " +
                                                  Twine(data.getRank()) + " but got " +
                                                  Twine(indices.getRank()));
+  types.push_back(data);
+  return success();
+}
+
+LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                                                 Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  RankedTensorType data = tensorType(adaptor.getData());
+  RankedTensorType indices = tensorType(adaptor.getIndices());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis<GatherElementsOp>(location, axis, data.getRank())))
+    return failure();
+  if (indices.getRank() != data.getRank())
+    return fail<GatherElementsOp>(location, "indices rank differs from data rank; expected " +
+                                                Twine(data.getRank()) + " but got " +
+                                                Twine(indices.getRank()));
+  // Like torch.gather (and onnxruntime), indices may be smaller than data
+  // outside the axis: they then read a corner of it.
+  for (int64_t d = 0; d < data.getRank(); ++d)
+    if (d != axis && indices.getDimSize(d) > data.getDimSize(d))
+      return fail<GatherElementsOp>(
+          location, "indices " + formatShape(indices.getShape()) + " do not fit data " +
+                        formatShape(data.getShape()) + " outside axis " + Twine(axis));
+  types.push_back(withShape(data, indices.getShape()));
+  return success();
+}
+
+LogicalResult GatherNdOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                                           Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  RankedTensorType data = tensorType(adaptor.getData());
+  RankedTensorType indices = tensorType(adaptor.getIndices());
+  int64_t batch = adaptor.getBatchDims(), rank = data.getRank(), indexRank = indices.getRank();
+  if (rank < 1 || indexRank < 1)
+    return fail<GatherNdOp>(location, "data and indices must have rank >= 1; got " +
+                                          formatShape(data.getShape()) + " and " +
+                                          formatShape(indices.getShape()));
+  if (batch < 0 || batch >= std::min(rank, indexRank))
+    return fail<GatherNdOp>(location, "batch_dims out of range; expected 0 <= batch_dims < " +
+                                          Twine(std::min(rank, indexRank)) + " but got " +
+                                          Twine(batch));
+  if (data.getShape().take_front(batch) != indices.getShape().take_front(batch))
+    return fail<GatherNdOp>(
+        location, "batch dims differ; expected " + formatShape(data.getShape().take_front(batch)) +
+                      " but got " + formatShape(indices.getShape().take_front(batch)));
+  int64_t k = indices.getShape().back();
+  if (k < 1 || k > rank - batch)
+    return fail<GatherNdOp>(
+        location, "index tuples out of range; expected 1 <= " + Twine("indices.shape[-1] <= ") +
+                      Twine(rank - batch) + " but got " + Twine(k));
+  SmallVector<int64_t> shape(indices.getShape().drop_back());
+  llvm::append_range(shape, data.getShape().drop_front(batch + k));
+  types.push_back(withShape(data, shape));
+  return success();
+}
+
+LogicalResult ScatterNdOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  RankedTensorType data = tensorType(adaptor.getData());
+  RankedTensorType indices = tensorType(adaptor.getIndices());
+  RankedTensorType updates = tensorType(adaptor.getUpdates());
+  if (failed(checkSameElementType<ScatterNdOp>(location, data, updates)))
+    return failure();
+  if (data.getRank() < 1 || indices.getRank() < 1)
+    return fail<ScatterNdOp>(location, "data and indices must have rank >= 1; got " +
+                                           formatShape(data.getShape()) + " and " +
+                                           formatShape(indices.getShape()));
+  int64_t k = indices.getShape().back();
+  if (k < 0 || k > data.getRank())
+    return fail<ScatterNdOp>(
+        location, "index tuples out of range; expected 0 <= " + Twine("indices.shape[-1] <= ") +
+                      Twine(data.getRank()) + " but got " + Twine(k));
+  SmallVector<int64_t> expected(indices.getShape().drop_back());
+  llvm::append_range(expected, data.getShape().drop_front(k));
+  if (updates.getShape() != ArrayRef<int64_t>(expected))
+    return fail<ScatterNdOp>(location, "updates shape differs from indices.shape[:-1] + " +
+                                           Twine("data.shape[k:]; expected ") +
+                                           formatShape(expected) + " but got " +
+                                           formatShape(updates.getShape()));
   types.push_back(data);
   return success();
 }

@@ -29,9 +29,10 @@ constexpr StringLiteral kFused = "fused";
 int arityOf(StringRef kernel) {
   return llvm::StringSwitch<int>(kernel)
       .Cases("add", "sub", "mul", "div", "pow", "max", "min", 2)
+      .Cases("mod", "fmod", 2)
       .Cases("neg", "abs", "sqrt", "rsqrt", "reciprocal", "exp", "log", 1)
       .Cases("cos", "sin", "erf", "tanh", "sigmoid", "relu", "silu", 1)
-      .Cases("gelu", "gelu_tanh", 1)
+      .Cases("gelu", "gelu_tanh", "floor", "ceil", "round", "sign", 1)
       .Default(0);
 }
 
@@ -62,6 +63,10 @@ std::optional<Expression> expressionOf(exec::KernelOp kernel) {
   if (op == "gelu" && kernel.getParams().get("approximate_tanh") &&
       cast<BoolAttr>(kernel.getParams().get("approximate_tanh")).getValue())
     op = "gelu_tanh";
+  // graph.mod's two quotients are two expression ops: "mod" floors, "fmod" truncates.
+  if (op == "mod" && kernel.getParams().get("fmod") &&
+      cast<BoolAttr>(kernel.getParams().get("fmod")).getValue())
+    op = "fmod";
   int arity = arityOf(op);
   if (arity == 0 || arity != static_cast<int>(expression.inputs.size()))
     return std::nullopt;

@@ -18,7 +18,7 @@ namespace {
 
 /// The CUDA expression of one step of a fused expression; `a`, `b` its
 /// operands. Matches runtime/cpu/Fused.cpp (NaN-propagating max/min, GELU
-/// by erf or tanh).
+/// by erf or tanh, rounding halves to even, floored or truncated mod).
 std::optional<std::string> expression(StringRef op, StringRef a, StringRef b) {
   auto two = [&](const char *format) { return llvm::formatv(format, a, b).str(); };
   return llvm::StringSwitch<std::optional<std::string>>(op)
@@ -29,6 +29,12 @@ std::optional<std::string> expression(StringRef op, StringRef a, StringRef b) {
       .Case("pow", two("powf({0}, {1})"))
       .Case("max", two("(isnan({0}) || {0} > {1}) ? {0} : {1}"))
       .Case("min", two("(isnan({0}) || {0} < {1}) ? {0} : {1}"))
+      // Python's %: the truncated remainder moved into the divisor's sign (a
+      // zero takes it too); nvcc computes the repeated fmodf once.
+      .Case("mod",
+            two("(fmodf({0}, {1}) == 0.0f ? copysignf(0.0f, {1}) : (fmodf({0}, {1}) < 0.0f) != "
+                "({1} < 0.0f) ? fmodf({0}, {1}) + {1} : fmodf({0}, {1}))"))
+      .Case("fmod", two("fmodf({0}, {1})"))
       .Case("neg", two("-{0}"))
       .Case("abs", two("fabsf({0})"))
       .Case("sqrt", two("sqrtf({0})"))
@@ -42,6 +48,10 @@ std::optional<std::string> expression(StringRef op, StringRef a, StringRef b) {
       .Case("tanh", two("tanhf({0})"))
       .Case("sigmoid", two("1.0f / (1.0f + expf(-{0}))"))
       .Case("relu", two("{0} < 0.0f ? 0.0f : {0}"))
+      .Case("floor", two("floorf({0})"))
+      .Case("ceil", two("ceilf({0})"))
+      .Case("round", two("rintf({0})"))
+      .Case("sign", two("({0} > 0.0f ? 1.0f : {0} < 0.0f ? -1.0f : {0} == 0.0f ? 0.0f : {0})"))
       .Case("silu", two("{0} / (1.0f + expf(-{0}))"))
       .Case("gelu", two("0.5f * {0} * (1.0f + erff({0} * 0.70710678118654752f))"))
       .Case("gelu_tanh",
@@ -53,6 +63,7 @@ std::optional<std::string> expression(StringRef op, StringRef a, StringRef b) {
 int arity(StringRef op) {
   return llvm::StringSwitch<int>(op)
       .Cases("add", "sub", "mul", "div", "pow", "max", "min", 2)
+      .Cases("mod", "fmod", 2)
       .Default(1);
 }
 

@@ -411,6 +411,66 @@ OpShardingRule scatterElements(graph::ScatterElementsOp op) {
   return builder.finish();
 }
 
+/// GatherElements: dims other than `axis` where data and indices agree are
+/// one factor of all three tensors (each position reads its own line of
+/// data); the indices' axis is shared with the result, while data's axis,
+/// which any index may read, stays whole.
+OpShardingRule gatherElements(graph::GatherElementsOp op) {
+  RuleBuilder builder(op);
+  ArrayRef<int64_t> data = shapeOf(op.getData()), indices = shapeOf(op.getIndices());
+  for (unsigned dim = 0; dim < data.size(); ++dim) {
+    bool axis = int64_t(dim) == op.getAxis();
+    if (!axis && data[dim] != indices[dim])
+      continue; // indices read a corner of data there: each keeps its own factor
+    unsigned factor = builder.factor(indices[dim], FactorKind::Parallel);
+    if (!axis)
+      builder.operandDim(0, dim, factor);
+    builder.operandDim(1, dim, factor);
+    builder.resultDim(0, dim, factor);
+  }
+  return builder.finish();
+}
+
+/// GatherND: the batch dims are shared by data, indices and result; the
+/// tuples' positions by indices and result; data's trailing (sliced) dims by
+/// data and result. The dims the tuples index and the tuple dim stay whole.
+OpShardingRule gatherNd(graph::GatherNdOp op) {
+  RuleBuilder builder(op);
+  ArrayRef<int64_t> data = shapeOf(op.getData()), indices = shapeOf(op.getIndices());
+  unsigned batch = op.getBatchDims(), positions = indices.size() - 1;
+  unsigned sliced = batch + indices.back();
+  for (unsigned dim = 0; dim < positions; ++dim) {
+    unsigned factor = builder.factor(indices[dim], FactorKind::Parallel);
+    if (dim < batch)
+      builder.operandDim(0, dim, factor);
+    builder.operandDim(1, dim, factor);
+    builder.resultDim(0, dim, factor);
+  }
+  for (unsigned dim = sliced; dim < data.size(); ++dim) {
+    unsigned factor = builder.factor(data[dim], FactorKind::Parallel);
+    builder.operandDim(0, dim, factor);
+    builder.resultDim(0, positions + dim - sliced, factor);
+  }
+  return builder.finish();
+}
+
+/// ScatterND: data's trailing dims after the k indexed ones are copied slice
+/// by slice, so they are shared by data, updates and result. The indexed
+/// dims (any tuple may hit any of them) and the tuples' positions (several
+/// may hit one target) stay whole.
+OpShardingRule scatterNd(graph::ScatterNdOp op) {
+  RuleBuilder builder(op);
+  ArrayRef<int64_t> data = shapeOf(op.getData()), indices = shapeOf(op.getIndices());
+  unsigned k = indices.back(), positions = indices.size() - 1;
+  for (unsigned dim = k; dim < data.size(); ++dim) {
+    unsigned factor = builder.factor(data[dim], FactorKind::Parallel);
+    builder.operandDim(0, dim, factor);
+    builder.operandDim(2, positions + dim - k, factor);
+    builder.resultDim(0, dim, factor);
+  }
+  return builder.finish();
+}
+
 int64_t lastDims(Operation *op, int64_t count) {
   return int64_t(shapeOf(op->getResult(0)).size()) - count;
 }
@@ -436,9 +496,10 @@ OpShardingRule getShardingRule(Operation *op) {
       .Case<graph::NegOp, graph::AbsOp, graph::SqrtOp, graph::RsqrtOp, graph::ReciprocalOp,
             graph::ExpOp, graph::LogOp, graph::CosOp, graph::SinOp, graph::ErfOp, graph::TanhOp,
             graph::SigmoidOp, graph::ReluOp, graph::SiluOp, graph::NotOp, graph::GeluOp,
-            graph::CastOp, graph::AddOp, graph::SubOp, graph::MulOp, graph::DivOp, graph::MaxOp,
-            graph::MinOp, graph::AndOp, graph::OrOp, graph::PowOp, graph::CompareOp,
-            graph::WhereOp>([](Operation *op) { return elementwise(op); })
+            graph::FloorOp, graph::CeilOp, graph::RoundOp, graph::SignOp, graph::IsNanOp,
+            graph::IsInfOp, graph::ModOp, graph::CastOp, graph::AddOp, graph::SubOp, graph::MulOp,
+            graph::DivOp, graph::MaxOp, graph::MinOp, graph::AndOp, graph::OrOp, graph::PowOp,
+            graph::CompareOp, graph::WhereOp>([](Operation *op) { return elementwise(op); })
       .Case([](graph::LinearOp op) { return linear(op); })
       .Case([](graph::MatMulOp op) { return matmul(op); })
       .Case([](graph::ReduceSumOp op) { return reduce(op, FactorKind::Reduction); })
@@ -446,6 +507,7 @@ OpShardingRule getShardingRule(Operation *op) {
           [](auto op) { return reduce(op, FactorKind::Replicated); })
       .Case([](graph::SoftmaxOp op) { return sameShape(op, {op.getAxis()}); })
       .Case([](graph::TopKOp op) { return sameShape(op, {op.getAxis()}); })
+      .Case([](graph::CumSumOp op) { return sameShape(op, {int64_t(op.getAxis())}); })
       .Case(
           [](graph::TriluOp op) { return sameShape(op, range(lastDims(op, 2), lastDims(op, 0))); })
       .Case([](graph::LayerNormOp op) { return normalization(op, op.getAxis()); })
@@ -460,6 +522,9 @@ OpShardingRule getShardingRule(Operation *op) {
       .Case([](graph::RotaryOp op) { return rotary(op); })
       .Case([](graph::ExpandOp op) { return expand(op); })
       .Case([](graph::ScatterElementsOp op) { return scatterElements(op); })
+      .Case([](graph::GatherElementsOp op) { return gatherElements(op); })
+      .Case([](graph::GatherNdOp op) { return gatherNd(op); })
+      .Case([](graph::ScatterNdOp op) { return scatterNd(op); })
       .Default([](Operation *op) { return RuleBuilder(op).finish(); });
 }
 

@@ -45,6 +45,15 @@ void zip(const Walk<3> &walk, int64_t count, int64_t cost, O *out, const A *a,
   });
 }
 
+/// Python's %: the truncated remainder moved into the divisor's sign (a zero
+/// takes it too), which gives ONNX Mod-28's special cases for floats.
+template <typename C> C flooredMod(C a, C b) {
+  const C r = std::fmod(a, b);
+  if (r == 0)
+    return std::copysign(C(0), b);
+  return (r < 0) != (b < 0) ? r + b : r;
+}
+
 template <typename T>
 void floatArithmetic(BinaryOp op, const Walk<3> &walk, int64_t count, T *out,
                      const T *a, const T *b) {
@@ -58,6 +67,8 @@ void floatArithmetic(BinaryOp op, const Walk<3> &walk, int64_t count, T *out,
   case BinaryOp::Sub: run([](C x, C y) { return x - y; }); break;
   case BinaryOp::Mul: run([](C x, C y) { return x * y; }); break;
   case BinaryOp::Div: run([](C x, C y) { return x / y; }); break;
+  case BinaryOp::Mod: run([](C x, C y) { return flooredMod(x, y); }); break;
+  case BinaryOp::FMod: run([](C x, C y) { return std::fmod(x, y); }); break;
   // NaN wins (numpy maximum/minimum); std::max would depend on the order.
   case BinaryOp::Max: run([](C x, C y) { return x >= y || x != x ? x : y; }); break;
   case BinaryOp::Min: run([](C x, C y) { return x <= y || x != x ? x : y; }); break;
@@ -83,6 +94,24 @@ bool intArithmetic(BinaryOp op, const Walk<3> &walk, int64_t count, T *out,
     return true;
   case BinaryOp::Max: run([](T x, T y) { return x > y ? x : y; }); return true;
   case BinaryOp::Min: run([](T x, T y) { return x < y ? x : y; }); return true;
+  case BinaryOp::Mod:
+  case BinaryOp::FMod: {
+    std::atomic<bool> byZero{false};
+    const bool floored = op == BinaryOp::Mod;
+    run([&byZero, floored](T x, T y) {
+      if (y == 0) {
+        byZero.store(true, std::memory_order_relaxed);
+        return T(0);
+      }
+      // INT64_MIN % -1 is UB in C++; the remainder is 0.
+      const int64_t a = int64_t(x), b = int64_t(y);
+      int64_t r = b == -1 ? 0 : a % b; // truncated: the dividend's sign
+      if (floored && r != 0 && (r < 0) != (b < 0))
+        r += b;
+      return T(r);
+    });
+    return !byZero.load();
+  }
   case BinaryOp::Div: {
     std::atomic<bool> byZero{false};
     run([&byZero](T x, T y) {
@@ -205,7 +234,10 @@ Status binary(BinaryOp op, const TensorView &lhs, const TensorView &rhs,
       using T = decltype(tag);
       ok = intArithmetic(op, walk, count, out.as<T>(), lhs.as<const T>(), rhs.as<const T>());
     });
-  return ok ? Status::success() : fail(name, "integer division by zero");
+  // Both remainders report as "mod", the graph op's name (the CUDA kernels
+  // cannot tell them apart in their device error).
+  const bool remainder = op == BinaryOp::Mod || op == BinaryOp::FMod;
+  return ok ? Status::success() : fail(remainder ? "mod" : name, "integer division by zero");
 }
 
 namespace {

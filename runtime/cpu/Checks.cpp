@@ -195,6 +195,99 @@ Status checkScatterElements(const TensorView &data, const TensorView &indices,
   return Status::success();
 }
 
+Status checkGatherElements(const TensorView &data, const TensorView &indices, int64_t axis,
+                           const TensorView &out) {
+  const char *name = "gather_elements";
+  SHARDC_CPU_TRY(checkTensor(name, "data", data));
+  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
+  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_CPU_TRY(checkIndexType(name, indices));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
+  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
+  bool fits = indices.shape.size() == data.shape.size();
+  for (size_t d = 0; fits && d < data.shape.size(); ++d)
+    fits = int64_t(d) == axis || indices.shape[d] <= data.shape[d];
+  if (!fits)
+    return fail(name, "indices " + str(indices.shape) + " do not fit data " + str(data.shape) +
+                          " outside axis " + std::to_string(axis));
+  return checkShape(name, "result", out, indices.shape);
+}
+
+namespace {
+
+/// The tuple layout of data's dims [first, first + k) (see IndexTupleDims).
+void tupleDims(const TensorView &data, size_t first, size_t k, IndexTupleDims &dims) {
+  const Shape strides = rowMajorStrides(data.shape);
+  dims.dims.assign(data.shape.begin() + first, data.shape.begin() + first + k);
+  dims.strides.assign(strides.begin() + first, strides.begin() + first + k);
+  dims.slice = product(data.shape, first + k, data.shape.size());
+  dims.batches = product(data.shape, 0, first);
+  dims.batchStride = product(data.shape, first, data.shape.size());
+}
+
+} // namespace
+
+Status checkGatherND(const TensorView &data, const TensorView &indices, int64_t batchDims,
+                     const TensorView &out, IndexTupleDims &dims) {
+  const char *name = "gather_nd";
+  SHARDC_CPU_TRY(checkTensor(name, "data", data));
+  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
+  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_CPU_TRY(checkIndexType(name, indices));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
+  const int64_t rank = int64_t(data.shape.size()), indexRank = int64_t(indices.shape.size());
+  if (rank < 1 || indexRank < 1)
+    return fail(name, "needs data and indices of rank >= 1 but got " + str(data.shape) + " and " +
+                          str(indices.shape));
+  if (batchDims < 0 || batchDims >= std::min(rank, indexRank))
+    return fail(name, "batch_dims out of range; expected 0 <= batch_dims < " +
+                          std::to_string(std::min(rank, indexRank)) + " but got " +
+                          std::to_string(batchDims));
+  const size_t b = size_t(batchDims);
+  if (!std::equal(data.shape.begin(), data.shape.begin() + batchDims, indices.shape.begin()))
+    return fail(name, "batch dims of data " + str(data.shape) + " and indices " +
+                          str(indices.shape) + " differ");
+  const int64_t k = indices.shape.back();
+  if (k < 1 || k > rank - batchDims)
+    return fail(name, "index tuples out of range; expected 1 <= indices.shape[-1] <= " +
+                          std::to_string(rank - batchDims) + " but got " + std::to_string(k));
+  Shape expected(indices.shape.begin(), indices.shape.end() - 1);
+  expected.insert(expected.end(), data.shape.begin() + batchDims + k, data.shape.end());
+  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  tupleDims(data, b, size_t(k), dims);
+  dims.tuples = product(indices.shape, b, indices.shape.size() - 1);
+  return Status::success();
+}
+
+Status checkScatterND(const TensorView &data, const TensorView &indices, const TensorView &updates,
+                      ScatterReduction reduction, const TensorView &out, IndexTupleDims &dims) {
+  const char *name = "scatter_nd";
+  SHARDC_CPU_TRY(checkTensor(name, "data", data));
+  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
+  SHARDC_CPU_TRY(checkTensor(name, "updates", updates));
+  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_CPU_TRY(checkIndexType(name, indices));
+  SHARDC_CPU_TRY(checkDType(name, "updates", updates, data.dtype));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
+  SHARDC_CPU_TRY(checkShape(name, "result", out, data.shape));
+  if (data.shape.empty() || indices.shape.empty())
+    return fail(name, "needs data and indices of rank >= 1 but got " + str(data.shape) + " and " +
+                          str(indices.shape));
+  const int64_t k = indices.shape.back();
+  if (k < 0 || k > int64_t(data.shape.size()))
+    return fail(name, "index tuples out of range; expected 0 <= indices.shape[-1] <= " +
+                          std::to_string(data.shape.size()) + " but got " + std::to_string(k));
+  Shape expected(indices.shape.begin(), indices.shape.end() - 1);
+  expected.insert(expected.end(), data.shape.begin() + k, data.shape.end());
+  SHARDC_CPU_TRY(checkShape(name, "updates", updates, expected));
+  if (data.dtype == DType::Bool && reduction != ScatterReduction::None)
+    return fail(name, std::string("reduction ") + scatterReductionName(reduction) +
+                          " needs integer or float data but got bool");
+  tupleDims(data, 0, size_t(k), dims);
+  dims.tuples = product(indices.shape, 0, indices.shape.size() - 1);
+  return Status::success();
+}
+
 Status checkTrilu(const TensorView &input, const TensorView &out) {
   const char *name = "trilu";
   SHARDC_CPU_TRY(checkTensor(name, "input", input));
@@ -310,6 +403,22 @@ Status checkReduce(ReduceOp op, const TensorView &input, const std::vector<int64
     else if (keepdims)
       expected.push_back(1);
   return checkShape(name, "result", out, expected);
+}
+
+Status checkCumSum(const TensorView &input, int64_t axis, const TensorView &out, ScanDims &dims) {
+  const char *name = "cumsum";
+  SHARDC_CPU_TRY(checkTensor(name, "input", input));
+  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  if (!isFloatType(input.dtype) && input.dtype != DType::I32 && input.dtype != DType::I64)
+    return fail(name, std::string("needs an int32, int64 or float input but got ") +
+                          dtypeName(input.dtype));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
+  SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
+  SHARDC_CPU_TRY(checkAxis(name, axis, input.shape.size()));
+  dims.outer = product(input.shape, 0, size_t(axis));
+  dims.dim = input.shape[size_t(axis)];
+  dims.inner = product(input.shape, size_t(axis) + 1, input.shape.size());
+  return Status::success();
 }
 
 Status checkTopK(const TensorView &input, int64_t k, int64_t axis, const TensorView &values,
@@ -467,6 +576,15 @@ Status checkCompare(const TensorView &lhs, const TensorView &rhs, const TensorVi
   SHARDC_CPU_TRY(checkTensor(name, "result", out));
   SHARDC_CPU_TRY(checkDType(name, "rhs", rhs, lhs.dtype));
   return checkDType(name, "result", out, DType::Bool);
+}
+
+Status checkClassify(const char *op, const TensorView &input, const TensorView &out) {
+  SHARDC_CPU_TRY(checkTensor(op, "input", input));
+  SHARDC_CPU_TRY(checkTensor(op, "result", out));
+  if (!isFloatType(input.dtype))
+    return fail(op, std::string("needs a float input but got ") + dtypeName(input.dtype));
+  SHARDC_CPU_TRY(checkDType(op, "result", out, DType::Bool));
+  return checkShape(op, "result", out, input.shape);
 }
 
 Status checkWhere(const TensorView &condition, const TensorView &trueValue,

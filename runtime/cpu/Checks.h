@@ -73,6 +73,30 @@ Status checkScatterElements(const TensorView &data, const TensorView &indices,
                             const TensorView &updates, int64_t axis, ScatterReduction reduction,
                             const TensorView &out);
 
+/// gather_elements, up to the index values: indices of data's rank, no
+/// larger than data outside `axis`; out of the indices' shape and data's type.
+Status checkGatherElements(const TensorView &data, const TensorView &indices, int64_t axis,
+                           const TensorView &out);
+
+/// gather_nd and scatter_nd see data as [batches, ...]: within each batch
+/// (of `batchStride` elements), each of `tuples` k-tuples names the slice of
+/// `slice` contiguous elements at sum_j index_j * strides[j], index_j within
+/// [-dims[j], dims[j]) (checked by the kernels, with the index values).
+struct IndexTupleDims {
+  int64_t batches = 1, tuples = 0, slice = 1, batchStride = 0;
+  Shape dims, strides; // of the k indexed dims
+};
+
+/// gather_nd, up to the index values: batchDims leading dims shared by data
+/// and indices, 1 <= k <= rank - batchDims, out [indices[:-1]..., data[batchDims+k:]...].
+Status checkGatherND(const TensorView &data, const TensorView &indices, int64_t batchDims,
+                     const TensorView &out, IndexTupleDims &dims);
+
+/// scatter_nd, up to the index values: k <= rank, updates of the shape
+/// indices[:-1] + data[k:], out of data's; one batch.
+Status checkScatterND(const TensorView &data, const TensorView &indices, const TensorView &updates,
+                      ScatterReduction reduction, const TensorView &out, IndexTupleDims &dims);
+
 /// trilu: same type and shape, rank >= 2.
 Status checkTrilu(const TensorView &input, const TensorView &out);
 
@@ -105,6 +129,13 @@ Status checkLinear(const TensorView &input, const TensorView &weight, const Tens
 Status checkReduce(ReduceOp op, const TensorView &input, const std::vector<int64_t> &axes,
                    bool keepdims, const TensorView &out, TypeCheck extra,
                    std::vector<bool> &reduced);
+
+/// cumsum: an I32, I64 or float input, out of its type and shape, the
+/// input seen as [outer, dim (the axis), inner].
+struct ScanDims {
+  int64_t outer = 0, dim = 0, inner = 0;
+};
+Status checkCumSum(const TensorView &input, int64_t axis, const TensorView &out, ScanDims &dims);
 
 /// topk: k within the axis; values and indices (I64) of the input with k there.
 Status checkTopK(const TensorView &input, int64_t k, int64_t axis, const TensorView &values,
@@ -170,6 +201,8 @@ Status checkBinary(BinaryOp op, const TensorView &lhs, const TensorView &rhs,
                    const TensorView &out);
 /// compare's operand types (the broadcast is the caller's walk).
 Status checkCompare(const TensorView &lhs, const TensorView &rhs, const TensorView &out);
+/// is_nan and is_inf: a float input, out bool of its shape.
+Status checkClassify(const char *op, const TensorView &input, const TensorView &out);
 /// where's operand types (the broadcast is the caller's walk).
 Status checkWhere(const TensorView &condition, const TensorView &trueValue,
                   const TensorView &falseValue, const TensorView &out);

@@ -43,6 +43,27 @@ template <BinaryOp op> Status binaryKernel(const KernelCall &call) {
   return binary(op, call.inputs[0], call.inputs[1], call.outputs[0]);
 }
 
+/// graph.mod: `fmod` chooses the truncated remainder over the floored one.
+Status modKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 2, 2, 1); !status)
+    return status;
+  BinaryOp op = call.params.flag("fmod", false) ? BinaryOp::FMod : BinaryOp::Mod;
+  return binary(op, call.inputs[0], call.inputs[1], call.outputs[0]);
+}
+
+Status isNanKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 1); !status)
+    return status;
+  return isNaN(call.inputs[0], call.outputs[0]);
+}
+
+Status isInfKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 1); !status)
+    return status;
+  return isInf(call.inputs[0], call.params.flag("detect_positive", true),
+               call.params.flag("detect_negative", true), call.outputs[0]);
+}
+
 Status compareKernel(const KernelCall &call) {
   if (Status status = expectOperands(call, 2, 2, 1); !status)
     return status;
@@ -86,6 +107,14 @@ template <ReduceOp op> Status reduceKernel(const KernelCall &call) {
   if (Status status = expectOperands(call, 1, 1, 1); !status)
     return status;
   return reduce(op, call.inputs[0], call.params.ints("axes"), call.params.flag("keepdims", true),
+                call.outputs[0]);
+}
+
+Status cumSumKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 1); !status)
+    return status;
+  return cumSum(call.inputs[0], call.params.integer("axis", 0),
+                call.params.flag("exclusive", false), call.params.flag("reverse", false),
                 call.outputs[0]);
 }
 
@@ -140,18 +169,50 @@ Status expandKernel(const KernelCall &call) {
   return expand(call.inputs[0], call.outputs[0]);
 }
 
-Status scatterElementsKernel(const KernelCall &call) {
-  if (Status status = expectOperands(call, 3, 3, 1); !status)
-    return status;
-  // graph.scatter_elements' reduction enum: none, add, mul, max, min.
+/// The graph dialect's ScatterReduction enum (none, add, mul, max, min) of
+/// scatter_elements and scatter_nd.
+Status scatterReduction(const char *op, const KernelCall &call, ScatterReduction &reduction) {
   static constexpr ScatterReduction reductions[] = {ScatterReduction::None, ScatterReduction::Add,
                                                     ScatterReduction::Mul, ScatterReduction::Max,
                                                     ScatterReduction::Min};
-  int64_t reduction = call.params.integer("reduction", 0);
-  if (reduction < 0 || reduction > 4)
-    return Status::error("scatter_elements: unknown reduction " + std::to_string(reduction));
+  int64_t value = call.params.integer("reduction", 0);
+  if (value < 0 || value > 4)
+    return Status::error(std::string(op) + ": unknown reduction " + std::to_string(value));
+  reduction = reductions[value];
+  return Status::success();
+}
+
+Status scatterElementsKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 3, 3, 1); !status)
+    return status;
+  ScatterReduction reduction;
+  if (Status status = scatterReduction("scatter_elements", call, reduction); !status)
+    return status;
   return scatterElements(call.inputs[0], call.inputs[1], call.inputs[2],
-                         call.params.integer("axis", 0), reductions[reduction], call.outputs[0]);
+                         call.params.integer("axis", 0), reduction, call.outputs[0]);
+}
+
+Status gatherElementsKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 2, 2, 1); !status)
+    return status;
+  return gatherElements(call.inputs[0], call.inputs[1], call.params.integer("axis", 0),
+                        call.outputs[0]);
+}
+
+Status gatherNdKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 2, 2, 1); !status)
+    return status;
+  return gatherND(call.inputs[0], call.inputs[1], call.params.integer("batch_dims", 0),
+                  call.outputs[0]);
+}
+
+Status scatterNdKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 3, 3, 1); !status)
+    return status;
+  ScatterReduction reduction;
+  if (Status status = scatterReduction("scatter_nd", call, reduction); !status)
+    return status;
+  return scatterND(call.inputs[0], call.inputs[1], call.inputs[2], reduction, call.outputs[0]);
 }
 
 Status triluKernel(const KernelCall &call) {
@@ -216,6 +277,12 @@ KernelTable makeTable() {
   table.add("relu", unaryKernel<UnaryOp::Relu>);
   table.add("silu", unaryKernel<UnaryOp::Silu>);
   table.add("not", unaryKernel<UnaryOp::Not>);
+  table.add("floor", unaryKernel<UnaryOp::Floor>);
+  table.add("ceil", unaryKernel<UnaryOp::Ceil>);
+  table.add("round", unaryKernel<UnaryOp::Round>);
+  table.add("sign", unaryKernel<UnaryOp::Sign>);
+  table.add("is_nan", isNanKernel);
+  table.add("is_inf", isInfKernel);
   table.add("gelu", geluKernel);
   table.add("add", binaryKernel<BinaryOp::Add>);
   table.add("sub", binaryKernel<BinaryOp::Sub>);
@@ -226,6 +293,7 @@ KernelTable makeTable() {
   table.add("min", binaryKernel<BinaryOp::Min>);
   table.add("and", binaryKernel<BinaryOp::And>);
   table.add("or", binaryKernel<BinaryOp::Or>);
+  table.add("mod", modKernel);
   table.add("compare", compareKernel);
   table.add("where", whereKernel);
   table.add("cast", castKernel);
@@ -235,6 +303,7 @@ KernelTable makeTable() {
   table.add("reduce_mean", reduceKernel<ReduceOp::Mean>);
   table.add("reduce_max", reduceKernel<ReduceOp::Max>);
   table.add("reduce_min", reduceKernel<ReduceOp::Min>);
+  table.add("cumsum", cumSumKernel);
   table.add("softmax", softmaxKernel);
   table.add("topk", topkKernel);
   table.add("transpose", transposeKernel);
@@ -244,6 +313,9 @@ KernelTable makeTable() {
   table.add("gather", gatherKernel);
   table.add("expand", expandKernel);
   table.add("scatter_elements", scatterElementsKernel);
+  table.add("gather_elements", gatherElementsKernel);
+  table.add("gather_nd", gatherNdKernel);
+  table.add("scatter_nd", scatterNdKernel);
   table.add("trilu", triluKernel);
   table.add("layer_norm", layerNormKernel);
   table.add("rms_norm", rmsNormKernel);

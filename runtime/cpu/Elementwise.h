@@ -5,11 +5,17 @@
 // have exactly the broadcast shape, allocated by the caller.
 //
 // Element types:
-//  - neg, abs, relu: integer or float; not: bool; every other unary op: float.
+//  - neg, abs, relu, sign: integer or float; not: bool; every other unary
+//    op: float. round sends halves to the even neighbour; sign keeps NaN.
+//  - is_nan, is_inf: float input, bool out.
 //  - add sub mul div max min: both operands and out of one integer or float
 //    type. Integers wrap to their width; integer div truncates toward zero
 //    (like onnxruntime; numpy floors) and a zero divisor is an error Status
 //    (INT_MIN / -1 wraps to INT_MIN). Float max/min propagate NaN.
+//  - mod, fmod: both operands and out of one integer or float type; mod
+//    floors the quotient (the divisor's sign, Python's %), fmod truncates it
+//    (the dividend's sign, C's fmod). An integer zero divisor is an error
+//    Status; a float one gives NaN.
 //  - pow: base and out of one integer or float type, the exponent of any
 //    integer or float type. Integer ** integer is exact with wrapping; a
 //    negative integer exponent gives 1/base^n truncated (0 unless base is
@@ -37,10 +43,10 @@ namespace shardc::rt::cpu {
 
 enum class UnaryOp {
   Neg, Abs, Sqrt, Rsqrt, Reciprocal, Exp, Log, Cos, Sin, Erf, Tanh, Sigmoid,
-  Relu, Gelu, GeluTanh, Silu, Not
+  Relu, Gelu, GeluTanh, Silu, Not, Floor, Ceil, Round, Sign
 };
 
-enum class BinaryOp { Add, Sub, Mul, Div, Pow, Max, Min, And, Or };
+enum class BinaryOp { Add, Sub, Mul, Div, Pow, Max, Min, And, Or, Mod, FMod };
 
 /// graph.compare's predicates.
 enum class ComparePredicate { Eq, Lt, Le, Gt, Ge };
@@ -51,6 +57,8 @@ const char *unaryOpName(UnaryOp op);
 const char *binaryOpName(BinaryOp op);
 const char *comparePredicateName(ComparePredicate predicate);
 std::optional<UnaryOp> unaryOpFromName(std::string_view name);
+/// Whether `op` takes integer inputs too (neg, abs, relu, sign).
+bool isIntegerUnary(UnaryOp op);
 std::optional<BinaryOp> binaryOpFromName(std::string_view name);
 std::optional<ComparePredicate> comparePredicateFromName(std::string_view name);
 
@@ -58,6 +66,14 @@ std::optional<ComparePredicate> comparePredicateFromName(std::string_view name);
 /// that do not overflow for large |x|; gelu is 0.5 x (1 + erf(x / sqrt 2)),
 /// gelu_tanh 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 Status unary(UnaryOp op, const TensorView &input, const TensorView &out);
+
+/// out (bool, input's shape) = isnan(input), for a float input.
+Status isNaN(const TensorView &input, const TensorView &out);
+
+/// out (bool, input's shape) = input is +inf (detectPositive) or -inf
+/// (detectNegative), for a float input.
+Status isInf(const TensorView &input, bool detectPositive, bool detectNegative,
+             const TensorView &out);
 
 /// out = lhs op rhs, broadcasting.
 Status binary(BinaryOp op, const TensorView &lhs, const TensorView &rhs,

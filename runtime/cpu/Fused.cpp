@@ -11,7 +11,8 @@ namespace {
 constexpr int64_t kBlock = 256;
 
 enum class Op { Add, Sub, Mul, Div, Pow, Max, Min, Neg, Abs, Sqrt, Rsqrt, Reciprocal, Exp,
-                Log, Cos, Sin, Erf, Tanh, Sigmoid, Relu, Silu, Gelu, GeluTanh };
+                Log, Cos, Sin, Erf, Tanh, Sigmoid, Relu, Silu, Gelu, GeluTanh, Floor, Ceil, Round,
+                Sign, Mod, FMod };
 
 struct Instruction {
   Op op;
@@ -28,7 +29,9 @@ std::optional<std::pair<Op, int>> decode(const std::string &name) {
       {"exp", {Op::Exp, 1}},         {"log", {Op::Log, 1}},       {"cos", {Op::Cos, 1}},
       {"sin", {Op::Sin, 1}},         {"erf", {Op::Erf, 1}},       {"tanh", {Op::Tanh, 1}},
       {"sigmoid", {Op::Sigmoid, 1}}, {"relu", {Op::Relu, 1}},     {"silu", {Op::Silu, 1}},
-      {"gelu", {Op::Gelu, 1}},       {"gelu_tanh", {Op::GeluTanh, 1}}};
+      {"gelu", {Op::Gelu, 1}},       {"gelu_tanh", {Op::GeluTanh, 1}}, {"floor", {Op::Floor, 1}},
+      {"ceil", {Op::Ceil, 1}},       {"round", {Op::Round, 1}},   {"sign", {Op::Sign, 1}},
+      {"mod", {Op::Mod, 2}},         {"fmod", {Op::FMod, 2}}};
   for (const auto &[known, op] : table)
     if (name == known)
       return op;
@@ -36,6 +39,14 @@ std::optional<std::pair<Op, int>> decode(const std::string &name) {
 }
 
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+/// Python's %: the truncated remainder moved into the divisor's sign.
+float flooredMod(float a, float b) {
+  const float r = std::fmod(a, b);
+  if (r == 0.0f)
+    return std::copysign(0.0f, b);
+  return (r < 0.0f) != (b < 0.0f) ? r + b : r;
+}
 
 void apply(const Instruction &in, const float *a, const float *b, float *r, int64_t n) {
   switch (in.op) {
@@ -64,6 +75,16 @@ void apply(const Instruction &in, const float *a, const float *b, float *r, int6
     for (int64_t i = 0; i < n; ++i)
       r[i] = 0.5f * a[i] * (1.0f + std::erf(a[i] * static_cast<float>(M_SQRT1_2)));
     break;
+  case Op::Floor: for (int64_t i = 0; i < n; ++i) r[i] = std::floor(a[i]); break;
+  case Op::Ceil: for (int64_t i = 0; i < n; ++i) r[i] = std::ceil(a[i]); break;
+  // nearbyint in the default rounding mode sends halves to even (ONNX Round).
+  case Op::Round: for (int64_t i = 0; i < n; ++i) r[i] = std::nearbyint(a[i]); break;
+  case Op::Sign:
+    for (int64_t i = 0; i < n; ++i)
+      r[i] = a[i] > 0.0f ? 1.0f : a[i] < 0.0f ? -1.0f : a[i] == 0.0f ? 0.0f : a[i];
+    break;
+  case Op::Mod: for (int64_t i = 0; i < n; ++i) r[i] = flooredMod(a[i], b[i]); break;
+  case Op::FMod: for (int64_t i = 0; i < n; ++i) r[i] = std::fmod(a[i], b[i]); break;
   case Op::GeluTanh: {
     const float k = static_cast<float>(std::sqrt(2.0 / M_PI));
     for (int64_t i = 0; i < n; ++i)

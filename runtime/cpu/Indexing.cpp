@@ -2,6 +2,7 @@
 #include "runtime/cpu/Indexing.h"
 
 #include "runtime/cpu/Checks.h"
+#include "runtime/cpu/IndexingSupport.h"
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Parallel.h"
 
@@ -31,29 +32,7 @@ std::optional<ScatterReduction> scatterReductionFromName(std::string_view name) 
 }
 
 namespace {
-
 using namespace detail;
-
-/// Index element i as int64, whichever of I32/I64 the tensor holds.
-int64_t indexAt(const TensorView &indices, int64_t i) {
-  return indices.dtype == DType::I64 ? indices.as<const int64_t>()[i]
-                                     : int64_t(indices.as<const int32_t>()[i]);
-}
-
-/// Fails on a non-index type or any index outside [-dim, dim).
-Status checkIndices(const char *op, const TensorView &indices, int64_t axis, int64_t dim) {
-  SHARDC_CPU_TRY(checkIndexType(op, indices));
-  const int64_t count = indices.numel();
-  for (int64_t i = 0; i < count; ++i) {
-    const int64_t index = indexAt(indices, i);
-    if (index < -dim || index >= dim)
-      return fail(op, "index " + std::to_string(index) + " (element " + std::to_string(i) +
-                          ") is out of range for axis " + std::to_string(axis) +
-                          " of size " + std::to_string(dim));
-  }
-  return Status::success();
-}
-
 } // namespace
 
 Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
@@ -91,40 +70,6 @@ Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
   });
   return Status::success();
 }
-
-namespace {
-
-template <typename T> T combine(ScatterReduction reduction, T old, T update) {
-  if constexpr (kIsFloat<T>) {
-    using C = ComputeT<T>;
-    const C a = load(old), b = load(update);
-    switch (reduction) {
-    case ScatterReduction::Add: return store<T>(a + b);
-    case ScatterReduction::Mul: return store<T>(a * b);
-    case ScatterReduction::Max: return a != a || a >= b ? old : update;
-    case ScatterReduction::Min: return a != a || a <= b ? old : update;
-    case ScatterReduction::None: break;
-    }
-    return update;
-  } else if constexpr (kIsInt<T>) {
-    switch (reduction) {
-    case ScatterReduction::Add:
-      return wrapTo<T>(uint64_t(int64_t(old)) + uint64_t(int64_t(update)));
-    case ScatterReduction::Mul:
-      return wrapTo<T>(uint64_t(int64_t(old)) * uint64_t(int64_t(update)));
-    case ScatterReduction::Max: return old > update ? old : update;
-    case ScatterReduction::Min: return old < update ? old : update;
-    case ScatterReduction::None: break;
-    }
-    return update;
-  } else {
-    (void)reduction;
-    (void)old;
-    return update; // Bool: only None reaches here
-  }
-}
-
-} // namespace
 
 Status scatterElements(const TensorView &data, const TensorView &indices,
                        const TensorView &updates, int64_t axis,

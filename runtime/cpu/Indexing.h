@@ -1,4 +1,4 @@
-//===- Indexing.h - gather, scatter_elements, trilu -------------*- C++ -*-===//
+//===- Indexing.h - gathers, scatters, trilu --------------------*- C++ -*-===//
 //
 // Index tensors are I32 or I64; negative indices count from the end of the
 // axis. Every index is checked before anything is written, and one outside
@@ -40,6 +40,28 @@ std::optional<ScatterReduction> scatterReductionFromName(std::string_view name);
 Status scatterElements(const TensorView &data, const TensorView &indices,
                        const TensorView &updates, int64_t axis,
                        ScatterReduction reduction, const TensorView &out);
+
+/// graph.gather_elements: out[p] = data[p with p[axis] replaced by
+/// indices[p]], out of the indices' shape (data's rank, no larger than data
+/// outside `axis`). Any element type. `out` must not overlap data.
+Status gatherElements(const TensorView &data, const TensorView &indices, int64_t axis,
+                      const TensorView &out);
+
+/// graph.gather_nd: indices [B..., N..., k] with B the `batchDims` leading
+/// dims of data; each k-tuple indexes data's dims batchDims..batchDims+k-1
+/// within its batch, and out [B..., N..., data[batchDims+k:]...] holds the
+/// slices they name. Any element type. `out` must not overlap data.
+Status gatherND(const TensorView &data, const TensorView &indices, int64_t batchDims,
+                const TensorView &out);
+
+/// graph.scatter_nd: out = data, then for every k-tuple t of indices
+/// [N..., k] (in row-major order) the slice data[t] becomes updates[N...]
+/// (None) or is combined with it elementwise (as scatter_elements). With None
+/// a repeated tuple takes the last slice (deterministically, also with
+/// several threads: the threads split the slices' elements, never the
+/// tuples). Bool data supports only None. out may be data itself (in place).
+Status scatterND(const TensorView &data, const TensorView &indices, const TensorView &updates,
+                 ScatterReduction reduction, const TensorView &out);
 
 /// graph.trilu on the last two dims (rank >= 2, leading dims are batches):
 /// keeps element (i, j) when j - i >= k (upper) or j - i <= k (lower) and

@@ -1,4 +1,4 @@
-//===- Reduction.h - reductions, softmax, topk ------------------*- C++ -*-===//
+//===- Reduction.h - reductions, cumsum, softmax, topk ----------*- C++ -*-===//
 //
 // Numerics (documented because callers compare against other runtimes):
 //  - reduce sum/mean over floats accumulate in double and round once, so a
@@ -7,6 +7,8 @@
 //    64-bit sum, truncating toward zero.
 //  - An empty reduction (a reduced dim of size 0) gives sum 0, mean NaN
 //    (integers: 0), max -inf / min +inf (integers: the type's min / max).
+//  - cumsum over floats accumulates in double along the axis and rounds each
+//    result once; integer cumsum wraps to the type.
 //  - softmax subtracts each row's maximum before exp (fp32 exp; the row sum
 //    is accumulated in double). A row of all -inf, or with a NaN, gives NaN.
 //
@@ -35,6 +37,12 @@ std::optional<ReduceOp> reduceOpFromName(std::string_view name);
 /// ONNX's "empty means all" is resolved by the importer. Integer or float.
 Status reduce(ReduceOp op, const TensorView &input, const std::vector<int64_t> &axes,
               bool keepdims, const TensorView &out);
+
+/// graph.cumsum: the running sum along `axis` (excluding the element itself
+/// with `exclusive`, from the end of the axis with `reverse`). I32, I64 or
+/// float; out has input's shape and may be input itself (in place).
+Status cumSum(const TensorView &input, int64_t axis, bool exclusive, bool reverse,
+              const TensorView &out);
 
 /// graph.softmax along `axis`; float types; out has input's shape.
 Status softmax(const TensorView &input, int64_t axis, const TensorView &out);

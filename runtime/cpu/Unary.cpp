@@ -18,11 +18,14 @@ constexpr std::pair<UnaryOp, const char *> kUnaryNames[] = {
     {UnaryOp::Tanh, "tanh"},       {UnaryOp::Sigmoid, "sigmoid"},
     {UnaryOp::Relu, "relu"},       {UnaryOp::Gelu, "gelu"},
     {UnaryOp::GeluTanh, "gelu_tanh"}, {UnaryOp::Silu, "silu"},
-    {UnaryOp::Not, "not"}};
+    {UnaryOp::Not, "not"},         {UnaryOp::Floor, "floor"},
+    {UnaryOp::Ceil, "ceil"},       {UnaryOp::Round, "round"},
+    {UnaryOp::Sign, "sign"}};
 constexpr std::pair<BinaryOp, const char *> kBinaryNames[] = {
     {BinaryOp::Add, "add"}, {BinaryOp::Sub, "sub"}, {BinaryOp::Mul, "mul"},
     {BinaryOp::Div, "div"}, {BinaryOp::Pow, "pow"}, {BinaryOp::Max, "max"},
-    {BinaryOp::Min, "min"}, {BinaryOp::And, "and"}, {BinaryOp::Or, "or"}};
+    {BinaryOp::Min, "min"}, {BinaryOp::And, "and"}, {BinaryOp::Or, "or"},
+    {BinaryOp::Mod, "mod"}, {BinaryOp::FMod, "fmod"}};
 constexpr std::pair<ComparePredicate, const char *> kPredicateNames[] = {
     {ComparePredicate::Eq, "eq"}, {ComparePredicate::Lt, "lt"},
     {ComparePredicate::Le, "le"}, {ComparePredicate::Gt, "gt"},
@@ -46,6 +49,9 @@ std::optional<E> valueIn(const std::pair<E, const char *> (&table)[N],
 } // namespace
 
 const char *unaryOpName(UnaryOp op) { return nameIn(kUnaryNames, op); }
+bool isIntegerUnary(UnaryOp op) {
+  return op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Relu || op == UnaryOp::Sign;
+}
 const char *binaryOpName(BinaryOp op) { return nameIn(kBinaryNames, op); }
 const char *comparePredicateName(ComparePredicate p) { return nameIn(kPredicateNames, p); }
 std::optional<UnaryOp> unaryOpFromName(std::string_view name) {
@@ -117,6 +123,14 @@ template <typename T> void floatUnary(UnaryOp op, const TensorView &in, const Te
     });
     break;
   case UnaryOp::Silu: run(16, [](C x) { return x * sigmoid(x); }); break;
+  case UnaryOp::Floor: run(1, [](C x) { return std::floor(x); }); break;
+  case UnaryOp::Ceil: run(1, [](C x) { return std::ceil(x); }); break;
+  // nearbyint in the default rounding mode sends halves to even (ONNX Round).
+  case UnaryOp::Round: run(1, [](C x) { return std::nearbyint(x); }); break;
+  // Every comparison is false for NaN, which therefore passes through.
+  case UnaryOp::Sign:
+    run(1, [](C x) { return x > 0 ? C(1) : x < 0 ? C(-1) : x == 0 ? C(0) : x; });
+    break;
   case UnaryOp::Not: break; // rejected by the type check
   }
 }
@@ -132,6 +146,7 @@ template <typename T> void intUnary(UnaryOp op, const TensorView &input, const T
       switch (op) {
       case UnaryOp::Neg: result[i] = negated; break;
       case UnaryOp::Abs: result[i] = x < 0 ? negated : x; break;
+      case UnaryOp::Sign: result[i] = T(int(x > 0) - int(x < 0)); break;
       default: result[i] = x < 0 ? T(0) : x; break; // Relu
       }
     }
@@ -160,7 +175,7 @@ Status unary(UnaryOp op, const TensorView &input, const TensorView &out) {
   }
   if (dispatchFloat(input.dtype, [&](auto tag) { floatUnary<decltype(tag)>(op, input, out); }))
     return Status::success();
-  const bool intOp = op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Relu;
+  const bool intOp = isIntegerUnary(op);
   if (intOp && dispatchInt(input.dtype, [&](auto tag) { intUnary<decltype(tag)>(op, input, out); }))
     return Status::success();
   return fail(name, std::string("needs a ") + (intOp ? "integer or float" : "float") +

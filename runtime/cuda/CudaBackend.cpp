@@ -14,6 +14,7 @@
 #include "runtime/cuda/Collectives.h"
 #include "runtime/cuda/Elementwise.h"
 #include "runtime/cuda/Fused.h"
+#include "runtime/cuda/Indexing.h"
 #include "runtime/cuda/MatMul.h"
 #include "runtime/cuda/Movement.h"
 #include "runtime/cuda/Normalization.h"
@@ -65,6 +66,24 @@ template <BinaryOp op> Status binaryKernel(const KernelCall &call, const LaunchC
   return binary(op, call.inputs[0], call.inputs[1], call.outputs[0], context);
 }
 
+/// graph.mod: `fmod` chooses the truncated remainder over the floored one.
+Status modKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(2, 2, 1);
+  const BinaryOp op = call.params.flag("fmod", false) ? BinaryOp::FMod : BinaryOp::Mod;
+  return binary(op, call.inputs[0], call.inputs[1], call.outputs[0], context);
+}
+
+Status isNanKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 1);
+  return isNaN(call.inputs[0], call.outputs[0], context);
+}
+
+Status isInfKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 1);
+  return isInf(call.inputs[0], call.params.flag("detect_positive", true),
+               call.params.flag("detect_negative", true), call.outputs[0], context);
+}
+
 Status compareKernel(const KernelCall &call, const LaunchContext &context) {
   SHARDC_EXPECT(2, 2, 1);
   // graph.compare's predicate enum: eq, lt, le, gt, ge.
@@ -102,6 +121,13 @@ Status linearKernel(const KernelCall &call, const LaunchContext &context) {
 template <ReduceOp op> Status reduceKernel(const KernelCall &call, const LaunchContext &context) {
   SHARDC_EXPECT(1, 1, 1);
   return reduce(op, call.inputs[0], call.params.ints("axes"), call.params.flag("keepdims", true),
+                call.outputs[0], context);
+}
+
+Status cumSumKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 1);
+  return cumSum(call.inputs[0], call.params.integer("axis", 0),
+                call.params.flag("exclusive", false), call.params.flag("reverse", false),
                 call.outputs[0], context);
 }
 
@@ -153,18 +179,47 @@ Status expandKernel(const KernelCall &call, const LaunchContext &context) {
   return expand(call.inputs[0], call.outputs[0], context);
 }
 
-Status scatterElementsKernel(const KernelCall &call, const LaunchContext &context) {
-  SHARDC_EXPECT(3, 3, 1);
-  // graph.scatter_elements' reduction enum: none, add, mul, max, min.
+/// The graph dialect's ScatterReduction enum (none, add, mul, max, min) of
+/// scatter_elements and scatter_nd.
+Status scatterReduction(const char *op, const KernelCall &call, cpu::ScatterReduction &reduction) {
   static constexpr cpu::ScatterReduction reductions[] = {
       cpu::ScatterReduction::None, cpu::ScatterReduction::Add, cpu::ScatterReduction::Mul,
       cpu::ScatterReduction::Max, cpu::ScatterReduction::Min};
-  const int64_t reduction = call.params.integer("reduction", 0);
-  if (reduction < 0 || reduction > 4)
-    return Status::error("scatter_elements: unknown reduction " + std::to_string(reduction));
+  const int64_t value = call.params.integer("reduction", 0);
+  if (value < 0 || value > 4)
+    return Status::error(std::string(op) + ": unknown reduction " + std::to_string(value));
+  reduction = reductions[value];
+  return Status::success();
+}
+
+Status scatterElementsKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(3, 3, 1);
+  cpu::ScatterReduction reduction;
+  if (Status status = scatterReduction("scatter_elements", call, reduction); !status)
+    return status;
   return scatterElements(call.inputs[0], call.inputs[1], call.inputs[2],
-                         call.params.integer("axis", 0), reductions[reduction], call.outputs[0],
-                         context);
+                         call.params.integer("axis", 0), reduction, call.outputs[0], context);
+}
+
+Status gatherElementsKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(2, 2, 1);
+  return gatherElements(call.inputs[0], call.inputs[1], call.params.integer("axis", 0),
+                        call.outputs[0], context);
+}
+
+Status gatherNdKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(2, 2, 1);
+  return gatherND(call.inputs[0], call.inputs[1], call.params.integer("batch_dims", 0),
+                  call.outputs[0], context);
+}
+
+Status scatterNdKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(3, 3, 1);
+  cpu::ScatterReduction reduction;
+  if (Status status = scatterReduction("scatter_nd", call, reduction); !status)
+    return status;
+  return scatterND(call.inputs[0], call.inputs[1], call.inputs[2], reduction, call.outputs[0],
+                   context);
 }
 
 Status triluKernel(const KernelCall &call, const LaunchContext &context) {
@@ -229,6 +284,12 @@ KernelTable makeTable() {
   add<unaryKernel<UnaryOp::Relu>>(table, "relu");
   add<unaryKernel<UnaryOp::Silu>>(table, "silu");
   add<unaryKernel<UnaryOp::Not>>(table, "not");
+  add<unaryKernel<UnaryOp::Floor>>(table, "floor");
+  add<unaryKernel<UnaryOp::Ceil>>(table, "ceil");
+  add<unaryKernel<UnaryOp::Round>>(table, "round");
+  add<unaryKernel<UnaryOp::Sign>>(table, "sign");
+  add<isNanKernel>(table, "is_nan");
+  add<isInfKernel>(table, "is_inf");
   add<geluKernel>(table, "gelu");
   add<binaryKernel<BinaryOp::Add>>(table, "add");
   add<binaryKernel<BinaryOp::Sub>>(table, "sub");
@@ -239,6 +300,7 @@ KernelTable makeTable() {
   add<binaryKernel<BinaryOp::Min>>(table, "min");
   add<binaryKernel<BinaryOp::And>>(table, "and");
   add<binaryKernel<BinaryOp::Or>>(table, "or");
+  add<modKernel>(table, "mod");
   add<compareKernel>(table, "compare");
   add<whereKernel>(table, "where");
   add<castKernel>(table, "cast");
@@ -248,6 +310,7 @@ KernelTable makeTable() {
   add<reduceKernel<ReduceOp::Mean>>(table, "reduce_mean");
   add<reduceKernel<ReduceOp::Max>>(table, "reduce_max");
   add<reduceKernel<ReduceOp::Min>>(table, "reduce_min");
+  add<cumSumKernel>(table, "cumsum");
   add<softmaxKernel>(table, "softmax");
   add<topkKernel>(table, "topk");
   add<transposeKernel>(table, "transpose");
@@ -257,6 +320,9 @@ KernelTable makeTable() {
   add<gatherKernel>(table, "gather");
   add<expandKernel>(table, "expand");
   add<scatterElementsKernel>(table, "scatter_elements");
+  add<gatherElementsKernel>(table, "gather_elements");
+  add<gatherNdKernel>(table, "gather_nd");
+  add<scatterNdKernel>(table, "scatter_nd");
   add<triluKernel>(table, "trilu");
   add<layerNormKernel>(table, "layer_norm");
   add<rmsNormKernel>(table, "rms_norm");

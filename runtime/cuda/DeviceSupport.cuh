@@ -201,6 +201,12 @@ __device__ inline int64_t saturatingTruncate(double value, DType dtype) {
   return static_cast<int64_t>(truncated);
 }
 
+/// Element i of an index tensor, I64 or (indices64 false) I32.
+__device__ inline int64_t indexAt(const void *indices, bool indices64, int64_t i) {
+  return indices64 ? static_cast<const int64_t *>(indices)[i]
+                   : int64_t(static_cast<const int32_t *>(indices)[i]);
+}
+
 //===----------------------------------------------------------------------===//
 // Index maps
 //===----------------------------------------------------------------------===//

@@ -37,7 +37,7 @@ Status unary(UnaryOp op, const TensorView &input, const TensorView &out,
   SHARDC_CPU_TRY(checkTensor(name, "result", out));
   SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
   SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
-  const bool intOp = op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Relu;
+  const bool intOp = cpu::isIntegerUnary(op);
   bool isFloat = false;
   if (op == UnaryOp::Not) {
     if (input.dtype != DType::Bool)
@@ -86,6 +86,36 @@ Status binary(BinaryOp op, const TensorView &lhs, const TensorView &rhs, const T
   else
     launchBinaryInteger(args, context.stream);
   return launchStatus(name);
+}
+
+namespace {
+
+/// is_nan and is_inf: `mode` is the classify kernel's op (Elementwise.cu).
+Status classify(const char *name, const TensorView &input, const TensorView &out, int mode,
+                const LaunchContext &context) {
+  SHARDC_CPU_TRY(checkClassify(name, input, out));
+  if (context.checkOnly || input.numel() == 0)
+    return Status::success();
+  ElementwiseArgs<2> args;
+  args.op = mode;
+  args.map.rank = 1;
+  args.map.shape[0] = input.numel();
+  args.map.strides[0][0] = args.map.strides[1][0] = 1;
+  setOperands<2>(args, out, {&input});
+  launchClassify(args, context.stream);
+  return launchStatus(name);
+}
+
+} // namespace
+
+Status isNaN(const TensorView &input, const TensorView &out, const LaunchContext &context) {
+  return classify("is_nan", input, out, 0, context);
+}
+
+Status isInf(const TensorView &input, bool detectPositive, bool detectNegative,
+             const TensorView &out, const LaunchContext &context) {
+  return classify("is_inf", input, out, 1 | (detectPositive ? 2 : 0) | (detectNegative ? 4 : 0),
+                  context);
 }
 
 Status compare(cpu::ComparePredicate predicate, const TensorView &lhs, const TensorView &rhs,

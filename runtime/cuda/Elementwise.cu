@@ -74,10 +74,27 @@ __device__ inline float applyUnary(int op, float x) {
     return x * stableSigmoid(2.0f * 0.79788456080286535588f * (x + 0.044715f * x * x * x));
   case UnaryOp::Silu:
     return x * stableSigmoid(x);
+  case UnaryOp::Floor:
+    return floorf(x);
+  case UnaryOp::Ceil:
+    return ceilf(x);
+  case UnaryOp::Round:
+    return rintf(x); // halves to even, as ONNX Round
+  case UnaryOp::Sign:
+    return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x == 0.0f ? 0.0f : x; // NaN stays
   case UnaryOp::Not:
     break;
   }
   return x;
+}
+
+/// Python's %: the truncated remainder moved into the divisor's sign (the
+/// CPU's form, ONNX Mod-28's special cases for floats).
+__device__ inline float flooredMod(float x, float y) {
+  const float r = fmodf(x, y);
+  if (r == 0.0f)
+    return copysignf(0.0f, y);
+  return (r < 0.0f) != (y < 0.0f) ? r + y : r;
 }
 
 __device__ inline float applyBinary(int op, float x, float y) {
@@ -94,6 +111,10 @@ __device__ inline float applyBinary(int op, float x, float y) {
     return x >= y || x != x ? x : y; // NaN wins
   case BinaryOp::Min:
     return x <= y || x != x ? x : y;
+  case BinaryOp::Mod:
+    return flooredMod(x, y);
+  case BinaryOp::FMod:
+    return fmodf(x, y);
   default:
     return 0.0f;
   }
@@ -137,6 +158,9 @@ __global__ void unaryIntegerKernel(ElementwiseArgs<2> args) {
       break;
     case UnaryOp::Not:
       result = x == 0;
+      break;
+    case UnaryOp::Sign:
+      result = uint64_t(int64_t(x > 0) - int64_t(x < 0));
       break;
     default:
       result = x < 0 ? 0 : uint64_t(x);
@@ -205,6 +229,18 @@ __global__ void binaryIntegerKernel(ElementwiseArgs<3> args) {
       else
         result = uint64_t(x / y); // truncates toward zero
       break;
+    case BinaryOp::Mod:
+    case BinaryOp::FMod:
+      if (y == 0) {
+        reportError(args.errors, DeviceErrorCode::ModuloByZero, 0, 0);
+      } else {
+        // INT64_MIN % -1 overflows; the remainder is 0. '%' truncates.
+        int64_t r = y == -1 ? 0 : x % y;
+        if (static_cast<BinaryOp>(args.op) == BinaryOp::Mod && r != 0 && (r < 0) != (y < 0))
+          r += y;
+        result = uint64_t(r);
+      }
+      break;
     case BinaryOp::And:
       result = x != 0 && y != 0;
       break;
@@ -260,6 +296,18 @@ __global__ void powKernel(ElementwiseArgs<3> args) {
       reportError(args.errors, DeviceErrorCode::ZeroToNegative, 0, 0);
     }
     storeInteger(args.out, base, at[0], result);
+  }
+}
+
+/// is_nan (op 0) or is_inf (op bit 0, with bit 1 detecting +inf and bit 2
+/// -inf) of any float type into bool.
+__global__ void classifyKernel(ElementwiseArgs<2> args) {
+  const DType type = args.types[1];
+  auto *out = static_cast<uint8_t *>(args.out);
+  const bool inf = args.op & 1, positive = args.op & 2, negative = args.op & 4;
+  for (int64_t i = firstIndex(); i < args.count; i += gridStride()) {
+    const double x = loadReal(args.in[0], type, i);
+    out[i] = inf ? isinf(x) && (x > 0 ? positive : negative) : isnan(x);
   }
 }
 
@@ -399,6 +447,10 @@ void launchBinaryInteger(const ElementwiseArgs<3> &args, cudaStream_t stream) {
 
 void launchPow(const ElementwiseArgs<3> &args, cudaStream_t stream) {
   powKernel<<<blocksFor(args.count), kThreads, 0, stream>>>(args);
+}
+
+void launchClassify(const ElementwiseArgs<2> &args, cudaStream_t stream) {
+  classifyKernel<<<blocksFor(args.count), kThreads, 0, stream>>>(args);
 }
 
 void launchCompare(const ElementwiseArgs<3> &args, cudaStream_t stream) {

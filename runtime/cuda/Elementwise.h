@@ -8,9 +8,10 @@
 // shape) is allowed.
 //
 // Element types: as on the CPU, except that float64 math (unary, binary,
-// pow) is CPU-only; compare, where and cast take every type, float64 too.
-// An integer division by zero or 0 ** negative is found on the device: the
-// element becomes 0 and the stream's synchronize() reports the error.
+// pow) is CPU-only; compare, where, cast, is_nan and is_inf take every type,
+// float64 too. An integer division (or mod) by zero or 0 ** negative is
+// found on the device: the element becomes 0 and the stream's synchronize()
+// reports the error.
 //
 // Kernels: grid-stride loops; 16-byte vector loads and stores where every
 // operand is contiguous and aligned; otherwise each thread maps its index to
@@ -29,6 +30,9 @@ Status unary(cpu::UnaryOp op, const TensorView &input, const TensorView &out,
              const LaunchContext &context);
 Status binary(cpu::BinaryOp op, const TensorView &lhs, const TensorView &rhs, const TensorView &out,
               const LaunchContext &context);
+Status isNaN(const TensorView &input, const TensorView &out, const LaunchContext &context);
+Status isInf(const TensorView &input, bool detectPositive, bool detectNegative,
+             const TensorView &out, const LaunchContext &context);
 Status compare(cpu::ComparePredicate predicate, const TensorView &lhs, const TensorView &rhs,
                const TensorView &out, const LaunchContext &context);
 Status where(const TensorView &condition, const TensorView &trueValue, const TensorView &falseValue,
@@ -57,6 +61,7 @@ void launchUnaryInteger(const ElementwiseArgs<2> &args, cudaStream_t stream); //
 void launchBinaryFloat(const ElementwiseArgs<3> &args, cudaStream_t stream);
 void launchBinaryInteger(const ElementwiseArgs<3> &args, cudaStream_t stream); // and And/Or
 void launchPow(const ElementwiseArgs<3> &args, cudaStream_t stream);
+void launchClassify(const ElementwiseArgs<2> &args, cudaStream_t stream); // is_nan, is_inf
 void launchCompare(const ElementwiseArgs<3> &args, cudaStream_t stream);
 void launchWhere(const ElementwiseArgs<4> &args, cudaStream_t stream);
 void launchCast(const ElementwiseArgs<2> &args, cudaStream_t stream);

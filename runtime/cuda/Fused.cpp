@@ -30,7 +30,10 @@ std::optional<std::pair<FusedOp, int>> decode(const std::string &name) {
       {"erf", {FusedOp::Erf, 1}},           {"tanh", {FusedOp::Tanh, 1}},
       {"sigmoid", {FusedOp::Sigmoid, 1}},   {"relu", {FusedOp::Relu, 1}},
       {"silu", {FusedOp::Silu, 1}},         {"gelu", {FusedOp::Gelu, 1}},
-      {"gelu_tanh", {FusedOp::GeluTanh, 1}}};
+      {"gelu_tanh", {FusedOp::GeluTanh, 1}}, {"floor", {FusedOp::Floor, 1}},
+      {"ceil", {FusedOp::Ceil, 1}},         {"round", {FusedOp::Round, 1}},
+      {"sign", {FusedOp::Sign, 1}},         {"mod", {FusedOp::Mod, 2}},
+      {"fmod", {FusedOp::FMod, 2}}};
   for (const auto &[known, op] : table)
     if (name == known)
       return op;

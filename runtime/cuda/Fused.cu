@@ -56,6 +56,22 @@ __device__ inline float apply(FusedOp op, float a, float b) {
     return 0.5f * a * (1.0f + erff(a * 0.70710678118654752440f));
   case FusedOp::GeluTanh:
     return 0.5f * a * (1.0f + tanhf(0.79788456080286535588f * (a + 0.044715f * a * a * a)));
+  case FusedOp::Floor:
+    return floorf(a);
+  case FusedOp::Ceil:
+    return ceilf(a);
+  case FusedOp::Round:
+    return rintf(a); // halves to even
+  case FusedOp::Sign:
+    return a > 0.0f ? 1.0f : a < 0.0f ? -1.0f : a == 0.0f ? 0.0f : a;
+  case FusedOp::Mod: { // Python's %: the divisor's sign
+    const float r = fmodf(a, b);
+    if (r == 0.0f)
+      return copysignf(0.0f, b);
+    return (r < 0.0f) != (b < 0.0f) ? r + b : r;
+  }
+  case FusedOp::FMod:
+    return fmodf(a, b);
   }
   return a;
 }

@@ -62,7 +62,13 @@ enum class FusedOp : uint8_t {
   Relu,
   Silu,
   Gelu,
-  GeluTanh
+  GeluTanh,
+  Floor,
+  Ceil,
+  Round,
+  Sign,
+  Mod,
+  FMod
 };
 
 struct FusedArgs {

@@ -33,10 +33,14 @@ template <int N> struct IndexMap {
 /// synchronize() turns into a Status.
 enum class DeviceErrorCode : int32_t {
   None = 0,
-  GatherIndex,    // value: the index, limit: the axis size
-  ScatterIndex,   // value: the index, limit: the axis size
-  DivisionByZero, // integer div
-  ZeroToNegative, // integer pow
+  GatherIndex,         // value: the index, limit: the axis size
+  ScatterIndex,        // value: the index, limit: the axis size
+  DivisionByZero,      // integer div
+  ZeroToNegative,      // integer pow
+  GatherElementsIndex, // value: the index, limit: the axis size
+  GatherNdIndex,       // value: the index, limit: the dim size
+  ScatterNdIndex,      // value: the index, limit: the dim size
+  ModuloByZero,        // integer mod
 };
 
 struct DeviceError {

@@ -1,6 +1,7 @@
 //===- Movement.cu - strided copies, gather, scatter_elements, trilu ------===//
 #include "runtime/cuda/DeviceSupport.cuh"
 #include "runtime/cuda/Movement.h"
+#include "runtime/cuda/ScatterCombine.cuh"
 
 namespace shardc::rt::cuda::detail {
 namespace {
@@ -24,11 +25,6 @@ template <typename U> __global__ void copyKernel(CopyArgs args) {
   }
 }
 
-__device__ inline int64_t indexAt(const void *indices, bool indices64, int64_t i) {
-  return indices64 ? static_cast<const int64_t *>(indices)[i]
-                   : int64_t(static_cast<const int32_t *>(indices)[i]);
-}
-
 template <typename U> __global__ void gatherKernel(GatherArgs args) {
   U *out = static_cast<U *>(args.out);
   const U *data = static_cast<const U *>(args.data);
@@ -48,82 +44,10 @@ template <typename U> __global__ void gatherKernel(GatherArgs args) {
   }
 }
 
-template <typename U>
-__device__ inline void copyElement(void *to, int64_t i, const void *from, int64_t j) {
-  static_cast<U *>(to)[i] = static_cast<const U *>(from)[j];
-}
-
-/// out[target] = combine(out[target], updates[p]) with the CPU's rules:
-/// floats in fp32 (float64 in double), integers wrapping, max/min keeping the
-/// old value when it is NaN.
+/// out[target] = combine(out[target], updates[p]) (ScatterCombine.cuh).
 __device__ inline void scatterOne(const ScatterArgs &args, int64_t target, int64_t p) {
-  const DType dtype = args.dtype;
-  const auto reduction = static_cast<ScatterReduction>(args.reduction);
-  if (reduction == ScatterReduction::None) {
-    switch (dtype) {
-    case DType::F64:
-    case DType::I64:
-      copyElement<uint64_t>(args.out, target, args.updates, p);
-      break;
-    case DType::F32:
-    case DType::I32:
-      copyElement<uint32_t>(args.out, target, args.updates, p);
-      break;
-    case DType::F16:
-    case DType::BF16:
-    case DType::I16:
-      copyElement<uint16_t>(args.out, target, args.updates, p);
-      break;
-    default:
-      copyElement<uint8_t>(args.out, target, args.updates, p);
-      break;
-    }
-    return;
-  }
-  if (isRealType(dtype)) {
-    const double old = loadReal(args.out, dtype, target);
-    const double update = loadReal(args.updates, dtype, p);
-    const bool wide = dtype == DType::F64;
-    double result = update;
-    switch (reduction) {
-    case ScatterReduction::Add:
-      result = wide ? old + update : double(float(old) + float(update));
-      break;
-    case ScatterReduction::Mul:
-      result = wide ? old * update : double(float(old) * float(update));
-      break;
-    case ScatterReduction::Max:
-      result = old != old || old >= update ? old : update;
-      break;
-    case ScatterReduction::Min:
-      result = old != old || old <= update ? old : update;
-      break;
-    case ScatterReduction::None:
-      break;
-    }
-    storeReal(args.out, dtype, target, result);
-    return;
-  }
-  const int64_t old = loadInteger(args.out, dtype, target);
-  const int64_t update = loadInteger(args.updates, dtype, p);
-  uint64_t result = uint64_t(update);
-  switch (reduction) {
-  case ScatterReduction::Add:
-    result = uint64_t(old) + uint64_t(update);
-    break;
-  case ScatterReduction::Mul:
-    result = uint64_t(old) * uint64_t(update);
-    break;
-  case ScatterReduction::Max:
-    result = uint64_t(old > update ? old : update);
-    break;
-  case ScatterReduction::Min:
-    result = uint64_t(old < update ? old : update);
-    break;
-  case ScatterReduction::None:
-    break;
-  }
-  storeInteger(args.out, dtype, target, result);
+  scatterCombine(args.out, target, args.updates, p, args.dtype,
+                 static_cast<ScatterReduction>(args.reduction));
 }
 
 /// One thread per line, its updates in order.

@@ -52,6 +52,17 @@ Status takeDeviceError(DeviceError *error) {
   case DeviceErrorCode::ScatterIndex:
     return Status::error("scatter_elements: index " + value +
                          " is out of range for an axis of size " + limit);
+  case DeviceErrorCode::GatherElementsIndex:
+    return Status::error("gather_elements: index " + value +
+                         " is out of range for an axis of size " + limit);
+  case DeviceErrorCode::GatherNdIndex:
+    return Status::error("gather_nd: index " + value + " is out of range for a dim of size " +
+                         limit);
+  case DeviceErrorCode::ScatterNdIndex:
+    return Status::error("scatter_nd: index " + value + " is out of range for a dim of size " +
+                         limit);
+  case DeviceErrorCode::ModuloByZero:
+    return Status::error("mod: integer division by zero");
   case DeviceErrorCode::DivisionByZero:
     return Status::error("div: integer division by zero");
   case DeviceErrorCode::ZeroToNegative:

@@ -35,6 +35,8 @@ IN_SCOPE = {
     "Reshape", "ScatterElements", "Shape", "Sigmoid", "Slice", "Softmax", "Split", "Sqrt",
     "Squeeze", "Sub", "Tanh", "TopK", "Transpose", "Trilu", "Unsqueeze", "Where", "Gelu",
     "Attention", "RMSNormalization", "RotaryEmbedding",
+    "IsNaN", "IsInf", "Floor", "Ceil", "Round", "Sign", "Mod", "GatherElements", "GatherND",
+    "ScatterND", "CumSum",
 }
 NEEDS_CONSTANT = re.compile(r"input '([^']+)' must be known at compile time")
 RTOL, ATOL = 1e-3, 1e-7

@@ -77,6 +77,32 @@ LogicalResult importSwish(NodeContext &node) {
   return node.define(result);
 }
 
+LogicalResult importIsInf(NodeContext &node) {
+  auto positive = node.flagAttr("detect_positive", true);
+  auto negative = node.flagAttr("detect_negative", true);
+  if (failed(node.requireInputs(1)) || failed(positive) || failed(negative))
+    return failure();
+  return node.define(
+      node.create<IsInfOp>(node.input(0), {node.boolAttr("detect_positive", *positive),
+                                           node.boolAttr("detect_negative", *negative)}));
+}
+
+/// fmod=1 truncates the quotient (C's fmod), fmod=0 floors it (Python's %).
+/// Before opset 28 ONNX defines fmod=0 only for integers; Mod-28 gives it a
+/// meaning on floats too, which the graph op implements.
+LogicalResult importMod(NodeContext &node) {
+  auto fmod = node.flagAttr("fmod", false);
+  if (failed(node.requireInputs(2)) || failed(fmod))
+    return failure();
+  Type element = node.inputType(0).getElementType();
+  if (!*fmod && isa<FloatType>(element) && node.opset() < 28)
+    return node.error() << "Mod with fmod=0 takes only integer inputs before opset 28; expected "
+                        << "fmod=1 for " << element << " inputs, got fmod=0 (opset " << node.opset()
+                        << ")";
+  return node.define(
+      node.create<ModOp>(ValueRange{node.input(0), node.input(1)}, {node.boolAttr("fmod", *fmod)}));
+}
+
 LogicalResult importCast(NodeContext &node) {
   auto to = node.intAttr("to", 0);
   if (failed(node.requireInputs(1)) || failed(to))
@@ -126,6 +152,13 @@ void registerElementwiseImporters(OpImporterMap &map) {
   map["Sigmoid"] = {importUnary<SigmoidOp>, 6};
   map["Relu"] = {importUnary<ReluOp>, 6};
   map["Not"] = {importUnary<NotOp>, 1};
+  map["Floor"] = {importUnary<FloorOp>, 6};
+  map["Ceil"] = {importUnary<CeilOp>, 6};
+  map["Round"] = {importUnary<RoundOp>, 11};
+  map["Sign"] = {importUnary<SignOp>, 9};
+  map["IsNaN"] = {importUnary<IsNanOp>, 9};
+  map["IsInf"] = {importIsInf, 10};
+  map["Mod"] = {importMod, 10};
   map["Gelu"] = {importGelu, 20};
   map["Swish"] = {importSwish, 24};
   map["Cast"] = {importCast, 6};

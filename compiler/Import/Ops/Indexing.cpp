@@ -37,6 +37,48 @@ LogicalResult importScatterElements(NodeContext &node) {
        node.attr("reduction", ScatterReductionAttr::get(node.context(), *reduction))}));
 }
 
+LogicalResult importGatherElements(NodeContext &node) {
+  auto axisAttr = node.intAttr("axis", 0);
+  if (failed(node.requireInputs(2)) || failed(axisAttr))
+    return failure();
+  auto axis = node.normalizeAxis(*axisAttr, node.inputType(0).getRank());
+  if (failed(axis))
+    return failure();
+  return node.define(node.create<GatherElementsOp>(ValueRange{node.input(0), node.input(1)},
+                                                   {node.i64Attr("axis", *axis)}));
+}
+
+/// batch_dims arrived in opset 12; opset 11's GatherND is batch_dims = 0.
+LogicalResult importGatherND(NodeContext &node) {
+  auto batchDims = node.intAttr("batch_dims", 0);
+  if (failed(node.requireInputs(2)) || failed(batchDims))
+    return failure();
+  return node.define(node.create<GatherNdOp>(ValueRange{node.input(0), node.input(1)},
+                                             {node.i64Attr("batch_dims", *batchDims)}));
+}
+
+/// `reduction` arrived in opset 16 (none, add, mul); max and min in 18.
+LogicalResult importScatterND(NodeContext &node) {
+  auto reductionName = node.stringAttr("reduction", "none");
+  if (failed(node.requireInputs(3)) || failed(reductionName))
+    return failure();
+  auto reduction = symbolizeScatterReduction(*reductionName);
+  if (!reduction)
+    return node.error() << "attribute 'reduction' is '" << *reductionName
+                        << "'; expected none, add, mul, max or min";
+  if (node.attribute("reduction") && node.opset() < 16)
+    return node.error() << "attribute 'reduction' of ScatterND needs opset 16; got opset "
+                        << node.opset();
+  if ((*reduction == ScatterReduction::max || *reduction == ScatterReduction::min) &&
+      node.opset() < 18)
+    return node.error() << "reduction '" << *reductionName
+                        << "' of ScatterND needs opset 18; expected none, add or mul in opset "
+                        << node.opset();
+  return node.define(node.create<ScatterNdOp>(
+      ValueRange{node.input(0), node.input(1), node.input(2)},
+      {node.attr("reduction", ScatterReductionAttr::get(node.context(), *reduction))}));
+}
+
 LogicalResult importTrilu(NodeContext &node) {
   auto upper = node.intAttr("upper", 1);
   if (failed(node.requireInputs(1)) || failed(upper))
@@ -57,6 +99,9 @@ LogicalResult importTrilu(NodeContext &node) {
 void registerIndexingImporters(OpImporterMap &map) {
   map["Gather"] = {importGather, 1};
   map["ScatterElements"] = {importScatterElements, 11};
+  map["GatherElements"] = {importGatherElements, 11};
+  map["GatherND"] = {importGatherND, 11};
+  map["ScatterND"] = {importScatterND, 11};
   map["Trilu"] = {importTrilu, 14};
 }
 

@@ -95,6 +95,24 @@ LogicalResult importTopK(NodeContext &node) {
   return success();
 }
 
+/// The axis is an input, which shardc needs at compile time (a static
+/// program); position ids (CumSum over the mask) always have a constant one.
+LogicalResult importCumSum(NodeContext &node) {
+  auto exclusive = node.flagAttr("exclusive", false);
+  auto reverse = node.flagAttr("reverse", false);
+  if (failed(node.requireInputs(2)) || failed(exclusive) || failed(reverse))
+    return failure();
+  auto axisInput = node.integerInput(1, "axis");
+  if (failed(axisInput))
+    return failure();
+  auto axis = node.normalizeAxis(*axisInput, node.inputType(0).getRank());
+  if (failed(axis))
+    return failure();
+  return node.define(node.create<CumSumOp>(node.input(0), {node.i64Attr("axis", *axis),
+                                                           node.boolAttr("exclusive", *exclusive),
+                                                           node.boolAttr("reverse", *reverse)}));
+}
+
 } // namespace
 
 void registerReductionImporters(OpImporterMap &map) {
@@ -105,6 +123,7 @@ void registerReductionImporters(OpImporterMap &map) {
   map["ReduceSumSquare"] = {importReduce<ReduceSumOp, /*squareFirst=*/true>, 1};
   map["Softmax"] = {importSoftmax, 13};
   map["TopK"] = {importTopK, 10};
+  map["CumSum"] = {importCumSum, 11};
 }
 
 } // namespace shardc::import

@@ -19,6 +19,8 @@ const char *binaryOpName(BinaryOp op) {
   case BinaryOp::Pow: return "pow";
   case BinaryOp::Max: return "max";
   case BinaryOp::Min: return "min";
+  case BinaryOp::Mod: return "mod";
+  case BinaryOp::FMod: return "fmod";
   case BinaryOp::And: return "and";
   case BinaryOp::Or: return "or";
   case BinaryOp::Xor: return "xor";
@@ -85,6 +87,18 @@ Result<ScalarType> resultType(BinaryOp op, ScalarType l, ScalarType r) {
   return l;
 }
 
+/// Python's float %: the truncated remainder moved into the divisor's sign.
+/// This gives ONNX Mod-28's special cases: a zero takes the divisor's sign,
+/// and x % +-inf is x when the signs agree and the infinity otherwise.
+double flooredMod(double a, double b) {
+  double r = std::fmod(a, b);
+  if (r == 0)
+    return std::copysign(0.0, b);
+  if ((r < 0) != (b < 0))
+    r += b;
+  return r;
+}
+
 void floatArithmetic(BinaryOp op, const HostTensor &lhs, const HostTensor &rhs,
                      HostTensor &out) {
   auto run = [&](auto fn) {
@@ -95,6 +109,8 @@ void floatArithmetic(BinaryOp op, const HostTensor &lhs, const HostTensor &rhs,
   case BinaryOp::Sub: run([](double a, double b) { return a - b; }); break;
   case BinaryOp::Mul: run([](double a, double b) { return a * b; }); break;
   case BinaryOp::Div: run([](double a, double b) { return a / b; }); break;
+  case BinaryOp::Mod: run(flooredMod); break;
+  case BinaryOp::FMod: run([](double a, double b) { return std::fmod(a, b); }); break;
   // NaN wins, like numpy.maximum/minimum; std::max would depend on the order.
   case BinaryOp::Max:
     run([](double a, double b) { return std::isnan(a) || a >= b ? a : b; });
@@ -137,6 +153,21 @@ Result<HostTensor> intArithmetic(BinaryOp op, const HostTensor &lhs,
       return wrapInt(type, uint64_t(a / b)); // '/' truncates toward zero
     });
     break;
+  case BinaryOp::Mod:
+  case BinaryOp::FMod: {
+    if (out.numElements() > 0 &&
+        std::find(rhs.ints.begin(), rhs.ints.end(), 0) != rhs.ints.end())
+      return fail("integer division by zero");
+    const bool floored = op == BinaryOp::Mod;
+    run([floored](int64_t a, int64_t b) {
+      // INT64_MIN % -1 overflows in C++; the remainder is 0.
+      int64_t r = b == -1 ? 0 : a % b; // '%' truncates: the dividend's sign
+      if (floored && r != 0 && (r < 0) != (b < 0))
+        r += b;
+      return r;
+    });
+    break;
+  }
   case BinaryOp::Max: run([](int64_t a, int64_t b) { return std::max(a, b); }); break;
   case BinaryOp::Min: run([](int64_t a, int64_t b) { return std::min(a, b); }); break;
   default: break;

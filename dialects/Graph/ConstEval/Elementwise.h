@@ -16,14 +16,14 @@
 namespace shardc::constfold {
 
 enum class BinaryOp {
-  Add, Sub, Mul, Div, Pow, Max, Min,
+  Add, Sub, Mul, Div, Pow, Max, Min, Mod, FMod,
   And, Or, Xor,
   Equal, Less, LessEqual, Greater, GreaterEqual
 };
 
 enum class UnaryOp {
   Neg, Abs, Sqrt, Rsqrt, Reciprocal, Exp, Log, Cos, Sin, Erf, Tanh, Sigmoid, Relu, Not,
-  Gelu, GeluTanh, Silu, Floor, Ceil
+  Gelu, GeluTanh, Silu, Floor, Ceil, Round, Sign
 };
 
 /// Lower-case op names for messages ("add", "greater_equal", "gelu_tanh").
@@ -41,6 +41,12 @@ const char *unaryOpName(UnaryOp op);
 ///  - And, Or, Xor: both Bool.
 ///  - Equal, Less, LessEqual, Greater, GreaterEqual: both of one type (any,
 ///    including Bool); the result is Bool. Comparisons with NaN are false.
+///  - Mod, FMod: both operands of one integer or float type. Mod floors the
+///    quotient (the result takes the divisor's sign, Python's %), FMod
+///    truncates it (the dividend's sign, C's fmod and %). A zero integer
+///    divisor fails; a float one gives NaN. Float Mod follows ONNX Mod-28:
+///    a zero result takes the divisor's sign and a finite x with y = +-inf
+///    of the other sign gives y.
 /// Integer Div truncates toward zero (C semantics, like onnxruntime; numpy
 /// floors instead); an integer division by zero fails. Float division by zero
 /// gives IEEE inf/NaN. Max/Min propagate NaN (numpy maximum/minimum).
@@ -51,13 +57,23 @@ Result<HostTensor> binary(BinaryOp op, const HostTensor &lhs,
 /// Types:
 ///  - Neg, Abs, Relu: integer or float (integers wrap: Neg/Abs of INT_MIN is
 ///    INT_MIN).
-///  - Floor, Ceil: float; the identity on integers.
+///  - Floor, Ceil, Round: float; the identity on integers. Round sends
+///    halves to the even neighbour (2.5 -> 2, -0.5 -> -0).
+///  - Sign: integer or float: -1, 0 or 1 (NaN stays NaN).
 ///  - Not: Bool.
 ///  - everything else: float only.
 /// Sigmoid, Silu and Gelu are evaluated in double in forms that do not
 /// overflow for large |x|; Gelu is the erf form, GeluTanh the tanh
 /// approximation (ONNX Gelu approximate="tanh").
 Result<HostTensor> unary(UnaryOp op, const HostTensor &operand);
+
+/// ONNX IsNaN: a Bool tensor of the float operand's shape.
+Result<HostTensor> isNaN(const HostTensor &operand);
+
+/// ONNX IsInf: true where a float element is +inf (when detectPositive) or
+/// -inf (when detectNegative).
+Result<HostTensor> isInf(const HostTensor &operand, bool detectPositive,
+                         bool detectNegative);
 
 /// ONNX Cast.
 ///  - float -> integer truncates toward zero. NaN, +-inf, and values whose

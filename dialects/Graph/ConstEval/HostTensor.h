@@ -9,10 +9,11 @@
 // compares the runtime values.
 //
 // The ops live in the family headers, all included by ConstEval.h:
-//   Elementwise.h  binary, unary, cast, where
+//   Elementwise.h  binary, unary, isNaN, isInf, cast, where
 //   Movement.h     reshape, transpose, slice, concat, split, expand
-//   Indexing.h     gather, scatterElements, trilu
-//   Reduction.h    reduce, softmax, topk
+//   Indexing.h     gather, gatherElements, gatherND, scatterElements,
+//                  scatterND, trilu
+//   Reduction.h    reduce, cumSum, softmax, topk
 //   Generators.h   range
 //   MatMul.h       matmul
 //

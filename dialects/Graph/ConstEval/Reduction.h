@@ -1,4 +1,4 @@
-//===- Reduction.h - Reductions, Softmax and TopK ---------------*- C++ -*-===//
+//===- Reduction.h - Reductions, CumSum, Softmax and TopK -------*- C++ -*-===//
 
 #ifndef SHARDC_DIALECTS_GRAPH_CONSTEVAL_REDUCTION_H
 #define SHARDC_DIALECTS_GRAPH_CONSTEVAL_REDUCTION_H
@@ -26,6 +26,13 @@ enum class ReduceOp { Sum, Mean, Max, Min, Prod, SumSquare };
 ///  - Float Max/Min propagate NaN.
 Result<HostTensor> reduce(ReduceOp op, const HostTensor &operand,
                           const std::vector<int64_t> &axes, bool keepdims);
+
+/// ONNX CumSum along `axis` (0 <= axis < rank): element j of a line is the
+/// sum of elements 0..j (0..j-1 when `exclusive`), or of j..end (j+1..end)
+/// when `reverse`. I32, I64 or float operands. Integers wrap to the type;
+/// floats are summed in double and each result rounded once.
+Result<HostTensor> cumSum(const HostTensor &operand, int64_t axis,
+                          bool exclusive, bool reverse);
 
 /// ONNX Softmax (opset >= 13) along one axis (0 <= axis < rank) of a float
 /// tensor, computed in double after subtracting the maximum of each row so

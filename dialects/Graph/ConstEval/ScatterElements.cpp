@@ -3,10 +3,8 @@
 #include "dialects/Graph/ConstEval/Indexing.h"
 
 #include "dialects/Graph/ConstEval/OpSupport.h"
+#include "dialects/Graph/ConstEval/ScatterCombine.h"
 #include "dialects/Graph/ConstEval/StridedLoop.h"
-
-#include <algorithm>
-#include <cmath>
 
 namespace shardc::constfold {
 
@@ -46,31 +44,6 @@ std::optional<Error> checkShapes(const HostTensor &data,
                 " do not fit data " + formatShape(data.shape) + " at axis " +
                 std::to_string(axis));
   return std::nullopt;
-}
-
-/// The combined value for a reduction, computed wide and normalized to `type`.
-double combine(ScatterReduction reduction, ScalarType type, double old,
-               double update) {
-  switch (reduction) {
-  case ScatterReduction::Add: return roundFloat(type, old + update);
-  case ScatterReduction::Mul: return roundFloat(type, old * update);
-  case ScatterReduction::Max: return std::isnan(old) || old >= update ? old : update;
-  case ScatterReduction::Min: return std::isnan(old) || old <= update ? old : update;
-  case ScatterReduction::None: break;
-  }
-  return update;
-}
-
-int64_t combine(ScatterReduction reduction, ScalarType type, int64_t old,
-                int64_t update) {
-  switch (reduction) {
-  case ScatterReduction::Add: return wrapInt(type, uint64_t(old) + uint64_t(update));
-  case ScatterReduction::Mul: return wrapInt(type, uint64_t(old) * uint64_t(update));
-  case ScatterReduction::Max: return std::max(old, update);
-  case ScatterReduction::Min: return std::min(old, update);
-  case ScatterReduction::None: break;
-  }
-  return update;
 }
 
 } // namespace
@@ -114,7 +87,7 @@ Result<HostTensor> scatterElements(const HostTensor &data,
           if (index < 0)
             index += dim;
           auto &target = result[size_t(at[0] + index * axisStride)];
-          target = combine(reduction, type, target, values[size_t(i)]);
+          target = detail::combine(reduction, type, target, values[size_t(i)]);
         });
   });
   return out;

@@ -29,6 +29,8 @@ const char *unaryOpName(UnaryOp op) {
   case UnaryOp::Silu: return "silu";
   case UnaryOp::Floor: return "floor";
   case UnaryOp::Ceil: return "ceil";
+  case UnaryOp::Round: return "round";
+  case UnaryOp::Sign: return "sign";
   }
   return "?";
 }
@@ -77,6 +79,10 @@ Result<HostTensor> floatUnary(UnaryOp op, const HostTensor &in) {
   case UnaryOp::Silu: run([](double x) { return x * sigmoid(x); }); break;
   case UnaryOp::Floor: run([](double x) { return std::floor(x); }); break;
   case UnaryOp::Ceil: run([](double x) { return std::ceil(x); }); break;
+  // nearbyint in the default rounding mode sends halves to even, as ONNX asks.
+  case UnaryOp::Round: run([](double x) { return std::nearbyint(x); }); break;
+  // Comparisons are false for NaN, which therefore passes through.
+  case UnaryOp::Sign: run([](double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x == 0 ? 0.0 : x; }); break;
   case UnaryOp::Not:
     return fail(std::string("not needs a bool operand but got ") + typeName(in.type));
   }
@@ -101,8 +107,12 @@ Result<HostTensor> intUnary(UnaryOp op, const HostTensor &in) {
   case UnaryOp::Relu:
     run([](int64_t x) { return x < 0 ? int64_t(0) : x; });
     return out;
+  case UnaryOp::Sign:
+    run([](int64_t x) { return int64_t(x > 0) - int64_t(x < 0); });
+    return out;
   case UnaryOp::Floor:
   case UnaryOp::Ceil:
+  case UnaryOp::Round:
     return out; // integers are already whole
   default:
     return fail(std::string(unaryOpName(op)) + " needs a float operand but got " +

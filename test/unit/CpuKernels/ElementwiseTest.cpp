@@ -25,6 +25,10 @@ cf::UnaryOp reference(UnaryOp op) {
   case UnaryOp::GeluTanh: return cf::UnaryOp::GeluTanh;
   case UnaryOp::Silu: return cf::UnaryOp::Silu;
   case UnaryOp::Not: return cf::UnaryOp::Not;
+  case UnaryOp::Floor: return cf::UnaryOp::Floor;
+  case UnaryOp::Ceil: return cf::UnaryOp::Ceil;
+  case UnaryOp::Round: return cf::UnaryOp::Round;
+  case UnaryOp::Sign: return cf::UnaryOp::Sign;
   }
   return cf::UnaryOp::Neg;
 }
@@ -40,6 +44,8 @@ cf::BinaryOp reference(BinaryOp op) {
   case BinaryOp::Min: return cf::BinaryOp::Min;
   case BinaryOp::And: return cf::BinaryOp::And;
   case BinaryOp::Or: return cf::BinaryOp::Or;
+  case BinaryOp::Mod: return cf::BinaryOp::Mod;
+  case BinaryOp::FMod: return cf::BinaryOp::FMod;
   }
   return cf::BinaryOp::Add;
 }
@@ -69,7 +75,7 @@ const UnaryOp kFloatUnary[] = {
     UnaryOp::Neg,  UnaryOp::Abs,  UnaryOp::Sqrt,    UnaryOp::Rsqrt, UnaryOp::Reciprocal,
     UnaryOp::Exp,  UnaryOp::Log,  UnaryOp::Cos,     UnaryOp::Sin,   UnaryOp::Erf,
     UnaryOp::Tanh, UnaryOp::Sigmoid, UnaryOp::Relu, UnaryOp::Gelu,  UnaryOp::GeluTanh,
-    UnaryOp::Silu};
+    UnaryOp::Silu, UnaryOp::Floor, UnaryOp::Ceil, UnaryOp::Round, UnaryOp::Sign};
 
 TEST(CpuUnaryTest, FloatOpsMatchReferenceForEveryFloatType) {
   Rng rng(1);
@@ -171,7 +177,9 @@ TEST(CpuUnaryTest, NamesRoundTrip) {
     EXPECT_EQ(unaryOpFromName(unaryOpName(op)), op);
   EXPECT_EQ(binaryOpFromName("pow"), BinaryOp::Pow);
   EXPECT_EQ(comparePredicateFromName("ge"), ComparePredicate::Ge);
-  EXPECT_FALSE(unaryOpFromName("floor"));
+  EXPECT_EQ(unaryOpFromName("floor"), UnaryOp::Floor);
+  EXPECT_EQ(binaryOpFromName("fmod"), BinaryOp::FMod);
+  EXPECT_FALSE(unaryOpFromName("trunc"));
 }
 
 /// Shape pairs covering numpy broadcasting: trailing dims, both sides, missing
@@ -188,12 +196,12 @@ TEST(CpuBinaryTest, ArithmeticMatchesReferenceWithBroadcasting) {
   for (DType type : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I32, DType::I64,
                      DType::I8, DType::U8, DType::I16}) {
     for (BinaryOp op : {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div,
-                        BinaryOp::Max, BinaryOp::Min}) {
+                        BinaryOp::Max, BinaryOp::Min, BinaryOp::Mod, BinaryOp::FMod}) {
       for (const auto &[ls, rs] : kBroadcastCases) {
         const bool small = type == DType::I8 || type == DType::U8;
         HostTensor a = random(type, ls, rng, small ? 0 : -50, small ? 100 : 50);
         HostTensor b = random(type, rs, rng, small ? 1 : -50, small ? 100 : 50);
-        if (op == BinaryOp::Div)
+        if (op == BinaryOp::Div || op == BinaryOp::Mod || op == BinaryOp::FMod)
           for (int64_t i = 0; i < b.numel(); ++i)
             if (getDouble(b, i) == 0)
               setDouble(b, i, 3); // integer division by zero is an error
