@@ -193,32 +193,35 @@ FailureOr<Value> im2col(NodeContext &node, const ConvGeometry &g, Value x, Value
 
   // One slice per kernel offset, offsets enumerated row-major like W's dims.
   SmallVector<Value> columns;
-  SmallVector<int64_t> column = {n, c, 1};
+  SmallVector<int64_t> column = {n, c, 1}, axes;
   column.append(g.output);
+  for (int64_t d = 0; d < spatial; ++d)
+    axes.push_back(2 + d);
   for (int64_t offset = 0; offset < kernelSize; ++offset) {
-    FailureOr<Value> slice = success(*padded);
-    int64_t rest = offset;
-    for (int64_t d = spatial - 1; d >= 0 && succeeded(slice); --d) {
-      int64_t at = (rest % g.kernel[d]) * g.dilations[d];
-      rest /= g.kernel[d];
-      slice = sliceAxis(node, *slice, 2 + d, at, at + (g.output[d] - 1) * g.strides[d] + 1,
-                        g.strides[d]);
+    SmallVector<int64_t> starts(spatial), ends(spatial);
+    for (int64_t d = spatial - 1, rest = offset; d >= 0; rest /= g.kernel[d], --d) {
+      starts[d] = (rest % g.kernel[d]) * g.dilations[d];
+      ends[d] = starts[d] + (g.output[d] - 1) * g.strides[d] + 1;
     }
+    auto slice = sliceAxes(node, *padded, axes, starts, ends, g.strides);
     slice = succeeded(slice) ? reshapeTo(node, *slice, column) : noValue();
     if (failed(slice))
       return failure();
     columns.push_back(*slice);
   }
-  // [N, C, K, *out] -> [N, g, C/g * K, L]; W -> [g, M/g, C/g * K].
+  // [N, C, K, *out] -> [N, g, C/g * K, L] and W -> [g, M/g, C/g * K]; one
+  // group needs no group dim: [M, C * K] @ [N, C * K, L].
   int64_t perGroup = c / g.groups * kernelSize;
-  auto cols = concatAxis(node, columns, 2);
-  cols = succeeded(cols) ? reshapeTo(node, *cols, {n, g.groups, perGroup, positions}) : noValue();
-  FailureOr<Value> weights = noValue();
-  if (succeeded(cols)) {
-    weights = weightMatrix(node, w);
-    weights = succeeded(weights) ? reshapeTo(node, *weights, {g.groups, m / g.groups, perGroup})
-                                 : noValue();
+  SmallVector<int64_t> colsShape = {n, g.groups, perGroup, positions},
+                       weightShape = {g.groups, m / g.groups, perGroup};
+  if (g.groups == 1) {
+    colsShape.erase(colsShape.begin() + 1);
+    weightShape.erase(weightShape.begin());
   }
+  auto cols = concatAxis(node, columns, 2);
+  cols = succeeded(cols) ? reshapeTo(node, *cols, colsShape) : noValue();
+  auto weights = succeeded(cols) ? weightMatrix(node, w) : noValue();
+  weights = succeeded(weights) ? reshapeTo(node, *weights, weightShape) : noValue();
   auto value = succeeded(weights) ? node.create<MatMulOp>(ValueRange{*weights, *cols}) : noValue();
   SmallVector<int64_t> shape = {n, m};
   shape.append(g.output);

@@ -10,18 +10,27 @@ using namespace shardc::graph;
 
 namespace shardc::import {
 
+FailureOr<Value> sliceAxes(NodeContext &node, Value value, ArrayRef<int64_t> axes,
+                           ArrayRef<int64_t> starts, ArrayRef<int64_t> ends,
+                           ArrayRef<int64_t> steps) {
+  RankedTensorType type = tensorType(value);
+  SmallVector<int64_t> begin(type.getRank(), 0), end(type.getShape()), stride(type.getRank(), 1);
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    begin[axis] = starts[i];
+    end[axis] = ends[i];
+    stride[axis] = steps[i];
+  }
+  if (llvm::all_of(stride, [](int64_t step) { return step == 1; }) &&
+      llvm::all_of(begin, [](int64_t start) { return start == 0; }) &&
+      ArrayRef<int64_t>(end) == type.getShape())
+    return value;
+  return node.create<SliceOp>(value, {node.arrayAttr("starts", begin), node.arrayAttr("ends", end),
+                                      node.arrayAttr("steps", stride)});
+}
+
 FailureOr<Value> sliceAxis(NodeContext &node, Value value, int64_t axis, int64_t start, int64_t end,
                            int64_t step) {
-  RankedTensorType type = tensorType(value);
-  SmallVector<int64_t> starts(type.getRank(), 0), ends(type.getShape()), steps(type.getRank(), 1);
-  if (start == 0 && end == type.getDimSize(axis) && step == 1)
-    return value;
-  starts[axis] = start;
-  ends[axis] = end;
-  steps[axis] = step;
-  return node.create<SliceOp>(value,
-                              {node.arrayAttr("starts", starts), node.arrayAttr("ends", ends),
-                               node.arrayAttr("steps", steps)});
+  return sliceAxes(node, value, {axis}, {start}, {end}, {step});
 }
 
 FailureOr<Value> concatAxis(NodeContext &node, ArrayRef<Value> values, int64_t axis) {

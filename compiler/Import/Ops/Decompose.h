@@ -18,6 +18,11 @@ namespace shardc::import {
 mlir::FailureOr<mlir::Value> sliceAxis(NodeContext &node, mlir::Value value, int64_t axis,
                                        int64_t start, int64_t end, int64_t step = 1);
 
+/// Several axes at once: elements [start, end) every step of each of `axes`.
+mlir::FailureOr<mlir::Value> sliceAxes(NodeContext &node, mlir::Value value,
+                                       llvm::ArrayRef<int64_t> axes, llvm::ArrayRef<int64_t> starts,
+                                       llvm::ArrayRef<int64_t> ends, llvm::ArrayRef<int64_t> steps);
+
 /// `values` joined along `axis`; a single value is returned as is.
 mlir::FailureOr<mlir::Value> concatAxis(NodeContext &node, llvm::ArrayRef<mlir::Value> values,
                                         int64_t axis);
