@@ -59,7 +59,8 @@ FailureOr<ConvGeometry> geometry(NodeContext &node, RankedTensorType x, RankedTe
   int64_t channels = x.getDimSize(1), features = w.getDimSize(0);
   if (g.groups < 1 || channels % g.groups != 0 || features % g.groups != 0)
     return node.error() << "group " << g.groups << " does not divide the " << channels
-                        << " input channels and " << features << " output channels";
+                        << " input channels and " << features
+                        << " output channels; expected a divisor of both";
   if (w.getDimSize(1) * g.groups != channels)
     return node.error() << "the weight " << formatShape(w.getShape()) << " takes "
                         << w.getDimSize(1) << " channels per group; expected " << channels
