@@ -62,8 +62,9 @@ LogicalResult importOneHot(NodeContext &node) {
   if (indicesType.getElementType() != i64)
     indices =
         node.createTyped<CastOp>(RankedTensorType::get(indicesType.getShape(), i64), node.input(0));
-  // From opset 11, -depth <= i < 0 counts from the end; before, it matches nothing.
-  if (succeeded(indices) && node.opset() >= 11) {
+  // -depth <= i < 0 counts from the end. Opset 9 and 10 only allow i >= 0;
+  // onnxruntime and onnx's reference wrap negative ones there too.
+  if (succeeded(indices)) {
     auto zero = node.scalar(i64, 0);
     auto size = node.scalar(i64, static_cast<double>(*depth));
     auto negative =
