@@ -1,6 +1,6 @@
 //===- Convolution.cpp - importer of ONNX Conv ----------------------------===//
 //
-// Conv (1-D and 2-D) is imported as im2col + matmul:
+// Conv (1 to 3 spatial dims) is imported as im2col + matmul:
 //   x [N, C, *in] is zero-padded, and for every kernel offset a strided
 //   slice gives the input elements that offset meets: [N, C, *out]; stacked
 //   along a new dim after C they are the columns [N, g, C/g * K, L]
@@ -10,7 +10,7 @@
 // ViT and CLIP have) needs no columns: the patches are a reshape and
 // transpose of x, [N, L, C * K], and the conv is x_patches @ W^T + b, the
 // matmul + add that raising turns into graph.linear, so sharding splits it
-// like any linear layer.
+// like any linear layer. (Video models' tubelet embeddings are the 3-D case.)
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Import/NodeContext.h"
@@ -240,9 +240,9 @@ LogicalResult importConv(NodeContext &node) {
   if (failed(node.requireInputs(2)))
     return failure();
   RankedTensorType x = node.inputType(0), w = node.inputType(1);
-  if (x.getRank() < 3 || x.getRank() > 4)
+  if (x.getRank() < 3 || x.getRank() > 5)
     return node.error() << "input X has shape " << formatShape(x.getShape())
-                        << "; expected a 1-D or 2-D convolution's [N, C, L] or [N, C, H, W]";
+                        << "; expected [N, C, D1, ...] with 1 to 3 spatial dims";
   if (w.getRank() != x.getRank())
     return node.error() << "weight W has shape " << formatShape(w.getShape()) << "; expected rank "
                         << x.getRank() << " like X";
