@@ -79,6 +79,8 @@ private:
   int64_t opset_ = 0;
   /// The main graph's scope first, then one per subgraph being imported.
   std::vector<Scope> scopes_;
+  /// Nodes imported so far, counting each unrolled copy of a loop body.
+  int64_t importedNodes_ = 0;
   llvm::StringSet<> usedDims_;
 };
 

@@ -40,6 +40,9 @@ bool inlineInitializer(RankedTensorType type) {
   return type.getNumElements() <= limit;
 }
 
+/// Unrolled loops (nested ones multiply) may import at most this many nodes.
+constexpr int64_t kMaxImportedNodes = 1000000;
+
 /// How many node names an error lists before summarizing the rest.
 constexpr size_t kNamesListed = 5;
 
@@ -496,6 +499,9 @@ Value GraphImporter::lookup(StringRef name) { return lookupBinding(name).tensor;
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index) {
   Location location = nodeLocation(node, index);
   NodeContext context(*this, node, location, opset_);
+  if (++importedNodes_ > kMaxImportedNodes)
+    return context.error() << "the model unrolls to more than " << kMaxImportedNodes
+                           << " nodes; expected fewer loop iterations";
   const OpImporter &importer = opImporters().find(node.op_type())->second;
   // Resolve every input first so an unreadable initializer is reported here.
   for (unsigned i = 0; i < node.input_size(); ++i) {
