@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -40,6 +41,9 @@ bool inlineInitializer(RankedTensorType type) {
   return type.getNumElements() <= limit;
 }
 
+/// Unrolled loops (nested ones multiply) may import at most this many nodes.
+constexpr int64_t kMaxImportedNodes = 1000000;
+
 /// How many node names an error lists before summarizing the rest.
 constexpr size_t kNamesListed = 5;
 
@@ -58,6 +62,56 @@ std::string quotedList(llvm::ArrayRef<std::string> names) {
   return text;
 }
 
+/// Calls `visit` on every node of `graph` and of the subgraphs (Loop bodies,
+/// If branches) its nodes hold, stopping at the first failure.
+LogicalResult forEachNode(const onnx::GraphProto &graph,
+                          llvm::function_ref<LogicalResult(const onnx::NodeProto &, int)> visit) {
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    if (failed(visit(node, static_cast<int>(index))))
+      return failure();
+    for (const onnx::AttributeProto &attribute : node.attribute()) {
+      if (attribute.has_g() && failed(forEachNode(attribute.g(), visit)))
+        return failure();
+      for (const onnx::GraphProto &subgraph : attribute.graphs())
+        if (failed(forEachNode(subgraph, visit)))
+          return failure();
+    }
+  }
+  return success();
+}
+
+/// Adds to `names` the names `graph` reads from the scopes around it: what its
+/// nodes (and their own subgraphs) use that it does not define itself.
+void collectOuterNames(const onnx::GraphProto &graph, llvm::StringSet<> &names) {
+  llvm::StringSet<> local;
+  for (const onnx::ValueInfoProto &input : graph.input())
+    local.insert(input.name());
+  for (const onnx::TensorProto &tensor : graph.initializer())
+    local.insert(tensor.name());
+  for (const onnx::NodeProto &node : graph.node())
+    for (const std::string &output : node.output())
+      local.insert(output);
+  auto use = [&](llvm::StringRef name) {
+    if (!name.empty() && !local.contains(name))
+      names.insert(name);
+  };
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const std::string &input : node.input())
+      use(input);
+    for (const onnx::AttributeProto &attribute : node.attribute()) {
+      llvm::StringSet<> inner;
+      if (attribute.has_g())
+        collectOuterNames(attribute.g(), inner);
+      for (const onnx::GraphProto &subgraph : attribute.graphs())
+        collectOuterNames(subgraph, inner);
+      for (const auto &name : inner)
+        use(name.getKey());
+    }
+  }
+  for (const onnx::ValueInfoProto &output : graph.output())
+    use(output.name());
+}
+
 } // namespace
 
 GraphImporter::GraphImporter(MLIRContext &context, const LoadedModel &model,
@@ -66,6 +120,11 @@ GraphImporter::GraphImporter(MLIRContext &context, const LoadedModel &model,
       fileLocation_(FileLineColLoc::get(&context, model.path, 0, 0)) {}
 
 InFlightDiagnostic GraphImporter::fileError() { return emitError(fileLocation_); }
+
+Location GraphImporter::nodeLocation(const onnx::NodeProto &node, int index) {
+  return graph::nodeLocation(context_, model_.path, nodeDisplayName(node, index), node.op_type(),
+                             modulePathOf(node));
+}
 
 LogicalResult GraphImporter::checkOpsets() {
   for (const onnx::OperatorSetIdProto &opset : model_.proto.opset_import())
@@ -80,25 +139,26 @@ LogicalResult GraphImporter::checkOpsets() {
 }
 
 LogicalResult GraphImporter::checkNodesSupported() {
-  const onnx::GraphProto &graph = model_.proto.graph();
   llvm::MapVector<StringRef, std::vector<std::string>> unsupported;
-  for (auto [index, node] : llvm::enumerate(graph.node())) {
+  auto check = [&](const onnx::NodeProto &node, int index) -> LogicalResult {
     std::string name = nodeDisplayName(node, index);
-    Location location =
-        graph::nodeLocation(context_, model_.path, name, node.op_type(), modulePathOf(node));
+    Location location = nodeLocation(node, index);
     if (!node.domain().empty() && node.domain() != "ai.onnx")
       return emitError(location) << "unknown domain '" << node.domain()
                                  << "'; expected the default ONNX domain";
     auto found = opImporters().find(node.op_type());
     if (found == opImporters().end()) {
       unsupported[node.op_type()].push_back(name);
-      continue;
+      return success();
     }
     if (found->second.minOpset > opset_)
       return emitError(location) << node.op_type() << " of opset " << opset_
                                  << " is not supported; expected opset " << found->second.minOpset
                                  << " or newer (onnx.version_converter can convert the model)";
-  }
+    return success();
+  };
+  if (failed(forEachNode(model_.proto.graph(), check)))
+    return failure();
   if (unsupported.empty())
     return success();
   std::string list;
@@ -108,8 +168,9 @@ LogicalResult GraphImporter::checkNodesSupported() {
   return fileError() << "unsupported ops: " << list;
 }
 
-FailureOr<std::vector<int>> GraphImporter::sortNodes() {
-  const onnx::GraphProto &graph = model_.proto.graph();
+FailureOr<std::vector<int>>
+GraphImporter::sortNodes(const onnx::GraphProto &graph,
+                         const std::function<bool(StringRef)> &definedOutside) {
   llvm::StringSet<> available;
   for (const onnx::ValueInfoProto &input : graph.input())
     available.insert(input.name());
@@ -121,32 +182,46 @@ FailureOr<std::vector<int>> GraphImporter::sortNodes() {
     for (const std::string &output : node.output()) {
       if (output.empty())
         continue;
-      Location location = graph::nodeLocation(context_, model_.path, nodeDisplayName(node, index),
-                                              node.op_type(), modulePathOf(node));
       if (available.contains(output) || producer.count(output))
-        return emitError(location) << "output '" << output
-                                   << "' is already defined; expected each name defined once";
+        return emitError(nodeLocation(node, index))
+               << "output '" << output << "' is already defined; expected each name defined once";
       producer[output] = static_cast<int>(index);
     }
 
   // Kahn's algorithm taking the lowest ready index first: a file already in
   // topological order keeps its order, and any other gets a deterministic one.
+  // A node holding subgraphs also waits for the names they read from here.
   int count = graph.node_size();
   std::vector<int> pending(count, 0);
   std::vector<std::vector<int>> consumers(count);
-  for (auto [index, node] : llvm::enumerate(graph.node()))
-    for (const std::string &input : node.input()) {
-      if (input.empty() || available.contains(input))
-        continue;
-      auto found = producer.find(input);
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    auto dependOn = [&, index = index](StringRef name) {
+      auto found = producer.find(name);
       if (found == producer.end())
-        return emitError(graph::nodeLocation(context_, model_.path, nodeDisplayName(node, index),
-                                             node.op_type(), modulePathOf(node)))
-               << "input '" << input
-               << "' is not defined; expected a graph input, an initializer or a node output";
+        return false;
       ++pending[index];
       consumers[found->second].push_back(static_cast<int>(index));
+      return true;
+    };
+    for (const std::string &input : node.input()) {
+      if (input.empty() || available.contains(input) || dependOn(input) || definedOutside(input))
+        continue;
+      return emitError(nodeLocation(node, index))
+             << "input '" << input
+             << "' is not defined; expected a graph input, an initializer or a node output";
     }
+    // Names a subgraph reads but nobody defines are reported when it is imported.
+    llvm::StringSet<> outer;
+    for (const onnx::AttributeProto &attribute : node.attribute()) {
+      if (attribute.has_g())
+        collectOuterNames(attribute.g(), outer);
+      for (const onnx::GraphProto &subgraph : attribute.graphs())
+        collectOuterNames(subgraph, outer);
+    }
+    for (const auto &name : outer)
+      if (!available.contains(name.getKey()))
+        dependOn(name.getKey());
+  }
   std::vector<int> order;
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
   for (int i = 0; i < count; ++i)
@@ -169,7 +244,8 @@ FailureOr<std::vector<int>> GraphImporter::sortNodes() {
                        << " depend on each other";
   }
   for (const onnx::ValueInfoProto &output : graph.output())
-    if (!available.contains(output.name()) && !producer.count(output.name()))
+    if (!available.contains(output.name()) && !producer.count(output.name()) &&
+        !definedOutside(output.name()))
       return fileError() << "graph output '" << output.name()
                          << "' is not defined; expected a graph input, an initializer or a node "
                             "output";
@@ -401,45 +477,100 @@ FailureOr<DenseElementsAttr> GraphImporter::constantInputValue(StringRef name,
   return DenseElementsAttr::get(type, values);
 }
 
-Value GraphImporter::lookup(StringRef name) {
-  auto found = values_.find(name);
-  if (found != values_.end())
-    return found->second;
-  auto initializer = initializers_.find(name);
-  if (initializer == initializers_.end())
-    return {};
-  auto value = importInitializer(*initializer->second);
-  if (failed(value))
-    return {};
-  values_[name] = *value;
-  return *value;
+Binding GraphImporter::lookupBinding(StringRef name) {
+  for (Scope &scope : llvm::reverse(scopes_)) {
+    auto found = scope.names.find(name);
+    if (found != scope.names.end())
+      return found->second;
+    auto initializer = scope.initializers.find(name);
+    if (initializer == scope.initializers.end())
+      continue;
+    auto value = importInitializer(*initializer->second);
+    if (failed(value))
+      return {};
+    // Cached in the initializer's own scope: the op sits in the one block
+    // before every later use, wherever the first use was.
+    scope.names[name] = Binding::of(*value);
+    return Binding::of(*value);
+  }
+  return {};
 }
 
-LogicalResult GraphImporter::importNode(int index) {
-  const onnx::NodeProto &node = model_.proto.graph().node(index);
-  Location location = graph::nodeLocation(context_, model_.path, nodeDisplayName(node, index),
-                                          node.op_type(), modulePathOf(node));
+Value GraphImporter::lookup(StringRef name) { return lookupBinding(name).tensor; }
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index) {
+  Location location = nodeLocation(node, index);
   NodeContext context(*this, node, location, opset_);
+  if (++importedNodes_ > kMaxImportedNodes)
+    return context.error() << "the model unrolls to more than " << kMaxImportedNodes
+                           << " nodes; expected fewer loop iterations";
+  const OpImporter &importer = opImporters().find(node.op_type())->second;
   // Resolve every input first so an unreadable initializer is reported here.
-  for (unsigned i = 0; i < node.input_size(); ++i)
-    if (context.hasInput(i) && !lookup(node.input(i)))
+  for (unsigned i = 0; i < node.input_size(); ++i) {
+    if (!context.hasInput(i))
+      continue;
+    Binding binding = lookupBinding(node.input(i));
+    if (!binding)
       return failure();
-  if (failed(opImporters().lookup(node.op_type()).import(context)))
+    if (binding.isSequence() && !importer.takesSequences)
+      return context.error() << "input " << i << " ('" << node.input(i)
+                             << "') is a sequence; expected a tensor";
+  }
+  if (failed(importer.import(context)))
     return failure();
   for (unsigned i = 0; i < node.output_size(); ++i)
-    if (context.hasOutput(i) && !values_.count(node.output(i)))
+    if (context.hasOutput(i) && !scopes_.back().names.count(node.output(i)))
       return context.error() << "output " << i << " ('" << node.output(i)
                              << "') is not supported by the importer";
   return success();
+}
+
+FailureOr<SmallVector<Binding>> GraphImporter::importSubgraph(const onnx::GraphProto &graph,
+                                                              ArrayRef<Binding> inputs,
+                                                              Location owner) {
+  if (graph.input_size() != static_cast<int>(inputs.size()))
+    return emitError(owner) << "subgraph '" << graph.name() << "' has " << graph.input_size()
+                            << " inputs; expected " << inputs.size();
+  // Whether an enclosing scope defines a name, asked before the subgraph's own
+  // scope exists (its inputs and initializers are the sort's `available`).
+  size_t enclosing = scopes_.size();
+  auto definedOutside = [&](StringRef name) {
+    for (size_t i = 0; i < enclosing; ++i)
+      if (scopes_[i].names.count(name) || scopes_[i].initializers.count(name))
+        return true;
+    return false;
+  };
+  scopes_.emplace_back();
+  auto leave = llvm::make_scope_exit([&] { scopes_.pop_back(); });
+  for (auto [input, binding] : llvm::zip(graph.input(), inputs))
+    define(input.name(), binding);
+  for (const onnx::TensorProto &tensor : graph.initializer())
+    scopes_.back().initializers[tensor.name()] = &tensor;
+  auto order = sortNodes(graph, definedOutside);
+  if (failed(order))
+    return failure();
+  for (int index : *order)
+    if (failed(importNode(graph.node(index), index)))
+      return failure();
+  SmallVector<Binding> results;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    Binding binding = lookupBinding(output.name());
+    if (!binding)
+      return emitError(owner) << "subgraph '" << graph.name() << "' output '" << output.name()
+                              << "' is not defined";
+    results.push_back(std::move(binding));
+  }
+  return results;
 }
 
 FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   if (failed(checkOpsets()) || failed(checkNodesSupported()))
     return failure();
   const onnx::GraphProto &graph = model_.proto.graph();
+  scopes_.emplace_back();
   for (const onnx::TensorProto &tensor : graph.initializer())
-    initializers_[tensor.name()] = &tensor;
-  auto order = sortNodes();
+    scopes_.front().initializers[tensor.name()] = &tensor;
+  auto order = sortNodes(graph, [](StringRef) { return false; });
   if (failed(order))
     return failure();
 
@@ -450,7 +581,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   SmallVector<const onnx::ValueInfoProto *> arguments;
   SmallVector<std::pair<StringRef, DenseElementsAttr>> fixedInputs;
   for (const onnx::ValueInfoProto &input : graph.input()) {
-    if (initializers_.count(input.name()))
+    if (scopes_.front().initializers.count(input.name()))
       continue;
     auto type = inputType(input);
     if (failed(type))
@@ -479,24 +610,28 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
                                                 builder_.getFunctionType(argumentTypes, {}));
   Block *body = function.addEntryBlock();
   for (auto [index, input] : llvm::enumerate(arguments)) {
-    values_[input->name()] = body->getArgument(index);
+    define(input->name(), body->getArgument(index));
     function.setArgAttr(index, "graph.name", builder_.getStringAttr(input->name()));
   }
   builder_.setInsertionPointToEnd(body);
-  for (auto [name, value] : fixedInputs)
-    values_[name] = builder_.create<graph::ConstantOp>(
-        NameLoc::get(builder_.getStringAttr(name), fileLocation_), value);
+  for (auto [name, value] : fixedInputs) {
+    Location location = NameLoc::get(builder_.getStringAttr(name), fileLocation_);
+    define(name, builder_.create<graph::ConstantOp>(location, value).getResult());
+  }
 
   for (int index : *order)
-    if (failed(importNode(index)))
+    if (failed(importNode(graph.node(index), index)))
       return failure();
 
   SmallVector<Value> results;
   for (const onnx::ValueInfoProto &output : graph.output()) {
-    Value value = lookup(output.name());
-    if (!value || failed(checkOutputType(output, value)))
+    Binding binding = lookupBinding(output.name());
+    if (binding.isSequence())
+      return fileError() << "output '" << output.name()
+                         << "' is a sequence; expected tensor outputs only";
+    if (!binding || failed(checkOutputType(output, binding.tensor)))
       return failure();
-    results.push_back(value);
+    results.push_back(binding.tensor);
   }
   builder_.create<func::ReturnOp>(fileLocation_, results);
   function.setType(builder_.getFunctionType(argumentTypes, ValueRange(results).getTypes()));

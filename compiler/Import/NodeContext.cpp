@@ -6,11 +6,13 @@
 #include "dialects/Graph/ConstantConversion.h"
 #include "dialects/Graph/TypeUtils.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/SetVector.h"
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include "mlir/IR/Verifier.h"
 
 using namespace mlir;
 using shardc::constfold::HostTensor;
@@ -43,13 +45,47 @@ LogicalResult NodeContext::requireInputs(unsigned count) const {
 FailureOr<HostTensor> NodeContext::constantInput(unsigned index, StringRef role) const {
   if (!hasInput(index))
     return error() << "the " << role << " input (" << index << ") is missing";
-  Value value = input(index);
+  return constantValue(input(index), role, node_.input(index));
+}
+
+namespace {
+/// The names of the model inputs `value` is computed from, so an error can
+/// say which one to fix with --constant-input; empty when `value` is one.
+std::string modelInputsBehind(Value value) {
+  if (isa<BlockArgument>(value))
+    return "";
+  llvm::SetVector<Value> seen;
+  SmallVector<Value> pending = {value};
+  std::string names;
+  while (!pending.empty()) {
+    Value next = pending.pop_back_val();
+    if (!seen.insert(next))
+      continue;
+    if (auto argument = dyn_cast<BlockArgument>(next)) {
+      auto function = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
+      auto name = function
+                      ? function.getArgAttrOfType<StringAttr>(argument.getArgNumber(), "graph.name")
+                      : StringAttr();
+      if (name)
+        names += (names.empty() ? " '" : ", '") + name.getValue().str() + "'";
+      continue;
+    }
+    if (Operation *op = next.getDefiningOp())
+      pending.append(op->operand_begin(), op->operand_end());
+  }
+  return names;
+}
+} // namespace
+
+FailureOr<HostTensor> NodeContext::constantValue(Value value, StringRef role,
+                                                 StringRef name) const {
   Attribute attribute;
   if (!matchPattern(value, m_Constant(&attribute))) {
     auto weight = value.getDefiningOp<graph::WeightOp>();
     if (!weight)
-      return error() << "the " << role << " input '" << node_.input(index)
-                     << "' must be known at compile time; it is computed from the model's inputs";
+      return error() << "the " << role << " input '" << name
+                     << "' must be known at compile time; it is computed from the model's inputs"
+                     << modelInputsBehind(value);
     auto bytes = readWeight(weight);
     if (failed(bytes))
       return failure();
@@ -57,9 +93,23 @@ FailureOr<HostTensor> NodeContext::constantInput(unsigned index, StringRef role)
   }
   auto tensor = graph::toHostTensor(attribute);
   if (!tensor)
-    return error() << "the " << role << " input '" << node_.input(index)
+    return error() << "the " << role << " input '" << name
                    << "' is too large to evaluate at compile time";
   return std::move(*tensor);
+}
+
+Binding NodeContext::binding(unsigned index) const {
+  return importer_.lookupBinding(node_.input(index));
+}
+
+FailureOr<TensorSequence> NodeContext::sequenceInput(unsigned index) const {
+  if (!hasInput(index))
+    return error() << "the sequence input (" << index << ") is missing";
+  Binding found = binding(index);
+  if (!found.isSequence())
+    return error() << "input " << index << " ('" << node_.input(index)
+                   << "') is a tensor; expected a sequence";
+  return *found.sequence;
 }
 
 FailureOr<SmallVector<int64_t>> NodeContext::intsInput(unsigned index, StringRef role) const {
@@ -200,6 +250,25 @@ bool NodeContext::hasOutput(unsigned index) const {
 void NodeContext::setOutput(unsigned index, Value value) {
   if (hasOutput(index))
     importer_.define(node_.output(index), value);
+}
+
+void NodeContext::setBinding(unsigned index, Binding binding) {
+  if (hasOutput(index))
+    importer_.define(node_.output(index), std::move(binding));
+}
+
+FailureOr<const onnx::GraphProto *> NodeContext::graphAttr(StringRef name) const {
+  const onnx::AttributeProto *found = attribute(name);
+  if (!found)
+    return error() << "attribute '" << name << "' is missing";
+  if (found->type() != onnx::AttributeProto::GRAPH || !found->has_g())
+    return error() << "attribute '" << name << "' must be a graph";
+  return &found->g();
+}
+
+FailureOr<SmallVector<Binding>> NodeContext::importSubgraph(const onnx::GraphProto &graph,
+                                                            ArrayRef<Binding> inputs) {
+  return importer_.importSubgraph(graph, inputs, location_);
 }
 
 LogicalResult NodeContext::define(FailureOr<Value> result, unsigned index) {

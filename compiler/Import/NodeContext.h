@@ -9,6 +9,8 @@
 #ifndef SHARDC_COMPILER_IMPORT_NODECONTEXT_H
 #define SHARDC_COMPILER_IMPORT_NODECONTEXT_H
 
+#include "compiler/Import/Binding.h"
+
 #include "dialects/Graph/ConstEval/HostTensor.h"
 #include "dialects/Graph/GraphOps.h"
 
@@ -55,6 +57,14 @@ public:
   mlir::FailureOr<llvm::SmallVector<int64_t>> intsInput(unsigned index, llvm::StringRef role) const;
   /// The single integer of input `index` (TopK's k, Trilu's k).
   mlir::FailureOr<int64_t> integerInput(unsigned index, llvm::StringRef role) const;
+  /// The value of `value`, which must fold to a constant; `role` and `name`
+  /// (its ONNX name) say what it is in the error.
+  mlir::FailureOr<constfold::HostTensor> constantValue(mlir::Value value, llvm::StringRef role,
+                                                       llvm::StringRef name) const;
+  /// What input `index` is bound to: a tensor or a sequence (Binding.h).
+  Binding binding(unsigned index) const;
+  /// The sequence bound to input `index`; an error when it is a tensor.
+  mlir::FailureOr<TensorSequence> sequenceInput(unsigned index) const;
 
   // Attributes --------------------------------------------------------------
   const onnx::AttributeProto *attribute(llvm::StringRef name) const;
@@ -80,10 +90,19 @@ public:
   unsigned numOutputs() const { return node_.output_size(); }
   bool hasOutput(unsigned index) const;
   void setOutput(unsigned index, mlir::Value value);
+  void setBinding(unsigned index, Binding binding);
   /// Binds output `index` to `result` when building it succeeded.
   mlir::LogicalResult define(mlir::FailureOr<mlir::Value> result, unsigned index = 0);
   /// Errors when the node asks for an output the importer does not produce.
   mlir::LogicalResult rejectOutputsFrom(unsigned index) const;
+
+  // Subgraphs ---------------------------------------------------------------
+  /// The graph attribute `name`; an error when it is missing or not a graph.
+  mlir::FailureOr<const onnx::GraphProto *> graphAttr(llvm::StringRef name) const;
+  /// Imports `graph` inline at the insertion point, its inputs bound to
+  /// `inputs`, outer names visible; returns its outputs.
+  mlir::FailureOr<llvm::SmallVector<Binding>> importSubgraph(const onnx::GraphProto &graph,
+                                                             llvm::ArrayRef<Binding> inputs);
 
   // Building ----------------------------------------------------------------
   /// Builds OpTy with inferred result types, verifies it and folds it.

@@ -14,6 +14,13 @@ const OpImporterMap &opImporters() {
     registerLinearAlgebraImporters(all);
     registerNormalizationImporters(all);
     registerAttentionImporters(all);
+    registerTileImporters(all);
+    registerPadImporters(all);
+    registerOneHotImporters(all);
+    registerEinsumImporters(all);
+    registerConvolutionImporters(all);
+    registerSequenceImporters(all);
+    registerControlFlowImporters(all);
     return all;
   }();
   return map;

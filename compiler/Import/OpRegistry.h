@@ -23,6 +23,9 @@ struct OpImporter {
   /// op's first opset (23 for Attention), or the last change of semantics we
   /// do not replay (13 for Softmax, which coerced inputs to 2-D before).
   int64_t minOpset;
+  /// Whether the op reads ONNX sequences (the Sequence* ops, Loop, Identity);
+  /// any other op given a sequence is an error at its node.
+  bool takesSequences = false;
 };
 
 using OpImporterMap = llvm::StringMap<OpImporter>;
@@ -45,6 +48,13 @@ void registerReductionImporters(OpImporterMap &map);
 void registerLinearAlgebraImporters(OpImporterMap &map);
 void registerNormalizationImporters(OpImporterMap &map);
 void registerAttentionImporters(OpImporterMap &map);
+void registerTileImporters(OpImporterMap &map);
+void registerPadImporters(OpImporterMap &map);
+void registerOneHotImporters(OpImporterMap &map);
+void registerEinsumImporters(OpImporterMap &map);
+void registerConvolutionImporters(OpImporterMap &map);
+void registerSequenceImporters(OpImporterMap &map);
+void registerControlFlowImporters(OpImporterMap &map);
 
 } // namespace shardc::import
 

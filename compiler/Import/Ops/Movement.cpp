@@ -302,10 +302,11 @@ LogicalResult importSlice(NodeContext &node) {
                                                      node.arrayAttr("steps", stride)}));
 }
 
+/// Passes a tensor or a sequence through (loop bodies forward sequences so).
 LogicalResult importIdentity(NodeContext &node) {
   if (failed(node.requireInputs(1)))
     return failure();
-  node.setOutput(0, node.input(0));
+  node.setBinding(0, node.binding(0));
   return success();
 }
 
@@ -328,7 +329,7 @@ void registerMovementImporters(OpImporterMap &map) {
   map["Concat"] = {importConcat, 4};
   map["Split"] = {importSplit, 2};
   map["Slice"] = {importSlice, 10};
-  map["Identity"] = {importIdentity, 1};
+  map["Identity"] = {importIdentity, 1, /*takesSequences=*/true};
   map["Dropout"] = {importDropout, 1};
 }
 
