@@ -15,7 +15,8 @@ but not onnxruntime. Prints one JSON object:
               functions ("domain::Op" for ops outside the default domain)
   functions   names of the model-local functions, if any
   results     per output: shape, max|ort - torch|, max|torch|, their ratio,
-              whether either side has NaN
+              whether either side has NaN; "valid": the same over the positions
+              whose attention_mask is 1 (when the output is [batch, sequence, ...])
 """
 
 import collections
@@ -73,6 +74,17 @@ def inspect(path):
     }
 
 
+def _stats(got, want):
+    a = got.astype(np.float64)
+    b = want.astype(np.float64)
+    diff = np.abs(a - b)
+    out = {"nan_ort": bool(np.isnan(a).any()), "nan_torch": bool(np.isnan(b).any()),
+           "max_abs_diff": float(np.nanmax(diff)) if diff.size else 0.0,
+           "max_abs_torch": float(np.nanmax(np.abs(b))) if b.size else 0.0}
+    out["rel"] = out["max_abs_diff"] / out["max_abs_torch"] if out["max_abs_torch"] else 0.0
+    return out
+
+
 def compare(path, feeds_path, ref_path):
     feeds = dict(np.load(feeds_path))
     ref = dict(np.load(ref_path))
@@ -90,14 +102,12 @@ def compare(path, feeds_path, ref_path):
             entry["error"] = f"shape {list(value.shape)} != torch {list(want.shape)}"
             results.append(entry)
             continue
-        a = value.astype(np.float64)
-        b = want.astype(np.float64)
-        entry["nan_ort"] = bool(np.isnan(a).any())
-        entry["nan_torch"] = bool(np.isnan(b).any())
-        diff = np.abs(a - b)
-        entry["max_abs_diff"] = float(np.nanmax(diff)) if diff.size else 0.0
-        entry["max_abs_torch"] = float(np.nanmax(np.abs(b))) if b.size else 0.0
-        entry["rel"] = entry["max_abs_diff"] / entry["max_abs_torch"] if entry["max_abs_torch"] else 0.0
+        entry.update(_stats(value, want))
+        mask = feeds.get("attention_mask")
+        if mask is not None and value.ndim >= 2 and value.shape[:2] == mask.shape:
+            # the same over the real (not padded) token positions only
+            keep = mask.astype(bool)
+            entry["valid"] = _stats(value[keep], want[keep])
         results.append(entry)
     return results
 

@@ -17,6 +17,7 @@ HEAD_DIM = 16
 INTER = 128
 VOCAB = 256
 MAX_POS = 64
+EXPERT_INTER = 32  # MoE experts' intermediate size (4 experts of 32 keep a file < 1 MB)
 
 BATCH = 2
 SEQ = 16
@@ -243,23 +244,25 @@ ARCHS = [
                        "k_proj has no bias", "no attention mask"])),
     Arch("mixtral", "mixtral", "MixtralForCausalLM", "MixtralConfig",
          dict(_COMMON_DECODER, num_key_value_heads=2, num_local_experts=4,
-              num_experts_per_tok=2, intermediate_size=HIDDEN, sliding_window=None,
+              num_experts_per_tok=2, intermediate_size=EXPERT_INTER, sliding_window=None,
               head_dim=HEAD_DIM),
          "tokens", "decoder",
          _facts(_attn("gqa", kv=2), {"scheme": "rotary_half", "rotary_dim": HEAD_DIM},
-                "rms_norm", mlp="swiglu experts (intermediate 64)",
+                "rms_norm", mlp="swiglu experts (intermediate 32)",
                 moe={"experts": 4, "top_k": 2, "shared_experts": 0,
-                     "expert_intermediate": HIDDEN, "router": "softmax then top-k, renormalized"},
-                notes=["expert intermediate 64 (not 128) keeps the file under 1 MB"])),
+                     "expert_intermediate": EXPERT_INTER,
+                     "router": "softmax then top-k, renormalized"},
+                notes=["expert intermediate 32 (not 128) keeps the file well under 1 MB"])),
     Arch("qwen2_moe", "qwen2_moe", "Qwen2MoeForCausalLM", "Qwen2MoeConfig",
          dict(_COMMON_DECODER, num_key_value_heads=2, num_experts=4, num_experts_per_tok=2,
-              moe_intermediate_size=32, shared_expert_intermediate_size=INTER,
+              moe_intermediate_size=EXPERT_INTER, shared_expert_intermediate_size=2 * EXPERT_INTER,
               decoder_sparse_step=1, mlp_only_layers=[], norm_topk_prob=False),
          "tokens", "decoder",
          _facts(_attn("gqa", kv=2), {"scheme": "rotary_half", "rotary_dim": HEAD_DIM},
-                "rms_norm", mlp="swiglu experts (intermediate 32) + shared expert (128)",
+                "rms_norm", mlp="swiglu experts (intermediate 32) + shared expert (64)",
                 moe={"experts": 4, "top_k": 2, "shared_experts": 1,
-                     "expert_intermediate": 32, "shared_expert_intermediate": INTER,
+                     "expert_intermediate": EXPERT_INTER,
+                     "shared_expert_intermediate": 2 * EXPERT_INTER,
                      "shared_expert_gate": "sigmoid(Linear(hidden, 1))",
                      "router": "softmax then top-k, not renormalized"},
                 notes=["q, k, v projections have biases"])),
