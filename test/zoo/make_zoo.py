@@ -94,22 +94,26 @@ def build_model(arch, tf):
         kwargs["experts_implementation"] = "batched_mm"
     config = getattr(tf, arch.config_class)(**kwargs)
     init = {k: v for k, v in arch.build_kwargs.items() if k != "attn_implementation"}
-    torch.manual_seed(seed_of(arch.name))
+    torch.manual_seed(seed_of(arch.seed))
     if arch.hf_class == "WhisperEncoder":
         from transformers.models.whisper.modeling_whisper import WhisperEncoder
         model = WhisperEncoder(config, **init)
     else:
         model = getattr(tf, arch.hf_class)(config, **init)
     model.eval()
-    perturb(model, seed_of(arch.name) + 1)
+    perturb(model, seed_of(arch.seed) + 1)
     return model, config
 
 
 def perturb(model, seed):
-    """Matrices N(0, 0.1); biases and norm parameters (every 1-D parameter) + N(0, 0.1)."""
-    gen = torch.Generator().manual_seed(seed)
+    """Matrices N(0, 0.1); biases and norm parameters (every 1-D parameter) + N(0, 0.1).
+
+    Each parameter draws from its own generator, seeded by the model's seed and
+    the parameter's name, so both transformers generations give a parameter of
+    the same name and shape the same values whatever order they list them in."""
     with torch.no_grad():
-        for _, p in model.named_parameters():
+        for name, p in model.named_parameters():
+            gen = torch.Generator().manual_seed(seed ^ zlib.crc32(name.encode()))
             noise = torch.randn(p.shape, generator=gen, dtype=torch.float32).to(p.dtype)
             if p.dim() >= 2:
                 p.copy_(0.1 * noise)
@@ -128,7 +132,7 @@ def attn_implementation(model, config):
 
 def make_feeds(arch, batch=Z.BATCH, seq=Z.SEQ, pads=((1, Z.PAD),), seed_offset=2):
     """Feeds of shape [batch, seq]; pads: (row, padded positions) pairs."""
-    rng = np.random.RandomState(seed_of(arch.name) + seed_offset)
+    rng = np.random.RandomState(seed_of(arch.seed) + seed_offset)
     if arch.inputs == "pixels":
         return {"pixel_values": rng.randn(batch, 3, Z.IMAGE, Z.IMAGE).astype(np.float32)}
     if arch.inputs == "audio":

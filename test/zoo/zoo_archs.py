@@ -46,12 +46,14 @@ class Arch:
     kind        "decoder" or "encoder"
     facts       architecture facts recorded in zoo.json
     check       callable(config) -> list of mismatches between facts and config
-    build_kwargs extra keyword arguments for from_config (attn_implementation)
+    build_kwargs attn_implementation (given to the config) and keyword arguments of
+                the model's constructor
+    seed        name the weights and feeds derive from (llama-eager shares llama's)
     """
 
     def __init__(self, name, family, hf_class, config_class, config, inputs, kind, facts,
                  check=None, build_kwargs=None, token_type_ids=False, pad_token_id=0,
-                 config_v5=None):
+                 config_v5=None, seed=None):
         self.name = name
         self.family = family
         self.hf_class = hf_class
@@ -65,6 +67,7 @@ class Arch:
         self.build_kwargs = build_kwargs or {}
         self.token_type_ids = token_type_ids
         self.pad_token_id = pad_token_id
+        self.seed = seed or name  # weights and feeds derive from this name
 
 
 def _facts(attention, position, norm, parallel_residual=False, moe=None, mlp=None,
@@ -114,7 +117,7 @@ ARCHS = [
          "tokens", "decoder",
          _facts(_attn("gqa", kv=2), {"scheme": "rotary_half", "rotary_dim": HEAD_DIM},
                 "rms_norm", mlp="swiglu", notes=["attn_implementation='eager' variant of llama"]),
-         build_kwargs={"attn_implementation": "eager"}),
+         build_kwargs={"attn_implementation": "eager"}, seed="llama"),
     Arch("mistral", "mistral", "MistralForCausalLM", "MistralConfig",
          _llama_like(2, sliding_window=8, head_dim=HEAD_DIM), "tokens", "decoder",
          _facts(_attn("gqa", kv=2, sliding_window=8),
