@@ -143,6 +143,7 @@ ZOO_DYNAMO_VENV ?= .venv-zoo-dynamo
 zoo: python-deps $(ZOO_TS_VENV)/.installed $(ZOO_DYNAMO_VENV)/.installed
 	ORT_PYTHON=$(abspath $(PYTHON)) $(ZOO_TS_VENV)/bin/python test/zoo/make_zoo.py
 	ORT_PYTHON=$(abspath $(PYTHON)) $(ZOO_DYNAMO_VENV)/bin/python test/zoo/make_zoo.py
+	$(PYTHON) test/zoo/zoo_tables.py --update
 
 $(ZOO_TS_VENV)/.installed: test/zoo/requirements-ts.txt
 	@dpkg-query -W -f='$${Status}\n' python3-torch python3-venv 2>/dev/null | grep -c "install ok installed" \
