@@ -25,8 +25,11 @@ Written per model, under test/zoo/models/:
 
 onnxruntime then runs the export (ort_check.py, in the project venv, since the
 generator environments have no onnxruntime) and a model is kept only when
-max|ort - torch| <= 1e-4 * max|torch|. zoo.json is updated: this exporter's
-entries are replaced, the other exporter's kept.
+max|ort - torch| <= 1e-4 * max|torch| (for a decoder, over its real tokens
+when only left-padded positions differ: see judge()). It is also run on a
+second shape (ALT_SHAPE) against torch, recorded as other_shape_check, to show
+the dynamic axes hold. zoo.json is updated: this exporter's entries are
+replaced, the other exporter's kept.
 """
 
 import argparse
