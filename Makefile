@@ -26,13 +26,14 @@ CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 
 .PHONY: deps apt-deps python-deps build build-asan test test-unit test-lit test-conformance \
-        test-asan fuzz demo gpu-check clean help
+        test-asan fuzz demo gpu-check clean help zoo zoo-status
 
 help:
 	@echo "make demo   compile and run the embedded example, compare with onnxruntime"
 	@echo "make test   install, build and run every test suite"
 	@echo "make deps | build | test-asan | fuzz | clean"
 	@echo "make gpu-check  on a GPU machine: CUDA numerics, ranks, NCCL and a benchmark vs PyTorch"
+	@echo "make zoo    regenerate test/zoo (HF models by both torch exporters); make zoo-status"
 
 deps: apt-deps python-deps
 
@@ -130,3 +131,33 @@ gpu-check:
 	{ test -f $(BUILD_DIR)/build.ninja || cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS); } && \
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target shardc shardrun shardc-cuda-tests shardc-cuda-comm-tests && \
 	$(GPU_PYTHON) bench/gpu_check.py --build $(BUILD_DIR) --deadline $$((start + $(GPU_CHECK_SECONDS)))
+
+# The model zoo (test/zoo/README.md): Hugging Face architectures exported by
+# torch's TorchScript exporter (Debian's torch 1.13 + transformers 4.4x) and by
+# its dynamo exporter (torch 2.x from PyPI, ~3 GB with its CUDA wheels). The
+# generated files are committed: CI and `make test` never run this, and need
+# no torch. Each generator environment is installed when missing.
+ZOO_TS_VENV ?= .venv-zoo-ts
+ZOO_DYNAMO_VENV ?= .venv-zoo-dynamo
+
+zoo: python-deps $(ZOO_TS_VENV)/.installed $(ZOO_DYNAMO_VENV)/.installed
+	ORT_PYTHON=$(abspath $(PYTHON)) $(ZOO_TS_VENV)/bin/python test/zoo/make_zoo.py
+	ORT_PYTHON=$(abspath $(PYTHON)) $(ZOO_DYNAMO_VENV)/bin/python test/zoo/make_zoo.py
+	$(PYTHON) test/zoo/zoo_tables.py --update
+
+$(ZOO_TS_VENV)/.installed: test/zoo/requirements-ts.txt
+	@dpkg-query -W -f='$${Status}\n' python3-torch python3-venv 2>/dev/null | grep -c "install ok installed" \
+	  | grep -q '^2$$' || { $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-torch python3-venv; }
+	test -x $(ZOO_TS_VENV)/bin/python || /usr/bin/python3 -m venv --system-site-packages $(ZOO_TS_VENV)
+	$(ZOO_TS_VENV)/bin/python -m pip install -q --disable-pip-version-check -r test/zoo/requirements-ts.txt
+	touch $@
+
+$(ZOO_DYNAMO_VENV)/.installed: test/zoo/requirements-dynamo.txt
+	test -x $(ZOO_DYNAMO_VENV)/bin/python || python3 -m venv $(ZOO_DYNAMO_VENV)
+	$(ZOO_DYNAMO_VENV)/bin/python -m pip install -q --disable-pip-version-check -r test/zoo/requirements-dynamo.txt
+	touch $@
+
+# How far shardc gets on every zoo model (a survey: prints a table, exits 0).
+zoo-status: python-deps
+	$(PYTHON) test/scripts/zoo_status.py --shardc $(BUILD_DIR)/bin/shardc
