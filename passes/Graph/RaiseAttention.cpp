@@ -138,10 +138,32 @@ Value peelScale(Value value, double &scale) {
   return product.factors.front();
 }
 
+/// kT = reshape(transpose(reshape(k -> [N, Sk, D]), (0, 2, 1))) back to k's
+/// leading dims: the dynamo exporter's SDPA forms k^T with the batch and
+/// heads merged. Returns k, or null.
+Value unmergedTranspose(Value kT) {
+  auto split = producer<ReshapeOp>(kT);
+  auto transpose = split ? producer<TransposeOp>(split.getInput()) : TransposeOp();
+  auto merge = transpose ? producer<ReshapeOp>(transpose.getInput()) : ReshapeOp();
+  if (!merge || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1})
+    return {};
+  Value k = merge.getInput();
+  ArrayRef<int64_t> kShape = tensorType(k).getShape(), kTShape = tensorType(kT).getShape();
+  ArrayRef<int64_t> merged = tensorType(merge).getShape();
+  int64_t rank = kShape.size();
+  if (rank < 3 || int64_t(kTShape.size()) != rank || kShape.drop_back(2) != kTShape.drop_back(2) ||
+      kShape[rank - 2] != kTShape[rank - 1] || kShape[rank - 1] != kTShape[rank - 2] ||
+      merged.take_back(2) != kShape.take_back(2))
+    return {};
+  return k;
+}
+
 /// k from k^T ([..., D, Sk] -> [..., Sk, D]): the input of a transpose that
 /// swapped the last two dims, or one transpose of that input when kT came
 /// from a longer permutation (torch's [S, B*H, D] keys transposed twice).
 Value untransposed(OpBuilder &builder, Location location, Value kT) {
+  if (Value k = unmergedTranspose(kT))
+    return k;
   int64_t rank = tensorType(kT).getRank();
   SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
   std::swap(swap[rank - 1], swap[rank - 2]);
@@ -305,11 +327,35 @@ bool unfoldOperands(OpBuilder &builder, Location location, std::optional<MergedH
   return true;
 }
 
+/// The probabilities the context matmul reads: the softmax itself, or
+/// where(is_nan(p), 0, p), torch's SDPA guard that zeroes a row whose every
+/// key was hidden with -inf (graph.attention gives such a row zeros too).
+Value guardedProbabilities(SoftmaxOp softmax) {
+  Value probabilities = softmax.getResult();
+  if (soleUser(probabilities))
+    return probabilities;
+  WhereOp guard;
+  for (Operation *user : probabilities.getUsers()) {
+    if (auto where = dyn_cast<WhereOp>(user); where && !guard)
+      guard = where;
+    else if (!isa<IsNanOp>(user))
+      return {};
+  }
+  if (!guard || guard.getFalseValue() != probabilities || splatValue(guard.getTrueValue()) != 0.0)
+    return {};
+  auto isNan = producer<IsNanOp>(guard.getCondition());
+  if (!isNan || isNan.getInput() != probabilities)
+    return {};
+  return guard.getResult();
+}
+
 void raiseAttention(SoftmaxOp softmax) {
   if (softmax.getAxis() != softmax.getType().getRank() - 1)
     return;
-  auto context = dyn_cast_or_null<MatMulOp>(soleUser(softmax));
-  if (!context || context.getLhs() != softmax.getResult())
+  Value probabilities = guardedProbabilities(softmax);
+  auto context =
+      probabilities ? dyn_cast_or_null<MatMulOp>(soleUser(probabilities)) : MatMulOp();
+  if (!context || context.getLhs() != probabilities)
     return;
   std::optional<ScoreChain> chain = matchScores(softmax.getInput());
   if (!chain)

@@ -188,3 +188,49 @@ func.func @masked_fill_hides(%q: tensor<2x4x6x8xf32>, %kt: tensor<2x4x8x6xf32>, 
   // CHECK: return %[[A]]
   return %o : tensor<2x4x6x8xf32>
 }
+
+// -----
+
+// torch 2.x's dynamo exporter spells SDPA with sqrt(scale) on q and on k^T,
+// k^T formed with batch and heads merged ([B*H, S, D] transposed, then
+// viewed back), a boolean mask turned into where(keep, 0, min) and added,
+// and the guard where(isnan(p), 0, p) between the softmax and p @ v.
+// CHECK-LABEL: func.func @dynamo_sdpa
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x6x8xf32>, %[[K:.*]]: tensor<2x4x6x8xf32>, %[[V:.*]]: tensor<2x4x6x8xf32>, %[[KEEP:.*]]: tensor<2x1x6x6xi1>)
+func.func @dynamo_sdpa(%q: tensor<2x4x6x8xf32>, %k: tensor<2x4x6x8xf32>, %v: tensor<2x4x6x8xf32>, %keep: tensor<2x1x6x6xi1>) -> tensor<2x4x6x8xf32> {
+  %k3 = graph.reshape %k : (tensor<2x4x6x8xf32>) -> tensor<8x6x8xf32>
+  %kt3 = graph.transpose %k3 {perm = array<i64: 0, 2, 1>} : (tensor<8x6x8xf32>) -> tensor<8x8x6xf32>
+  %kt = graph.reshape %kt3 : (tensor<8x8x6xf32>) -> tensor<2x4x8x6xf32>
+  %c = graph.constant dense<0.594603577> : tensor<f32>
+  %qs = graph.mul %q, %c : (tensor<2x4x6x8xf32>, tensor<f32>) -> tensor<2x4x6x8xf32>
+  %ks = graph.mul %kt, %c : (tensor<2x4x8x6xf32>, tensor<f32>) -> tensor<2x4x8x6xf32>
+  %zero = graph.constant dense<0.0> : tensor<f32>
+  %min = graph.constant dense<-3.40282347E+38> : tensor<f32>
+  %bias = graph.where %keep, %zero, %min : (tensor<2x1x6x6xi1>, tensor<f32>, tensor<f32>) -> tensor<2x1x6x6xf32>
+  %s = graph.matmul %qs, %ks : (tensor<2x4x6x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x6x6xf32>
+  %m = graph.add %s, %bias : (tensor<2x4x6x6xf32>, tensor<2x1x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %p = graph.softmax %m {axis = 3 : i64} : tensor<2x4x6x6xf32>
+  %nan = graph.is_nan %p : (tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xi1>
+  %g = graph.where %nan, %zero, %p : (tensor<2x4x6x6xi1>, tensor<f32>, tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %o = graph.matmul %g, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  // CHECK: %[[B:.*]] = graph.where %[[KEEP]]
+  // CHECK: %[[A:.*]] = graph.attention %[[Q]], %[[K]], %[[V]], %[[B]] {scale = 0.3535{{[0-9]*}} : f64}
+  // CHECK-NEXT: return %[[A]]
+  return %o : tensor<2x4x6x8xf32>
+}
+
+// -----
+
+// A where() that replaces NaNs by something other than 0 is not the SDPA
+// guard: the softmax stays as it is.
+// CHECK-LABEL: func.func @nan_to_one_is_no_guard
+func.func @nan_to_one_is_no_guard(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %s = graph.matmul %q, %kt : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
+  %p = graph.softmax %s {axis = 3 : i64} : tensor<1x2x4x4xf32>
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %nan = graph.is_nan %p : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xi1>
+  %g = graph.where %nan, %one, %p : (tensor<1x2x4x4xi1>, tensor<f32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %o = graph.matmul %g, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  // CHECK-NOT: graph.attention
+  return %o : tensor<1x2x4x8xf32>
+}
