@@ -138,31 +138,45 @@ Value peelScale(Value value, double &scale) {
   return product.factors.front();
 }
 
-/// kT = reshape(transpose(reshape(k -> [N, Sk, D]), (0, 2, 1))) back to k's
-/// leading dims: the dynamo exporter's SDPA forms k^T with the batch and
-/// heads merged. Returns k, or null.
-Value unmergedTranspose(Value kT) {
+int64_t elementCount(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  return count;
+}
+
+/// kT = reshape(transpose(reshape(x -> [N, Sk, D]), (0, 2, 1))) back to
+/// [B..., D, Sk]: the dynamo exporter's SDPA forms k^T with the leading dims
+/// merged (x may still hold repeat_kv's [B, Hkv, n, Sk, D]). Returns k as
+/// [B..., Sk, D] (x itself, or a view of it), or null.
+Value unmergedTranspose(OpBuilder &builder, Location location, Value kT) {
   auto split = producer<ReshapeOp>(kT);
   auto transpose = split ? producer<TransposeOp>(split.getInput()) : TransposeOp();
   auto merge = transpose ? producer<ReshapeOp>(transpose.getInput()) : ReshapeOp();
   if (!merge || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1})
     return {};
-  Value k = merge.getInput();
-  ArrayRef<int64_t> kShape = tensorType(k).getShape(), kTShape = tensorType(kT).getShape();
+  Value x = merge.getInput();
+  ArrayRef<int64_t> xShape = tensorType(x).getShape(), kTShape = tensorType(kT).getShape();
   ArrayRef<int64_t> merged = tensorType(merge).getShape();
-  int64_t rank = kShape.size();
-  if (rank < 3 || int64_t(kTShape.size()) != rank || kShape.drop_back(2) != kTShape.drop_back(2) ||
-      kShape[rank - 2] != kTShape[rank - 1] || kShape[rank - 1] != kTShape[rank - 2] ||
-      merged.take_back(2) != kShape.take_back(2))
+  int64_t rank = kTShape.size();
+  if (rank < 3 || xShape.size() < 3 || merged.take_back(2) != xShape.take_back(2) ||
+      kTShape[rank - 1] != xShape[xShape.size() - 2] ||
+      kTShape[rank - 2] != xShape.back() ||
+      elementCount(xShape.drop_back(2)) != elementCount(kTShape.drop_back(2)))
     return {};
-  return k;
+  if (xShape.drop_back(2) == kTShape.drop_back(2))
+    return x;
+  SmallVector<int64_t> kShape(kTShape.drop_back(2));
+  kShape.append({kTShape[rank - 1], kTShape[rank - 2]});
+  return builder.create<ReshapeOp>(
+      location, RankedTensorType::get(kShape, tensorType(kT).getElementType()), x);
 }
 
 /// k from k^T ([..., D, Sk] -> [..., Sk, D]): the input of a transpose that
 /// swapped the last two dims, or one transpose of that input when kT came
 /// from a longer permutation (torch's [S, B*H, D] keys transposed twice).
 Value untransposed(OpBuilder &builder, Location location, Value kT) {
-  if (Value k = unmergedTranspose(kT))
+  if (Value k = unmergedTranspose(builder, location, kT))
     return k;
   int64_t rank = tensorType(kT).getRank();
   SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));

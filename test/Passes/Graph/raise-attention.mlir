@@ -234,3 +234,27 @@ func.func @nan_to_one_is_no_guard(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf
   // CHECK-NOT: graph.attention
   return %o : tensor<1x2x4x8xf32>
 }
+
+// -----
+
+// Grouped-query attention in the dynamo spelling: repeat_kv's expanded
+// [B, Hkv, n, S, D] keys merged straight to [B*H, S, D] for k^T. The keys are
+// recognized before the repetition (2 kv heads for 4 query heads).
+// CHECK-LABEL: func.func @dynamo_gqa_keys
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x4x6x8xf32>, %[[K:.*]]: tensor<1x2x6x8xf32>, %[[V:.*]]: tensor<1x2x6x8xf32>)
+func.func @dynamo_gqa_keys(%q: tensor<1x4x6x8xf32>, %k: tensor<1x2x6x8xf32>, %v: tensor<1x2x6x8xf32>) -> tensor<1x4x6x8xf32> {
+  %k1 = graph.reshape %k : (tensor<1x2x6x8xf32>) -> tensor<1x2x1x6x8xf32>
+  %ke = graph.expand %k1 : (tensor<1x2x1x6x8xf32>) -> tensor<1x2x2x6x8xf32>
+  %k3 = graph.reshape %ke : (tensor<1x2x2x6x8xf32>) -> tensor<4x6x8xf32>
+  %kt3 = graph.transpose %k3 {perm = array<i64: 0, 2, 1>} : (tensor<4x6x8xf32>) -> tensor<4x8x6xf32>
+  %kt = graph.reshape %kt3 : (tensor<4x8x6xf32>) -> tensor<1x4x8x6xf32>
+  %v1 = graph.reshape %v : (tensor<1x2x6x8xf32>) -> tensor<1x2x1x6x8xf32>
+  %ve = graph.expand %v1 : (tensor<1x2x1x6x8xf32>) -> tensor<1x2x2x6x8xf32>
+  %vr = graph.reshape %ve : (tensor<1x2x2x6x8xf32>) -> tensor<1x4x6x8xf32>
+  %s = graph.matmul %q, %kt : (tensor<1x4x6x8xf32>, tensor<1x4x8x6xf32>) -> tensor<1x4x6x6xf32>
+  %p = graph.softmax %s {axis = 3 : i64} : tensor<1x4x6x6xf32>
+  %o = graph.matmul %p, %vr : (tensor<1x4x6x6xf32>, tensor<1x4x6x8xf32>) -> tensor<1x4x6x8xf32>
+  // CHECK: %[[A:.*]] = graph.attention %[[Q]], %[[K]], %[[V]] {scale = 1.000000e+00 : f64} : (tensor<1x4x6x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32>) -> tensor<1x4x6x8xf32>
+  // CHECK-NEXT: return %[[A]]
+  return %o : tensor<1x4x6x8xf32>
+}
