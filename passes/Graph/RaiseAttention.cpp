@@ -53,12 +53,17 @@ struct ScoreChain {
   /// Set when the scores were computed as [B*H, Sq, Sk] and reshaped to
   /// [B, H, Sq, Sk] on the way to the softmax.
   std::optional<MergedHeads> merged;
+  /// max(scores, floor) on the way: every additive mask is clamped there.
+  std::optional<double> clamp;
 };
 
-/// [B*H, Sq, Sk] -> [B, H, Sq, Sk]: the heads leaving the batch.
-std::optional<MergedHeads> splitsHeads(ReshapeOp reshape) {
+/// [B*H, Sq, Sk] -> [B, H, Sq, Sk]: the heads leaving the batch (or, with
+/// `merging`, the reverse view).
+std::optional<MergedHeads> splitsHeads(ReshapeOp reshape, bool merging = false) {
   ArrayRef<int64_t> from = tensorType(reshape.getInput()).getShape();
   ArrayRef<int64_t> to = reshape.getType().getShape();
+  if (merging)
+    std::swap(from, to);
   if (from.size() != 3 || to.size() != 4 || to[0] * to[1] != from[0] ||
       to.take_back(2) != from.take_back(2))
     return std::nullopt;
@@ -117,7 +122,24 @@ std::optional<ScoreChain> matchScores(Value value) {
       value = scores;
       continue;
     }
+    if (auto clamp = producer<MaxOp>(value)) {
+      // OPT clamps the masked scores at the lowest finite value: the same as
+      // clamping the masks, since such a value absorbs any score.
+      bool lhsScores = reachesMatMul(clamp.getLhs());
+      std::optional<double> floor = splatValue(lhsScores ? clamp.getRhs() : clamp.getLhs());
+      if (!floor || *floor > kHiddenScore || chain.clamp)
+        return std::nullopt;
+      chain.clamp = *floor;
+      value = lhsScores ? clamp.getLhs() : clamp.getRhs();
+      continue;
+    }
     if (auto reshape = producer<ReshapeOp>(value); reshape && !chain.merged) {
+      // [B, H, Sq, Sk] viewed as [B*H, Sq, Sk] for a 3-D softmax (OPT), as
+      // the chain's first step: the scores below are 4-D.
+      if (steps == 0 && splitsHeads(reshape, /*merging=*/true)) {
+        value = reshape.getInput();
+        continue;
+      }
       chain.merged = splitsHeads(reshape);
       if (!chain.merged)
         return std::nullopt;
@@ -284,7 +306,8 @@ Value scalarConstant(OpBuilder &builder, Location location, Type element, double
 /// since such a fill absorbs any score, so a row with every key hidden
 /// averages the keys as the exported graph does.
 Value combineMasks(OpBuilder &builder, Location location, ArrayRef<Mask> masks,
-                   std::optional<MergedHeads> merged, Type element) {
+                   std::optional<MergedHeads> merged, Type element,
+                   std::optional<double> clamp) {
   Value keep, additive;
   auto add = [&](Value term) {
     additive = additive ? builder.create<AddOp>(location, additive, term).getResult() : term;
@@ -308,6 +331,9 @@ Value combineMasks(OpBuilder &builder, Location location, ArrayRef<Mask> masks,
                                 scalarConstant(builder, location, element,
                                                mask.fill * mask.scale)));
   }
+  if (additive && clamp)
+    additive = builder.create<MaxOp>(location, additive,
+                                     scalarConstant(builder, location, element, *clamp));
   if (keep && additive)
     return builder.create<WhereOp>(location, keep, additive,
                                    scalarConstant(builder, location, element, -INFINITY));
@@ -408,7 +434,8 @@ void raiseAttention(SoftmaxOp softmax) {
   }
   SmallVector<Value> operands = {q, k, v};
   if (Value mask =
-          combineMasks(builder, location, masks, merged, tensorType(q).getElementType()))
+          combineMasks(builder, location, masks, merged, tensorType(q).getElementType(),
+                       chain->clamp))
     operands.push_back(mask);
   auto attention = createIfValid<AttentionOp>(
       builder, location, operands,
