@@ -6,7 +6,7 @@ import lit.formats
 config.name = "shardc"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".onnxtext", ".test"]
-config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "unit", "fixtures", "fuzz"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "unit", "fixtures", "fuzz", "zoo"]
 config.test_source_root = os.path.dirname(__file__)
 
 config.environment["PATH"] = os.pathsep.join(

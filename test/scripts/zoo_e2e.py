@@ -9,8 +9,12 @@ threads (or MPI with --launch mpi) on the exact feeds stored beside the model
 the plan's report must also show, in every layer, the tensor-parallel
 collectives Megatron-LM's plan has for the architecture: the entry's
 `tp_allreduces_per_layer` all-reduces, or with --sp that many reduce-scatters
-and all-gathers, and nothing else. Prints one line per model and
-configuration and a closing "N passed, M failed".
+and all-gathers, and nothing else, unless test/zoo/plans.json states the
+plan shardc finds instead (with why it is not Megatron's): then exactly that.
+A model plans.json says cannot compile must fail with that one-line error.
+--write-plans prints the plans found, in plans.json's format, to review.
+Prints one line per model and configuration and a closing "N passed, M
+failed".
 """
 import argparse
 import json
@@ -28,29 +32,33 @@ import e2e_models  # noqa: E402
 CONFIGS = ["", "--tp 2", "--tp 4", "--dp 2 --tp 2", "--tp 2 --sp"]
 
 
-def expected_layer_collectives(entry, flags):
-    """Megatron's tp collectives per layer for this architecture and flags."""
+def expected_layer_collectives(entry, flags, plans):
+    """The tp collectives per layer: plans.json's, or Megatron's for the architecture."""
+    stated = plans.get(entry["name"], {}).get("configs", {}).get(flags)
+    if stated is not None:
+        return stated["per_layer"]
     per_layer = entry["tp_allreduces_per_layer"]
     if "--sp" in flags:
         return {"reduce_scatter": per_layer, "all_gather": per_layer}
     return {"all_reduce": per_layer}
 
 
-def plan_problems(report_path, entry, flags):
-    report = json.loads(report_path.read_text())
-    expected = expected_layer_collectives(entry, flags)
+def plan_problems(report, entry, flags, plans):
+    expected = expected_layer_collectives(entry, flags, plans)
     problems = []
     layers = report["layers"]
     if len(layers) != entry["num_layers"]:
         problems.append(f"report has {len(layers)} layers, expected {entry['num_layers']}")
     for layer in layers:
-        if layer["tp_collectives"] != expected:
+        # plans.json may list each layer's collectives where they differ.
+        wanted = expected[layer["layer"]] if isinstance(expected, list) else expected
+        if layer["tp_collectives"] != wanted:
             problems.append(f"layer {layer['layer']}: tp collectives {layer['tp_collectives']}, "
-                            f"expected {expected}")
+                            f"expected {wanted}")
     return problems
 
 
-def run_one(zoo, entry, flags, args, workdir):
+def run_one(zoo, entry, flags, args, workdir, plans, found):
     feeds = dict(np.load(zoo / entry["inputs"]))
     shard = shlex.split(flags)
     report = workdir / "report.json"
@@ -59,10 +67,20 @@ def run_one(zoo, entry, flags, args, workdir):
     problems, worst = e2e_models.check(zoo / entry["file"], entry["dims"], args.shardc,
                                        args.shardrun, workdir, shard=shard, launch=args.launch,
                                        feeds=feeds)
+    error = plans.get(entry["name"], {}).get("error")
+    if error:
+        refused = [p for p in problems or [] if error in p and p.count("\n") == 0]
+        if refused:
+            return [], None
+        return [f"expected the one-line error '{error}', got {problems or 'success'}"], worst
     if problems is None:
         return [f"shardc refused the mesh: {worst}"], None
     if not problems and flags and "--tp" in flags:
-        problems += plan_problems(report, entry, flags)
+        plan = json.loads(report.read_text())
+        per_layer = [layer["tp_collectives"] for layer in plan["layers"]]
+        found.setdefault(entry["name"], {})[flags] = \
+            per_layer[0] if all(p == per_layer[0] for p in per_layer) else per_layer
+        problems += plan_problems(plan, entry, flags, plans)
     return problems, worst
 
 
@@ -75,8 +93,13 @@ def main():
     parser.add_argument("--configs", nargs="*", default=CONFIGS,
                         help="shardc flag sets; '' is one device")
     parser.add_argument("--launch", choices=["threads", "mpi"], default="threads")
+    parser.add_argument("--write-plans", action="store_true",
+                        help="print the first layer's tp collectives found per model and config")
     args = parser.parse_args()
     entries = json.loads((args.zoo / "zoo.json").read_text())["models"]
+    plans_path = args.zoo / "plans.json"
+    plans = json.loads(plans_path.read_text())["models"] if plans_path.exists() else {}
+    found = {}
     if args.only:
         unknown = set(args.only) - {e["name"] for e in entries}
         if unknown:
@@ -86,7 +109,8 @@ def main():
     for entry in entries:
         for flags in args.configs:
             with tempfile.TemporaryDirectory() as tmp:
-                problems, worst = run_one(args.zoo, entry, flags, args, pathlib.Path(tmp))
+                problems, worst = run_one(args.zoo, entry, flags, args, pathlib.Path(tmp), plans,
+                                          found)
             label = f"{entry['name']} [{flags or 'one device'}]"
             detail = f"max |diff| / max |ref| = {worst:.2e}" if worst is not None else ""
             print(f"{'ok  ' if not problems else 'FAIL'} {label}: {detail}")
@@ -95,6 +119,8 @@ def main():
             failed += bool(problems)
             passed += not problems
             sys.stdout.flush()
+    if args.write_plans:
+        print(json.dumps(found, indent=1, sort_keys=True))
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
