@@ -77,6 +77,27 @@ std::vector<char> convertFloats(const std::vector<char> &bytes, Type from, Type 
   return out;
 }
 
+/// Along `axis` of `source` (row-major, `shape`), the elements [begin,
+/// begin + count) of the tensor in which each run of `block` elements is
+/// repeated `times` times.
+std::vector<char> pickRepeatedBlocks(const std::vector<char> &source, int64_t width,
+                                     ArrayRef<int64_t> shape, int64_t axis, int64_t block,
+                                     int64_t times, int64_t begin, int64_t count) {
+  int64_t outer = 1, inner = width;
+  for (int64_t dim = 0; dim < axis; ++dim)
+    outer *= shape[dim];
+  for (int64_t dim = axis + 1; dim < int64_t(shape.size()); ++dim)
+    inner *= shape[dim];
+  std::vector<char> out(size_t(outer * count * inner));
+  char *at = out.data();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t v = begin; v < begin + count; ++v, at += inner) {
+      int64_t from = v / (block * times) * block + v % block;
+      std::memcpy(at, source.data() + (o * shape[axis] + from) * inner, size_t(inner));
+    }
+  return out;
+}
+
 /// The stored bytes of every weight file range, read once for all ranks.
 class WeightSource {
 public:
@@ -140,6 +161,14 @@ private:
         global[dim] = local[dim] * mesh.groupSize(axes);
       offsets = cut.localOffsets(global, mesh, coords);
     }
+    // A weight with repeated blocks: read the rank's box of the unrepeated
+    // tensor whole along the repeated axis, then pick its blocks.
+    std::optional<ArrayRef<int64_t>> repeat = weight.getRepeatBlocks();
+    SmallVector<int64_t> boxShape(local), repeatedOffsets(offsets);
+    if (repeat) {
+      boxShape[(*repeat)[0]] = global[(*repeat)[0]] / (*repeat)[2];
+      offsets[(*repeat)[0]] = 0;
+    }
     if (weight.getStoredShape()) {
       storedShape.assign(weight.getStoredShape()->begin(), weight.getStoredShape()->end());
       for (auto [offset, box] : llvm::zip(offsets, *weight.getBoxOffsets()))
@@ -149,7 +178,10 @@ private:
     }
     Type storedElement = weight.getStoredType() ? *weight.getStoredType() : type.getElementType();
     int64_t width = graph::elementByteWidth(storedElement);
-    std::vector<char> bytes = extractBox(*stored, width, storedShape, offsets, local);
+    std::vector<char> bytes = extractBox(*stored, width, storedShape, offsets, boxShape);
+    if (repeat)
+      bytes = pickRepeatedBlocks(bytes, width, boxShape, (*repeat)[0], (*repeat)[1], (*repeat)[2],
+                                 repeatedOffsets[(*repeat)[0]], local[(*repeat)[0]]);
     if (storedElement != type.getElementType())
       bytes = convertFloats(bytes, storedElement, type.getElementType());
     if (!cut.holdsPartialValue(coords))

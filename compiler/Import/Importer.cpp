@@ -384,7 +384,8 @@ FailureOr<Value> GraphImporter::importInitializer(const onnx::TensorProto &tenso
   int64_t bytes = type->getNumElements() * graph::elementByteWidth(type->getElementType());
   auto weight = [&](StringRef file, int64_t offset) -> Value {
     return builder_.create<graph::WeightOp>(location, *type, tensor.name(), file, offset, bytes,
-                                            DenseI64ArrayAttr(), DenseI64ArrayAttr(), TypeAttr());
+                                            DenseI64ArrayAttr(), DenseI64ArrayAttr(), TypeAttr(),
+                                            DenseI64ArrayAttr());
   };
 
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {

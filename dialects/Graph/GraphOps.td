@@ -40,11 +40,16 @@ def Graph_WeightOp : Graph_Op<"weight", [Pure]> {
     `box_offsets` (one part of a fused projection, cut at compile time).
     With `stored_type`, the bytes hold that element type and are converted to
     the result's when the artifact is written (--dtype bf16 on an fp32 model).
+    With `repeat_blocks = [axis, block, times]` (and a box), along `axis`
+    each run of `block` elements of the box is repeated `times` times: the
+    key/value heads a grouped-query projection shares between tensor-parallel
+    ranks, each rank holding its copy (Megatron-LM's kv-head replication).
   }];
   let arguments = (ins StrAttr:$name, StrAttr:$file, I64Attr:$offset, I64Attr:$size,
                        OptionalAttr<DenseI64ArrayAttr>:$stored_shape,
                        OptionalAttr<DenseI64ArrayAttr>:$box_offsets,
-                       OptionalAttr<TypeAttr>:$stored_type);
+                       OptionalAttr<TypeAttr>:$stored_type,
+                       OptionalAttr<DenseI64ArrayAttr>:$repeat_blocks);
   let results = (outs Graph_Tensor:$result);
   let assemblyFormat = "$name attr-dict `:` type($result)";
   let hasVerifier = 1;

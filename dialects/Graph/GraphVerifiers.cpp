@@ -10,6 +10,20 @@ LogicalResult WeightOp::verify() {
   std::optional<ArrayRef<int64_t>> stored = getStoredShape(), box = getBoxOffsets();
   if (stored.has_value() != box.has_value())
     return emitOpError() << "needs both stored_shape and box_offsets, or neither";
+  // The box's shape: the result's, before any repetition.
+  SmallVector<int64_t> boxShape(type.getShape());
+  if (std::optional<ArrayRef<int64_t>> repeat = getRepeatBlocks()) {
+    if (!stored)
+      return emitOpError() << "repeat_blocks needs stored_shape and box_offsets";
+    // After partitioning the result is one rank's block of the repeated
+    // tensor, so its size along the axis need not be a multiple of a block.
+    if (repeat->size() != 3 || (*repeat)[0] < 0 || (*repeat)[0] >= type.getRank() ||
+        (*repeat)[1] <= 0 || (*repeat)[2] <= 0)
+      return emitOpError() << "repeat_blocks must be [axis, block, times] with an axis of the "
+                              "result and positive block and times; got "
+                           << formatShape(*repeat) << " for " << formatShape(type.getShape());
+    boxShape[(*repeat)[0]] = std::max<int64_t>(1, boxShape[(*repeat)[0]] / (*repeat)[2]);
+  }
   int64_t storedElements = type.getNumElements();
   if (stored) {
     if (int64_t(stored->size()) != type.getRank() || int64_t(box->size()) != type.getRank())
@@ -18,8 +32,8 @@ LogicalResult WeightOp::verify() {
                            << box->size();
     storedElements = 1;
     for (int64_t dim = 0; dim < type.getRank(); ++dim) {
-      if ((*box)[dim] < 0 || (*box)[dim] + type.getDimSize(dim) > (*stored)[dim])
-        return emitOpError() << "box of " << formatShape(type.getShape()) << " at "
+      if ((*box)[dim] < 0 || (*box)[dim] + boxShape[dim] > (*stored)[dim])
+        return emitOpError() << "box of " << formatShape(boxShape) << " at "
                              << formatShape(*box) << " does not fit in the stored "
                              << formatShape(*stored);
       storedElements *= (*stored)[dim];

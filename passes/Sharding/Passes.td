@@ -53,6 +53,22 @@ def PropagateShardingPass : Pass<"shardc-propagate-sharding", "mlir::ModuleOp"> 
   let dependentDialects = ["shardc::dist::DistDialect"];
 }
 
+def ReplicateKvHeadsPass : Pass<"shardc-replicate-kv-heads", "mlir::ModuleOp"> {
+  let summary = "Give each tensor-parallel rank its own copy of the kv heads it reads";
+  let description = [{
+    Grouped-query or multi-query attention with fewer key/value heads than
+    the mesh's tp axis cannot be split by kv heads. Megatron-LM replicates
+    each kv head over the ranks whose query heads read it. Here the key and
+    value projections (linear, then the reshape/transpose/rotary chain to the
+    attention op) are rebuilt on weights whose heads are repeated
+    (`repeat_blocks`), so there are as many kv heads as tp ranks and every
+    rank holds, and computes, just its own: no communication, the single
+    device result unchanged. Only with a mesh whose tp divides by the kv heads
+    and divides the query heads.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 def SplitFusedProjectionsPass : Pass<"shardc-split-fused-projections", "mlir::ModuleOp"> {
   let summary = "Give each part of a fused projection (QKV) its own linear layer";
   let description = [{

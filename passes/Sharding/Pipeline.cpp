@@ -15,6 +15,7 @@ void buildShardPipeline(mlir::OpPassManager &pm, const AutoShardPassOptions &opt
   pm.addPass(lowering::createInlineCompositesPass());
   pm.addPass(createSplitFusedProjectionsPass());
   pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(createReplicateKvHeadsPass());
   pm.addPass(createAutoShardPass(options));
   PropagateShardingPassOptions propagation;
   propagation.device = options.device;

@@ -4,6 +4,7 @@
 #include "dialects/Graph/GraphOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -15,10 +16,13 @@ namespace shardc::sharding {
 namespace shardc::sharding {
 namespace {
 
-/// One consumer's view of the fused output: features [begin, end).
+/// One consumer's view of the fused output: features [begin, end), taken
+/// directly or, after a view as heads, as whole heads (then `result` is that
+/// view's part and the piece is reshaped to it).
 struct Part {
   Value result;
   int64_t begin, end;
+  bool viewed = false;
 };
 
 /// The parts `linear`'s users take along its last dim, or nothing when a
@@ -53,6 +57,62 @@ std::optional<SmallVector<Part>> partsOf(graph::LinearOp linear) {
   return parts;
 }
 
+/// The heads [begin, end) a user takes along dim `axis` of a head view: a
+/// unit-step slice whole elsewhere, or a gather of consecutive constant
+/// indices (Falcon's fused query_key_value picks k and v heads that way).
+std::optional<std::pair<int64_t, int64_t>> headRange(Operation *user, int64_t axis,
+                                                     ArrayRef<int64_t> shape) {
+  if (auto slice = dyn_cast<graph::SliceOp>(user)) {
+    for (int64_t dim = 0; dim < int64_t(shape.size()); ++dim)
+      if (slice.getSteps()[dim] != 1 ||
+          (dim != axis && (slice.getStarts()[dim] != 0 || slice.getEnds()[dim] < shape[dim])))
+        return std::nullopt;
+    return std::pair(slice.getStarts()[axis], std::min(slice.getEnds()[axis], shape[axis]));
+  }
+  auto gather = dyn_cast<graph::GatherOp>(user);
+  DenseIntElementsAttr indices;
+  if (!gather || gather.getAxis() != axis ||
+      !matchPattern(gather.getIndices(), m_Constant(&indices)) || indices.getNumElements() == 0 ||
+      cast<ShapedType>(indices.getType()).getRank() > 1)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (APInt index : indices.getValues<APInt>())
+    values.push_back(index.getSExtValue() < 0 ? index.getSExtValue() + shape[axis]
+                                              : index.getSExtValue());
+  for (size_t i = 1; i < values.size(); ++i)
+    if (values[i] != values[i - 1] + 1)
+      return std::nullopt;
+  if (values.front() < 0 || values.back() >= shape[axis])
+    return std::nullopt;
+  return std::pair(values.front(), values.back() + 1);
+}
+
+/// The parts when `linear`'s only user views its features as [.., heads,
+/// depth] and every user of that view takes whole heads.
+std::optional<SmallVector<Part>> headPartsOf(graph::LinearOp linear) {
+  auto view = linear->hasOneUse() ? dyn_cast<graph::ReshapeOp>(*linear->user_begin())
+                                  : graph::ReshapeOp();
+  if (!view)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = view.getType().getShape();
+  ArrayRef<int64_t> features = linear.getType().getShape();
+  int64_t axis = int64_t(shape.size()) - 2;
+  if (axis < 1 || shape.drop_back(2) != features.drop_back() ||
+      shape[axis] * shape.back() != features.back())
+    return std::nullopt;
+  SmallVector<Part> parts;
+  for (Operation *user : view->getUsers()) {
+    auto heads = headRange(user, axis, shape);
+    if (!heads)
+      return std::nullopt;
+    parts.push_back({user->getResult(0), heads->first * shape.back(),
+                     heads->second * shape.back(), /*viewed=*/true});
+  }
+  if (parts.size() < 2)
+    return std::nullopt;
+  return parts;
+}
+
 /// The box of `weight` covering [begin, end) along `dim`.
 Value boxOf(OpBuilder &builder, graph::WeightOp weight, int64_t dim, int64_t begin, int64_t end) {
   RankedTensorType type = weight.getType();
@@ -66,7 +126,8 @@ Value boxOf(OpBuilder &builder, graph::WeightOp weight, int64_t dim, int64_t beg
   auto box = builder.create<graph::WeightOp>(
       weight.getLoc(), RankedTensorType::get(shape, type.getElementType()), weight.getName(),
       weight.getFile(), weight.getOffset(), weight.getSize(), builder.getDenseI64ArrayAttr(stored),
-      builder.getDenseI64ArrayAttr(offsets), weight.getStoredTypeAttr());
+      builder.getDenseI64ArrayAttr(offsets), weight.getStoredTypeAttr(),
+      /*repeat_blocks=*/DenseI64ArrayAttr());
   return box.getResult();
 }
 
@@ -78,13 +139,25 @@ void split(graph::LinearOp linear, ArrayRef<Part> parts) {
   for (Part part : parts) {
     Value partWeight = boxOf(builder, weight, featureDim, part.begin, part.end);
     Value partBias = bias ? boxOf(builder, bias, 0, part.begin, part.end) : Value();
-    auto piece =
-        builder.create<graph::LinearOp>(linear.getLoc(), part.result.getType(), linear.getInput(),
-                                        partWeight, partBias, linear.getTransposeWeightAttr());
-    part.result.replaceAllUsesWith(piece.getResult());
+    SmallVector<int64_t> shape(linear.getType().getShape());
+    shape.back() = part.end - part.begin;
+    Value piece = builder.create<graph::LinearOp>(
+        linear.getLoc(), RankedTensorType::get(shape, linear.getType().getElementType()),
+        linear.getInput(), partWeight, partBias, linear.getTransposeWeightAttr());
+    if (part.viewed)
+      piece = builder.create<graph::ReshapeOp>(part.result.getLoc(), part.result.getType(), piece);
+    part.result.replaceAllUsesWith(piece);
   }
-  for (Operation *user : llvm::to_vector(linear->getUsers()))
-    user->erase();
+  // The users taking the parts (and a head view between) are dead now.
+  SmallVector<Operation *> dead;
+  for (Operation *user : linear->getUsers()) {
+    for (Operation *taker : user->getUsers())
+      if (isa<graph::ReshapeOp>(user))
+        dead.push_back(taker);
+    dead.push_back(user);
+  }
+  for (Operation *op : dead)
+    op->erase();
   linear.erase();
   for (Operation *whole : {weight.getOperation(), bias ? bias.getOperation() : nullptr})
     if (whole && whole->use_empty())
@@ -101,6 +174,8 @@ struct SplitFusedProjectionsPass : impl::SplitFusedProjectionsPassBase<SplitFuse
         return;
       if (auto parts = partsOf(linear))
         work.emplace_back(linear, std::move(*parts));
+      else if (auto heads = headPartsOf(linear))
+        work.emplace_back(linear, std::move(*heads));
     });
     for (auto &[linear, parts] : work)
       split(linear, parts);

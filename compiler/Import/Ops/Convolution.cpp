@@ -137,7 +137,8 @@ FailureOr<Value> weightMatrix(NodeContext &node, Value weight) {
   return node.builder()
       .create<WeightOp>(stored.getLoc(), RankedTensorType::get(shape, type.getElementType()),
                         stored.getName(), stored.getFile(), stored.getOffset(), stored.getSize(),
-                        DenseI64ArrayAttr(), DenseI64ArrayAttr(), TypeAttr())
+                        DenseI64ArrayAttr(), DenseI64ArrayAttr(), TypeAttr(),
+                        DenseI64ArrayAttr())
       .getResult();
 }
 

@@ -193,3 +193,27 @@ func.func @static_shapes(%a: tensor<?x3xf32>) {
   %0 = graph.neg %a : tensor<?x3xf32>
   return
 }
+
+// -----
+
+func.func @repeat_without_box() -> tensor<4x8xf32> {
+  // expected-error @+1 {{repeat_blocks needs stored_shape and box_offsets}}
+  %w = graph.weight "w" {file = "m.onnx", offset = 0 : i64, size = 64 : i64, repeat_blocks = array<i64: 1, 2, 2>} : tensor<4x8xf32>
+  return %w : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @repeat_bad_axis() -> tensor<4x8xf32> {
+  // expected-error @+1 {{repeat_blocks must be [axis, block, times] with an axis of the result and positive block and times; got [2, 2, 2] for [4, 8]}}
+  %w = graph.weight "w" {file = "m.onnx", offset = 0 : i64, size = 64 : i64, stored_shape = array<i64: 4, 4>, box_offsets = array<i64: 0, 0>, repeat_blocks = array<i64: 2, 2, 2>} : tensor<4x8xf32>
+  return %w : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @repeat_box_too_wide() -> tensor<4x16xf32> {
+  // expected-error @+1 {{box of [4, 8] at [0, 0] does not fit in the stored [4, 4]}}
+  %w = graph.weight "w" {file = "m.onnx", offset = 0 : i64, size = 64 : i64, stored_shape = array<i64: 4, 4>, box_offsets = array<i64: 0, 0>, repeat_blocks = array<i64: 1, 2, 2>} : tensor<4x16xf32>
+  return %w : tensor<4x16xf32>
+}

@@ -53,3 +53,32 @@ func.func @used_whole(%x: tensor<4x8xf32>) -> (tensor<4x4xf32>, tensor<4x8xf32>)
   %1:2 = graph.split %0 {axis = 1 : i64, sizes = array<i64: 4, 4>} : (tensor<4x8xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>)
   return %1#0, %0 : tensor<4x4xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Falcon's fused query_key_value viewed as heads [.., 6, 4]: the queries are
+// a slice of heads 0..3, the key and the value heads gathers of heads 4 and
+// 5. Each becomes its own linear on those heads' columns, viewed as heads.
+// CHECK-LABEL: func.func @fused_heads
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8x16xf32>)
+// CHECK-DAG: %[[WQ:.*]] = graph.weight "qkv" {box_offsets = array<i64: 0, 0>, {{.*}}stored_shape = array<i64: 16, 24>} : tensor<16x16xf32>
+// CHECK-DAG: %[[WK:.*]] = graph.weight "qkv" {box_offsets = array<i64: 0, 16>, {{.*}}stored_shape = array<i64: 16, 24>} : tensor<16x4xf32>
+// CHECK-DAG: %[[WV:.*]] = graph.weight "qkv" {box_offsets = array<i64: 0, 20>, {{.*}}stored_shape = array<i64: 16, 24>} : tensor<16x4xf32>
+// CHECK-DAG: %[[Q:.*]] = graph.linear %[[X]], %[[WQ]] : (tensor<2x8x16xf32>, tensor<16x16xf32>) -> tensor<2x8x16xf32>
+// CHECK-DAG: %[[QH:.*]] = graph.reshape %[[Q]] : (tensor<2x8x16xf32>) -> tensor<2x8x4x4xf32>
+// CHECK-DAG: %[[K:.*]] = graph.linear %[[X]], %[[WK]] : (tensor<2x8x16xf32>, tensor<16x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-DAG: %[[KH:.*]] = graph.reshape %[[K]] : (tensor<2x8x4xf32>) -> tensor<2x8x1x4xf32>
+// CHECK-DAG: %[[V:.*]] = graph.linear %[[X]], %[[WV]]
+// CHECK-NOT: graph.gather
+// CHECK: return %[[QH]], %[[KH]], %{{.*}}
+func.func @fused_heads(%x: tensor<2x8x16xf32>) -> (tensor<2x8x4x4xf32>, tensor<2x8x1x4xf32>, tensor<2x8x1x4xf32>) {
+  %w = graph.weight "qkv" {file = "m.onnx", offset = 0 : i64, size = 1536 : i64} : tensor<16x24xf32>
+  %0 = graph.linear %x, %w : (tensor<2x8x16xf32>, tensor<16x24xf32>) -> tensor<2x8x24xf32>
+  %1 = graph.reshape %0 : (tensor<2x8x24xf32>) -> tensor<2x8x6x4xf32>
+  %q = graph.slice %1 {starts = array<i64: 0, 0, 0, 0>, ends = array<i64: 2, 8, 4, 4>, steps = array<i64: 1, 1, 1, 1>} : (tensor<2x8x6x4xf32>) -> tensor<2x8x4x4xf32>
+  %i4 = graph.constant dense<[4]> : tensor<1xi64>
+  %i5 = graph.constant dense<[-1]> : tensor<1xi64>
+  %k = graph.gather %1, %i4 {axis = 2 : i64} : (tensor<2x8x6x4xf32>, tensor<1xi64>) -> tensor<2x8x1x4xf32>
+  %v = graph.gather %1, %i5 {axis = 2 : i64} : (tensor<2x8x6x4xf32>, tensor<1xi64>) -> tensor<2x8x1x4xf32>
+  return %q, %k, %v : tensor<2x8x4x4xf32>, tensor<2x8x1x4xf32>, tensor<2x8x1x4xf32>
+}
