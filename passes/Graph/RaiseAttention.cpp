@@ -372,6 +372,10 @@ bool unfoldOperands(OpBuilder &builder, Location location, std::optional<MergedH
 /// key was hidden with -inf (graph.attention gives such a row zeros too).
 Value guardedProbabilities(SoftmaxOp softmax) {
   Value probabilities = softmax.getResult();
+  // Bloom views [B, H, Sq, Sk] probabilities as [B*H, Sq, Sk] for a 3-D bmm.
+  if (auto merge = dyn_cast_or_null<ReshapeOp>(soleUser(probabilities));
+      merge && splitsHeads(merge, /*merging=*/true))
+    return merge.getResult();
   if (soleUser(probabilities))
     return probabilities;
   WhereOp guard;

@@ -258,3 +258,33 @@ func.func @dynamo_gqa_keys(%q: tensor<1x4x6x8xf32>, %k: tensor<1x2x6x8xf32>, %v:
   // CHECK-NEXT: return %[[A]]
   return %o : tensor<1x4x6x8xf32>
 }
+
+// -----
+
+// Bloom: baddbmm(alibi, q, k^T) on [B*H] with the ALiBi bias [B*H, 1, Sk]
+// added there, viewed as [B, H, Sq, Sk] for the padding mask and the softmax,
+// and the probabilities viewed back as [B*H, Sq, Sk] for a 3-D bmm with v.
+// The bias becomes part of the mask, viewed as [B, H, 1, Sk].
+// CHECK-LABEL: func.func @bloom_alibi
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x6x8xf32>, %[[K:.*]]: tensor<2x4x6x8xf32>, %[[V:.*]]: tensor<2x4x6x8xf32>, %[[ALIBI:.*]]: tensor<8x1x6xf32>, %[[PAD:.*]]: tensor<2x1x6x6xf32>)
+func.func @bloom_alibi(%q: tensor<2x4x6x8xf32>, %k: tensor<2x4x6x8xf32>, %v: tensor<2x4x6x8xf32>, %alibi: tensor<8x1x6xf32>, %pad: tensor<2x1x6x6xf32>) -> tensor<8x6x8xf32> {
+  %q3 = graph.reshape %q : (tensor<2x4x6x8xf32>) -> tensor<8x6x8xf32>
+  %k3 = graph.reshape %k : (tensor<2x4x6x8xf32>) -> tensor<8x6x8xf32>
+  %v3 = graph.reshape %v : (tensor<2x4x6x8xf32>) -> tensor<8x6x8xf32>
+  %kt = graph.transpose %k3 {perm = array<i64: 0, 2, 1>} : (tensor<8x6x8xf32>) -> tensor<8x8x6xf32>
+  %mm = graph.matmul %q3, %kt : (tensor<8x6x8xf32>, tensor<8x8x6xf32>) -> tensor<8x6x6xf32>
+  %alpha = graph.constant dense<0.35355339> : tensor<f32>
+  %sc = graph.mul %mm, %alpha : (tensor<8x6x6xf32>, tensor<f32>) -> tensor<8x6x6xf32>
+  %s3 = graph.add %sc, %alibi : (tensor<8x6x6xf32>, tensor<8x1x6xf32>) -> tensor<8x6x6xf32>
+  %s4 = graph.reshape %s3 : (tensor<8x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %m = graph.add %s4, %pad : (tensor<2x4x6x6xf32>, tensor<2x1x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %p = graph.softmax %m {axis = 3 : i64} : tensor<2x4x6x6xf32>
+  %p3 = graph.reshape %p : (tensor<2x4x6x6xf32>) -> tensor<8x6x6xf32>
+  %o = graph.matmul %p3, %v3 : (tensor<8x6x6xf32>, tensor<8x6x8xf32>) -> tensor<8x6x8xf32>
+  // CHECK: %[[B4:.*]] = graph.reshape %[[ALIBI]] : (tensor<8x1x6xf32>) -> tensor<2x4x1x6xf32>
+  // CHECK: %[[M:.*]] = graph.add %[[PAD]], %[[B4]] : (tensor<2x1x6x6xf32>, tensor<2x4x1x6xf32>) -> tensor<2x4x6x6xf32>
+  // CHECK: %[[A:.*]] = graph.attention %[[Q]], %[[K]], %[[V]], %[[M]] {scale = 0.3535{{[0-9]*}} : f64}
+  // CHECK: %[[R:.*]] = graph.reshape %[[A]] : (tensor<2x4x6x8xf32>) -> tensor<8x6x8xf32>
+  // CHECK: return %[[R]]
+  return %o : tensor<8x6x8xf32>
+}
