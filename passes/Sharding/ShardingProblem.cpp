@@ -113,12 +113,31 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
     int tpFactor = strategy.axisFactor[*tp];
     if (!options.sequenceParallel)
       return tpFactor == Strategy::kNone;
-    if (!isNorm)
+    if (!isNorm) {
+      // The stream itself stays split along the sequence (what --sp is for:
+      // activations between blocks held 1/tp per rank).
+      for (Operation *user : op->getUsers()) {
+        int64_t axis = isa<graph::LayerNormOp>(user)  ? cast<graph::LayerNormOp>(user).getAxis()
+                       : isa<graph::RmsNormOp>(user) ? cast<graph::RmsNormOp>(user).getAxis()
+                                                     : -1;
+        if (axis < 1 || op->getNumResults() != 1 || choices.rule.results.empty())
+          continue;
+        const DimFactors &factors = choices.rule.results[0][axis - 1];
+        return factors.empty() || llvm::is_contained(factors, tpFactor);
+      }
       return true;
+    }
     int64_t axis = isa<graph::LayerNormOp>(op) ? cast<graph::LayerNormOp>(op).getAxis()
                                                : cast<graph::RmsNormOp>(op).getAxis();
     const DimFactors &factors = choices.rule.operands[0][std::max<int64_t>(axis - 1, 0)];
-    return axis < 1 || factors.empty() || llvm::is_contained(factors, tpFactor);
+    // A stream several norms read (a parallel-residual block: attention and
+    // MLP both normalize x) may instead be gathered once and normalized
+    // whole: one all-gather instead of one per norm.
+    bool sharedStream = llvm::count_if(op->getOperand(0).getUsers(), [](Operation *user) {
+                          return isa<graph::LayerNormOp, graph::RmsNormOp>(user);
+                        }) > 1;
+    return axis < 1 || factors.empty() || llvm::is_contained(factors, tpFactor) ||
+           (sharedStream && tpFactor == Strategy::kNone);
   };
   // --dp splits the batch: the factors that carry dim 0 of the program's
   // inputs. When the batch cannot be split (a batch of one), dp repeats the op.
