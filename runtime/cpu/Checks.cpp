@@ -154,66 +154,39 @@ Status checkIndexType(const char *op, const TensorView &indices) {
   return Status::success();
 }
 
-Status checkGather(const TensorView &data, const TensorView &indices, int64_t axis,
-                   const TensorView &out) {
-  const char *name = "gather";
-  SHARDC_CPU_TRY(checkTensor(name, "data", data));
-  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
-  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
-  Shape expected(data.shape.begin(), data.shape.begin() + axis);
-  expected.insert(expected.end(), indices.shape.begin(), indices.shape.end());
-  expected.insert(expected.end(), data.shape.begin() + axis + 1, data.shape.end());
-  return checkShape(name, "result", out, expected);
+namespace {
+
+/// The gathers' and scatters' tensors well-formed, in the order they are
+/// named: data, indices, updates (scatters only), result.
+Status checkIndexTensors(const char *op, const TensorView &data, const TensorView &indices,
+                         const TensorView *updates, const TensorView &out) {
+  SHARDC_CPU_TRY(checkTensor(op, "data", data));
+  SHARDC_CPU_TRY(checkTensor(op, "indices", indices));
+  if (updates)
+    SHARDC_CPU_TRY(checkTensor(op, "updates", *updates));
+  return checkTensor(op, "result", out);
 }
 
-Status checkScatterElements(const TensorView &data, const TensorView &indices,
-                            const TensorView &updates, int64_t axis, ScatterReduction reduction,
-                            const TensorView &out) {
-  const char *name = "scatter_elements";
-  SHARDC_CPU_TRY(checkTensor(name, "data", data));
-  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
-  SHARDC_CPU_TRY(checkTensor(name, "updates", updates));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "updates", updates, data.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, data.shape));
-  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
-  if (indices.shape != updates.shape)
-    return fail(name, "indices and updates shapes differ; expected " + str(indices.shape) +
-                          " but got " + str(updates.shape));
+/// gather_elements' and scatter_elements' rule: indices of data's rank, no
+/// larger than data in any dim but `axis`.
+Status checkFitsOutsideAxis(const char *op, const TensorView &indices, const TensorView &data,
+                            int64_t axis) {
   bool fits = indices.shape.size() == data.shape.size();
   for (size_t d = 0; fits && d < data.shape.size(); ++d)
     fits = int64_t(d) == axis || indices.shape[d] <= data.shape[d];
   if (!fits)
-    return fail(name, "indices " + str(indices.shape) + " do not fit data " + str(data.shape) +
-                          " outside axis " + std::to_string(axis));
-  if (data.dtype == DType::Bool && reduction != ScatterReduction::None)
-    return fail(name, std::string("reduction ") + scatterReductionName(reduction) +
-                          " needs integer or float data but got bool");
+    return fail(op, "indices " + str(indices.shape) + " do not fit data " + str(data.shape) +
+                        " outside axis " + std::to_string(axis));
   return Status::success();
 }
 
-Status checkGatherElements(const TensorView &data, const TensorView &indices, int64_t axis,
-                           const TensorView &out) {
-  const char *name = "gather_elements";
-  SHARDC_CPU_TRY(checkTensor(name, "data", data));
-  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkIndexType(name, indices));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
-  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
-  bool fits = indices.shape.size() == data.shape.size();
-  for (size_t d = 0; fits && d < data.shape.size(); ++d)
-    fits = int64_t(d) == axis || indices.shape[d] <= data.shape[d];
-  if (!fits)
-    return fail(name, "indices " + str(indices.shape) + " do not fit data " + str(data.shape) +
-                          " outside axis " + std::to_string(axis));
-  return checkShape(name, "result", out, indices.shape);
+/// The scatters' reductions other than none need numbers, not bool.
+Status checkReductionType(const char *op, const TensorView &data, ScatterReduction reduction) {
+  if (data.dtype == DType::Bool && reduction != ScatterReduction::None)
+    return fail(op, std::string("reduction ") + scatterReductionName(reduction) +
+                        " needs integer or float data but got bool");
+  return Status::success();
 }
-
-namespace {
 
 /// The tuple layout of data's dims [first, first + k) (see IndexTupleDims).
 void tupleDims(const TensorView &data, size_t first, size_t k, IndexTupleDims &dims) {
@@ -227,12 +200,49 @@ void tupleDims(const TensorView &data, size_t first, size_t k, IndexTupleDims &d
 
 } // namespace
 
+Status checkGather(const TensorView &data, const TensorView &indices, int64_t axis,
+                   const TensorView &out) {
+  const char *name = "gather";
+  SHARDC_CPU_TRY(checkIndexTensors(name, data, indices, nullptr, out));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
+  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
+  Shape expected(data.shape.begin(), data.shape.begin() + axis);
+  expected.insert(expected.end(), indices.shape.begin(), indices.shape.end());
+  expected.insert(expected.end(), data.shape.begin() + axis + 1, data.shape.end());
+  return checkShape(name, "result", out, expected);
+}
+
+Status checkScatterElements(const TensorView &data, const TensorView &indices,
+                            const TensorView &updates, int64_t axis, ScatterReduction reduction,
+                            const TensorView &out) {
+  const char *name = "scatter_elements";
+  SHARDC_CPU_TRY(checkIndexTensors(name, data, indices, &updates, out));
+  SHARDC_CPU_TRY(checkDType(name, "updates", updates, data.dtype));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
+  SHARDC_CPU_TRY(checkShape(name, "result", out, data.shape));
+  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
+  if (indices.shape != updates.shape)
+    return fail(name, "indices and updates shapes differ; expected " + str(indices.shape) +
+                          " but got " + str(updates.shape));
+  SHARDC_CPU_TRY(checkFitsOutsideAxis(name, indices, data, axis));
+  return checkReductionType(name, data, reduction);
+}
+
+Status checkGatherElements(const TensorView &data, const TensorView &indices, int64_t axis,
+                           const TensorView &out) {
+  const char *name = "gather_elements";
+  SHARDC_CPU_TRY(checkIndexTensors(name, data, indices, nullptr, out));
+  SHARDC_CPU_TRY(checkIndexType(name, indices));
+  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
+  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
+  SHARDC_CPU_TRY(checkFitsOutsideAxis(name, indices, data, axis));
+  return checkShape(name, "result", out, indices.shape);
+}
+
 Status checkGatherND(const TensorView &data, const TensorView &indices, int64_t batchDims,
                      const TensorView &out, IndexTupleDims &dims) {
   const char *name = "gather_nd";
-  SHARDC_CPU_TRY(checkTensor(name, "data", data));
-  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_CPU_TRY(checkIndexTensors(name, data, indices, nullptr, out));
   SHARDC_CPU_TRY(checkIndexType(name, indices));
   SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
   const int64_t rank = int64_t(data.shape.size()), indexRank = int64_t(indices.shape.size());
@@ -262,10 +272,7 @@ Status checkGatherND(const TensorView &data, const TensorView &indices, int64_t 
 Status checkScatterND(const TensorView &data, const TensorView &indices, const TensorView &updates,
                       ScatterReduction reduction, const TensorView &out, IndexTupleDims &dims) {
   const char *name = "scatter_nd";
-  SHARDC_CPU_TRY(checkTensor(name, "data", data));
-  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
-  SHARDC_CPU_TRY(checkTensor(name, "updates", updates));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_CPU_TRY(checkIndexTensors(name, data, indices, &updates, out));
   SHARDC_CPU_TRY(checkIndexType(name, indices));
   SHARDC_CPU_TRY(checkDType(name, "updates", updates, data.dtype));
   SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
@@ -280,9 +287,7 @@ Status checkScatterND(const TensorView &data, const TensorView &indices, const T
   Shape expected(indices.shape.begin(), indices.shape.end() - 1);
   expected.insert(expected.end(), data.shape.begin() + k, data.shape.end());
   SHARDC_CPU_TRY(checkShape(name, "updates", updates, expected));
-  if (data.dtype == DType::Bool && reduction != ScatterReduction::None)
-    return fail(name, std::string("reduction ") + scatterReductionName(reduction) +
-                          " needs integer or float data but got bool");
+  SHARDC_CPU_TRY(checkReductionType(name, data, reduction));
   tupleDims(data, 0, size_t(k), dims);
   dims.tuples = product(indices.shape, 0, indices.shape.size() - 1);
   return Status::success();

@@ -72,8 +72,7 @@ Status scatterND(const TensorView &data, const TensorView &indices, const Tensor
   SHARDC_CPU_TRY(checkScatterND(data, indices, updates, reduction, out, dims));
   if (!dims.dims.empty())
     SHARDC_CPU_TRY(checkTuples(name, indices, dims));
-  if (out.data != data.data && data.numel() > 0)
-    std::memcpy(out.data, data.data, data.bytes());
+  copyDataToResult(data, out);
   if (dims.tuples == 0 || dims.slice == 0)
     return Status::success();
 

@@ -78,8 +78,7 @@ Status scatterElements(const TensorView &data, const TensorView &indices,
   SHARDC_CPU_TRY(checkScatterElements(data, indices, updates, axis, reduction, out));
   const int64_t dim = data.shape[size_t(axis)];
   SHARDC_CPU_TRY(checkIndices(name, indices, axis, dim));
-  if (out.data != data.data && data.numel() > 0)
-    std::memcpy(out.data, data.data, data.bytes());
+  copyDataToResult(data, out);
   if (indices.numel() == 0)
     return Status::success();
 

@@ -1,7 +1,8 @@
 //===- IndexingSupport.h - What the index-driven kernels share (internal) -*- C++ -*-===//
 //
 // Internal to the CPU kernels: reading and checking an I32 or I64 index
-// tensor, and the reductions scatter_elements and scatter_nd combine updates with.
+// tensor, and what scatter_elements and scatter_nd share: the copy of data
+// they start from and the reductions they combine updates with.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CPU_INDEXINGSUPPORT_H
@@ -11,6 +12,7 @@
 #include "runtime/cpu/Indexing.h"
 #include "runtime/cpu/KernelSupport.h"
 
+#include <cstring>
 #include <string>
 
 namespace shardc::rt::cpu::detail {
@@ -33,6 +35,13 @@ inline Status checkIndices(const char *op, const TensorView &indices, int64_t ax
                           std::to_string(dim));
   }
   return Status::success();
+}
+
+/// The scatters' result starts as `data`: copied into `out` unless the
+/// kernel runs in place (out is data), then the updates land on it.
+inline void copyDataToResult(const TensorView &data, const TensorView &out) {
+  if (out.data != data.data && data.numel() > 0)
+    std::memcpy(out.data, data.data, data.bytes());
 }
 
 /// The slot's new value: the update (None), or the slot combined with it in

@@ -1,6 +1,7 @@
 //===- HostSupport.cpp - the host side of every CUDA kernel ---------------===//
 #include "runtime/cuda/HostSupport.h"
 
+#include "runtime/cuda/CudaStatus.h"
 #include "runtime/cuda/StreamResources.h"
 
 namespace shardc::rt::cuda::detail {
@@ -22,5 +23,12 @@ Status checkCudaFloat(const char *op, const char *role, const TensorView &tensor
 }
 
 DeviceError *deviceErrors(cudaStream_t stream) { return resourcesOf(stream).errors; }
+
+Status copyDataToResult(const TensorView &data, const TensorView &out, cudaStream_t stream) {
+  if (out.data != data.data && data.numel() > 0)
+    SHARDC_CUDA_TRY(
+        cudaMemcpyAsync(out.data, data.data, data.bytes(), cudaMemcpyDeviceToDevice, stream));
+  return Status::success();
+}
 
 } // namespace shardc::rt::cuda::detail

@@ -141,6 +141,10 @@ inline bool isAligned(const void *pointer, size_t bytes) {
 /// Where kernels on `stream` record device-side errors (null if nowhere).
 DeviceError *deviceErrors(cudaStream_t stream);
 
+/// The scatters' result starts as `data`: copied into `out` on `stream`
+/// unless the step runs in place (out is data), then the updates land on it.
+Status copyDataToResult(const TensorView &data, const TensorView &out, cudaStream_t stream);
+
 } // namespace detail
 } // namespace shardc::rt::cuda
 

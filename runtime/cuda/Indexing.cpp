@@ -81,9 +81,7 @@ Status scatterND(const TensorView &data, const TensorView &indices, const Tensor
   SHARDC_CPU_TRY(toTupleArgs(name, dims, args));
   if (context.checkOnly)
     return Status::success();
-  if (out.data != data.data && data.numel() > 0)
-    SHARDC_CUDA_TRY(cudaMemcpyAsync(out.data, data.data, data.bytes(), cudaMemcpyDeviceToDevice,
-                                    context.stream));
+  SHARDC_CPU_TRY(copyDataToResult(data, out, context.stream));
   if (dims.tuples == 0 || dims.slice == 0 || data.numel() == 0)
     return Status::success();
   args.out = out.data;

@@ -1,5 +1,6 @@
 //===- Indexing.cu - gather_elements, gather_nd, scatter_nd, cumsum kernels ===//
 #include "runtime/cuda/DeviceSupport.cuh"
+#include "runtime/cuda/DispatchUnit.cuh"
 #include "runtime/cuda/Indexing.h"
 #include "runtime/cuda/ScatterCombine.cuh"
 
@@ -119,36 +120,23 @@ __global__ void cumSumKernel(ScanArgs args) {
   }
 }
 
-/// fn(U{}) with the unsigned type of `bytes` (1, 2, 4 or 8).
-template <typename Fn> void dispatchElement(int bytes, Fn &&fn) {
-  switch (bytes) {
-  case 1:
-    fn(uint8_t());
-    break;
-  case 2:
-    fn(uint16_t());
-    break;
-  case 4:
-    fn(uint32_t());
-    break;
-  default:
-    fn(uint64_t());
-    break;
-  }
-}
-
 } // namespace
 
 void launchGatherElements(const GatherElementsArgs &args, cudaStream_t stream) {
-  dispatchElement(args.unitBytes, [&](auto unit) {
-    gatherElementsKernel<decltype(unit)><<<blocksFor(args.count), kThreads, 0, stream>>>(args);
+  // Units are whole elements here (dtypeSize: at most 8 bytes).
+  dispatchUnit(args.unitBytes, [&](auto unit) {
+    using U = decltype(unit);
+    if constexpr (sizeof(U) <= 8)
+      gatherElementsKernel<U><<<blocksFor(args.count), kThreads, 0, stream>>>(args);
   });
 }
 
 void launchGatherND(const TupleArgs &args, cudaStream_t stream) {
   const int64_t total = args.batches * args.tuples * args.slice;
-  dispatchElement(int(dtypeSize(args.dtype)), [&](auto unit) {
-    gatherNDKernel<decltype(unit)><<<blocksFor(total), kThreads, 0, stream>>>(args);
+  dispatchUnit(int(dtypeSize(args.dtype)), [&](auto unit) {
+    using U = decltype(unit);
+    if constexpr (sizeof(U) <= 8)
+      gatherNDKernel<U><<<blocksFor(total), kThreads, 0, stream>>>(args);
   });
 }
 

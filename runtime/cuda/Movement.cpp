@@ -174,9 +174,7 @@ Status scatterElements(const TensorView &data, const TensorView &indices, const 
   SHARDC_CPU_TRY(toIndexMap(name, Walk<2>::make(lineShape, {indexStrides, dataStrides}), args.map));
   if (context.checkOnly)
     return Status::success();
-  if (out.data != data.data && data.numel() > 0)
-    SHARDC_CUDA_TRY(cudaMemcpyAsync(out.data, data.data, data.bytes(), cudaMemcpyDeviceToDevice,
-                                    context.stream));
+  SHARDC_CPU_TRY(copyDataToResult(data, out, context.stream));
   if (indices.numel() == 0)
     return Status::success();
   args.out = out.data;

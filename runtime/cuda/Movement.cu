@@ -1,5 +1,6 @@
 //===- Movement.cu - strided copies, gather, scatter_elements, trilu ------===//
 #include "runtime/cuda/DeviceSupport.cuh"
+#include "runtime/cuda/DispatchUnit.cuh"
 #include "runtime/cuda/Movement.h"
 #include "runtime/cuda/ScatterCombine.cuh"
 
@@ -77,27 +78,6 @@ template <typename U> __global__ void triluKernel(TriluArgs args) {
     // j - row lies in (-rows, cols): comparing it with any k is safe.
     const bool keep = args.upper ? j - row >= args.k : j - row <= args.k;
     out[i] = keep ? in[i] : U(0); // all-zero bits: 0 (+0.0) in every type
-  }
-}
-
-/// fn(U{}) with the unsigned type of `bytes` (1, 2, 4, 8; 16 as uint4).
-template <typename Fn> void dispatchUnit(int bytes, Fn &&fn) {
-  switch (bytes) {
-  case 1:
-    fn(uint8_t());
-    break;
-  case 2:
-    fn(uint16_t());
-    break;
-  case 4:
-    fn(uint32_t());
-    break;
-  case 8:
-    fn(uint64_t());
-    break;
-  default:
-    fn(uint4());
-    break;
   }
 }
 

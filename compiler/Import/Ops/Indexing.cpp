@@ -8,15 +8,26 @@ using namespace shardc::graph;
 namespace shardc::import {
 namespace {
 
-LogicalResult importGather(NodeContext &node) {
+/// Gather and GatherElements: data and indices, and an `axis` of data that
+/// may count from the end.
+template <typename OpTy> LogicalResult importAxisGather(NodeContext &node) {
   auto axisAttr = node.intAttr("axis", 0);
   if (failed(node.requireInputs(2)) || failed(axisAttr))
     return failure();
   auto axis = node.normalizeAxis(*axisAttr, node.inputType(0).getRank());
   if (failed(axis))
     return failure();
-  return node.define(node.create<GatherOp>(ValueRange{node.input(0), node.input(1)},
-                                      {node.i64Attr("axis", *axis)}));
+  return node.define(
+      node.create<OpTy>(ValueRange{node.input(0), node.input(1)}, {node.i64Attr("axis", *axis)}));
+}
+
+/// ScatterElements' and ScatterND's `reduction` attribute, already read.
+FailureOr<ScatterReduction> parseReduction(NodeContext &node, StringRef name) {
+  auto reduction = symbolizeScatterReduction(name);
+  if (!reduction)
+    return node.error() << "attribute 'reduction' is '" << name
+                        << "'; expected none, add, mul, max or min";
+  return *reduction;
 }
 
 LogicalResult importScatterElements(NodeContext &node) {
@@ -24,10 +35,9 @@ LogicalResult importScatterElements(NodeContext &node) {
   auto reductionName = node.stringAttr("reduction", "none");
   if (failed(node.requireInputs(3)) || failed(axisAttr) || failed(reductionName))
     return failure();
-  auto reduction = symbolizeScatterReduction(*reductionName);
-  if (!reduction)
-    return node.error() << "attribute 'reduction' is '" << *reductionName
-                        << "'; expected none, add, mul, max or min";
+  auto reduction = parseReduction(node, *reductionName);
+  if (failed(reduction))
+    return failure();
   auto axis = node.normalizeAxis(*axisAttr, node.inputType(0).getRank());
   if (failed(axis))
     return failure();
@@ -35,17 +45,6 @@ LogicalResult importScatterElements(NodeContext &node) {
       ValueRange{node.input(0), node.input(1), node.input(2)},
       {node.i64Attr("axis", *axis),
        node.attr("reduction", ScatterReductionAttr::get(node.context(), *reduction))}));
-}
-
-LogicalResult importGatherElements(NodeContext &node) {
-  auto axisAttr = node.intAttr("axis", 0);
-  if (failed(node.requireInputs(2)) || failed(axisAttr))
-    return failure();
-  auto axis = node.normalizeAxis(*axisAttr, node.inputType(0).getRank());
-  if (failed(axis))
-    return failure();
-  return node.define(node.create<GatherElementsOp>(ValueRange{node.input(0), node.input(1)},
-                                                   {node.i64Attr("axis", *axis)}));
 }
 
 /// batch_dims arrived in opset 12; opset 11's GatherND is batch_dims = 0.
@@ -62,10 +61,9 @@ LogicalResult importScatterND(NodeContext &node) {
   auto reductionName = node.stringAttr("reduction", "none");
   if (failed(node.requireInputs(3)) || failed(reductionName))
     return failure();
-  auto reduction = symbolizeScatterReduction(*reductionName);
-  if (!reduction)
-    return node.error() << "attribute 'reduction' is '" << *reductionName
-                        << "'; expected none, add, mul, max or min";
+  auto reduction = parseReduction(node, *reductionName);
+  if (failed(reduction))
+    return failure();
   if (node.attribute("reduction") && node.opset() < 16)
     return node.error() << "attribute 'reduction' of ScatterND needs opset 16; got opset "
                         << node.opset();
@@ -97,9 +95,9 @@ LogicalResult importTrilu(NodeContext &node) {
 } // namespace
 
 void registerIndexingImporters(OpImporterMap &map) {
-  map["Gather"] = {importGather, 1};
+  map["Gather"] = {importAxisGather<GatherOp>, 1};
   map["ScatterElements"] = {importScatterElements, 11};
-  map["GatherElements"] = {importGatherElements, 11};
+  map["GatherElements"] = {importAxisGather<GatherElementsOp>, 11};
   map["GatherND"] = {importGatherND, 11};
   map["ScatterND"] = {importScatterND, 11};
   map["Trilu"] = {importTrilu, 14};

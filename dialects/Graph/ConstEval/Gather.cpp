@@ -2,6 +2,7 @@
 
 #include "dialects/Graph/ConstEval/Indexing.h"
 
+#include "dialects/Graph/ConstEval/IndexSupport.h"
 #include "dialects/Graph/ConstEval/OpSupport.h"
 
 #include <algorithm>
@@ -10,27 +11,17 @@ namespace shardc::constfold {
 
 Result<HostTensor> gather(const HostTensor &data, const HostTensor &indices,
                           int64_t axis) {
-  if (auto error = detail::checkOperand(data, "data"))
+  if (auto error = detail::checkIndexOperands("gather", data, indices, nullptr, axis))
     return *error;
-  if (auto error = detail::checkOperand(indices, "indices"))
-    return *error;
-  if (auto error = detail::checkAxis(axis, data.rank()))
-    return *error;
-  if (!isInteger(indices.type))
-    return fail(std::string("gather indices must have an integer type but got ") +
-                typeName(indices.type));
 
-  // Resolve and check all indices up front so the copy loop cannot fail.
+  // Check and resolve all indices up front so the copy loop cannot fail.
   const int64_t dim = data.shape[size_t(axis)];
+  if (auto error = detail::checkAxisIndices("gather", indices, axis, dim))
+    return *error;
   std::vector<int64_t> positions(indices.ints);
-  for (int64_t &index : positions) {
-    if (index < -dim || index >= dim)
-      return fail("gather index " + std::to_string(index) +
-                  " is out of range for axis " + std::to_string(axis) +
-                  " of size " + std::to_string(dim));
+  for (int64_t &index : positions)
     if (index < 0)
       index += dim;
-  }
 
   Shape shape(data.shape.begin(), data.shape.begin() + axis);
   shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());

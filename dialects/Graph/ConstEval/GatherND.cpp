@@ -2,6 +2,7 @@
 
 #include "dialects/Graph/ConstEval/Indexing.h"
 
+#include "dialects/Graph/ConstEval/IndexSupport.h"
 #include "dialects/Graph/ConstEval/OpSupport.h"
 
 #include <algorithm>
@@ -11,9 +12,6 @@ namespace {
 
 std::optional<Error> checkShapes(const HostTensor &data,
                                  const HostTensor &indices, int64_t batchDims) {
-  if (!isInteger(indices.type))
-    return fail(std::string("gather_nd indices must have an integer type but got ") +
-                typeName(indices.type));
   const int64_t rank = data.rank(), indexRank = indices.rank();
   if (rank < 1 || indexRank < 1)
     return fail("gather_nd needs data and indices of rank >= 1 but got " +
@@ -37,9 +35,7 @@ std::optional<Error> checkShapes(const HostTensor &data,
 
 Result<HostTensor> gatherND(const HostTensor &data, const HostTensor &indices,
                             int64_t batchDims) {
-  if (auto error = detail::checkOperand(data, "data"))
-    return *error;
-  if (auto error = detail::checkOperand(indices, "indices"))
+  if (auto error = detail::checkIndexOperands("gather_nd", data, indices, nullptr, std::nullopt))
     return *error;
   if (auto error = checkShapes(data, indices, batchDims))
     return *error;

@@ -1,7 +1,7 @@
 //===- ScatterCombine.h - How scattered updates combine (internal) -*- C++ -*-===//
 //
 // Internal to the evaluator: the reductions ScatterElements and ScatterND
-// share, on both storages.
+// share, on both storages, and the data types they accept.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,8 +12,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string>
 
 namespace shardc::constfold::detail {
+
+/// Bool data takes only None: "<op> reductions need integer or float data,
+/// not bool".
+inline std::optional<Error> checkReductionType(const HostTensor &data,
+                                               ScatterReduction reduction,
+                                               const char *op) {
+  if (data.type == ScalarType::Bool && reduction != ScatterReduction::None)
+    return fail(std::string(op) + " reductions need integer or float data, not bool");
+  return std::nullopt;
+}
 
 /// The combined value for a reduction, computed wide and normalized to
 /// `type`; Max/Min keep a NaN already there.

@@ -2,6 +2,7 @@
 
 #include "dialects/Graph/ConstEval/Indexing.h"
 
+#include "dialects/Graph/ConstEval/IndexSupport.h"
 #include "dialects/Graph/ConstEval/OpSupport.h"
 #include "dialects/Graph/ConstEval/ScatterCombine.h"
 
@@ -11,9 +12,6 @@ namespace {
 std::optional<Error> checkShapes(const HostTensor &data,
                                  const HostTensor &indices,
                                  const HostTensor &updates) {
-  if (!isInteger(indices.type))
-    return fail(std::string("scatter_nd indices must have an integer type but got ") +
-                typeName(indices.type));
   if (auto error = detail::checkSameType(data, updates, "scatter_nd"))
     return error;
   if (data.rank() < 1 || indices.rank() < 1)
@@ -37,16 +35,13 @@ std::optional<Error> checkShapes(const HostTensor &data,
 Result<HostTensor> scatterND(const HostTensor &data, const HostTensor &indices,
                              const HostTensor &updates,
                              ScatterReduction reduction) {
-  if (auto error = detail::checkOperand(data, "data"))
-    return *error;
-  if (auto error = detail::checkOperand(indices, "indices"))
-    return *error;
-  if (auto error = detail::checkOperand(updates, "updates"))
+  if (auto error =
+          detail::checkIndexOperands("scatter_nd", data, indices, &updates, std::nullopt))
     return *error;
   if (auto error = checkShapes(data, indices, updates))
     return *error;
-  if (data.type == ScalarType::Bool && reduction != ScatterReduction::None)
-    return fail("scatter_nd reductions need integer or float data, not bool");
+  if (auto error = detail::checkReductionType(data, reduction, "scatter_nd"))
+    return *error;
 
   // Resolve every tuple to the offset of its slice first, so that a bad
   // index fails before anything is written.

@@ -4,17 +4,6 @@
 namespace shardc::rt::cpu::test {
 namespace {
 
-cf::ScatterReduction reference(ScatterReduction r) {
-  switch (r) {
-  case ScatterReduction::None: return cf::ScatterReduction::None;
-  case ScatterReduction::Add: return cf::ScatterReduction::Add;
-  case ScatterReduction::Mul: return cf::ScatterReduction::Mul;
-  case ScatterReduction::Max: return cf::ScatterReduction::Max;
-  case ScatterReduction::Min: return cf::ScatterReduction::Min;
-  }
-  return cf::ScatterReduction::None;
-}
-
 /// Tuples of indices [..., k] whose entry j lies in [-dims[j], dims[j]).
 HostTensor randomTuples(DType indexType, Shape shape, const Shape &dims, Rng &rng) {
   HostTensor t(indexType, shape);
@@ -144,7 +133,7 @@ TEST(CpuScatterNDTest, MatchesReferenceForEveryReduction) {
             randomTuples(DType::I64, c.indices, Shape(c.data.begin(), c.data.begin() + k), rng);
         HostTensor updates = random(type, updatesShape, rng, 0, 9);
         CTensor want = expectOk(
-            cf::scatterND(toConst(data), toConst(indices), toConst(updates), reference(r)));
+            cf::scatterND(toConst(data), toConst(indices), toConst(updates), scatterReduction(r)));
         HostTensor out(type, c.data);
         ASSERT_TRUE(
             succeeded(scatterND(data.view(), indices.view(), updates.view(), r, out.view())));

@@ -47,6 +47,18 @@ inline cf::ScalarType scalarType(DType t) {
   return cf::ScalarType::F32;
 }
 
+/// The kernels' scatter reduction as the reference's (two enums of one list).
+inline cf::ScatterReduction scatterReduction(ScatterReduction r) {
+  switch (r) {
+  case ScatterReduction::None: return cf::ScatterReduction::None;
+  case ScatterReduction::Add: return cf::ScatterReduction::Add;
+  case ScatterReduction::Mul: return cf::ScatterReduction::Mul;
+  case ScatterReduction::Max: return cf::ScatterReduction::Max;
+  case ScatterReduction::Min: return cf::ScatterReduction::Min;
+  }
+  return cf::ScatterReduction::None;
+}
+
 /// Element i as a double (exact for every type but I64 beyond 2^53).
 inline double getDouble(const HostTensor &t, int64_t i) {
   const void *p = t.bytes.data();
