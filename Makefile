@@ -72,7 +72,7 @@ test-lit: node-tests
 # ONNX's backend node tests, written from the onnx package in $(VENV) (its
 # wheel ships the generators, not the data) into the build directory; the
 # script does nothing while its stamp (onnx and numpy versions, its own
-# digest) matches. Build output: never committed.
+# digest, the case count) matches. Build output: never committed.
 NODE_TESTS ?= $(BUILD_DIR)/node-tests
 node-tests: python-deps
 	$(PYTHON) test/scripts/make_node_tests.py --out $(NODE_TESTS)
