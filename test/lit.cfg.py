@@ -13,8 +13,11 @@ config.environment["PATH"] = os.pathsep.join(
     [config.shardc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 config.substitutions.append(("%python", config.shardc_python))
 config.substitutions.append(("%fixtures", os.path.join(config.shardc_source_dir, "test", "fixtures")))
-config.substitutions.append(("%node_tests", os.path.join(config.shardc_source_dir, "..", "shared",
-                                                          "onnx-node-tests")))
+# ONNX's backend node tests, written by `make node-tests`
+# (test/scripts/make_node_tests.py) from the installed onnx package into the
+# build directory; `lit --param node_tests=DIR` points elsewhere.
+config.substitutions.append(("%node_tests", lit_config.params.get(
+    "node_tests", os.path.join(config.test_exec_root, "..", "node-tests"))))
 config.substitutions.append(("%scripts", os.path.join(config.shardc_source_dir, "test", "scripts")))
 
 config.substitutions.append(("%flatc", config.flatc))

@@ -10,6 +10,8 @@
 
 #include "dialects/Graph/TypeUtils.h"
 
+#include <cstdio>
+
 using namespace mlir;
 using namespace shardc::graph;
 
@@ -310,11 +312,52 @@ LogicalResult importIdentity(NodeContext &node) {
   return success();
 }
 
-/// Inference-mode Dropout passes its input through; its mask is not supported.
+/// Inference-mode Dropout passes its input through and its mask (output 1)
+/// keeps every element. From opset 12 training is a runtime input: shardc
+/// compiles inference programs, so training_mode must be known at compile
+/// time and false, unless the ratio is 0 (training then drops nothing).
+/// Taking it as false unseen would silently drop nothing where the model
+/// asks for random drops.
 LogicalResult importDropout(NodeContext &node) {
-  if (failed(node.rejectOutputsFrom(1)))
+  if (failed(node.requireInputs(1)) || failed(node.rejectOutputsFrom(2)))
     return failure();
-  return importIdentity(node);
+  if (node.opset() >= 12 && node.hasInput(2)) {
+    auto training = node.constantInput(2, "training_mode");
+    if (failed(training))
+      return failure();
+    if (training->numElements() != 1)
+      return node.error() << "the training_mode input must hold one value; got "
+                          << training->numElements();
+    if (training->asDouble(0) != 0) {
+      double ratio = 0.5; // ONNX's default
+      if (node.hasInput(1)) {
+        auto given = node.constantInput(1, "ratio");
+        if (failed(given))
+          return failure();
+        if (given->numElements() != 1)
+          return node.error() << "the ratio input must hold one value; got "
+                              << given->numElements();
+        ratio = given->asDouble(0);
+      }
+      char shown[32]; // 0.5, not the diagnostic's 5.000000e-01
+      std::snprintf(shown, sizeof(shown), "%g", ratio);
+      if (ratio != 0)
+        return node.error() << "training mode (training_mode = true, ratio " << shown
+                            << ") is not supported; expected training_mode false, as "
+                               "inference runs it";
+    }
+  }
+  node.setOutput(0, node.input(0));
+  if (node.hasOutput(1)) {
+    // The mask is bool from opset 10, the input's type before.
+    RankedTensorType inputType = node.inputType(0);
+    Type element = node.opset() >= 10 ? node.builder().getI1Type() : inputType.getElementType();
+    auto maskType = RankedTensorType::get(inputType.getShape(), element);
+    Attribute one = isa<FloatType>(element) ? Attribute(node.builder().getFloatAttr(element, 1.0))
+                                            : node.builder().getIntegerAttr(element, 1);
+    node.setOutput(1, node.constant(DenseElementsAttr::get(maskType, one)));
+  }
+  return success();
 }
 
 } // namespace

@@ -2,6 +2,10 @@
 #include "compiler/Import/NodeContext.h"
 #include "compiler/Import/OpRegistry.h"
 
+#include "dialects/Graph/TypeUtils.h"
+
+#include <type_traits>
+
 using namespace mlir;
 using namespace shardc::graph;
 
@@ -59,8 +63,23 @@ LogicalResult importReduce(NodeContext &node) {
     node.setOutput(0, input);
     return success();
   }
-  return node.define(node.create<OpTy>(input, {node.arrayAttr("axes", **axes),
-                                          node.boolAttr("keepdims", *keepdims != 0)}));
+  SmallVector<NamedAttribute> attributes = {node.arrayAttr("axes", **axes),
+                                            node.boolAttr("keepdims", *keepdims != 0)};
+  // ReduceMax/ReduceMin take bool from opset 20 (any / all). The kernels
+  // reduce numbers only, so bool goes through uint8, whose empty max (0) and
+  // empty min (255) cast back to ONNX's false and true.
+  RankedTensorType type = graph::tensorType(input);
+  if (type.getElementType().isInteger(1) &&
+      (std::is_same_v<OpTy, ReduceMaxOp> || std::is_same_v<OpTy, ReduceMinOp>)) {
+    Type byte = node.builder().getIntegerType(8, /*isSigned=*/false);
+    auto bytes = node.createTyped<CastOp>(type.clone(byte), input);
+    auto reduced = succeeded(bytes) ? node.create<OpTy>(*bytes, attributes) : noValue();
+    if (failed(reduced))
+      return failure();
+    return node.define(node.createTyped<CastOp>(
+        graph::tensorType(*reduced).clone(type.getElementType()), *reduced));
+  }
+  return node.define(node.create<OpTy>(input, attributes));
 }
 
 LogicalResult importSoftmax(NodeContext &node) {
