@@ -87,7 +87,7 @@ test-conformance: node-tests
 	  --shardrun $(BUILD_DIR)/bin/shardrun --node-tests $(NODE_TESTS) --jobs $$((2 * $(JOBS)))
 
 # Every lit suite and every node test (compiled and run, as test-conformance:
-# 2 minutes on 2 cores) under AddressSanitizer + UBSan.
+# 2 to 3 minutes on 2 cores) under AddressSanitizer + UBSan.
 build-asan: deps
 	test -f $(ASAN_BUILD_DIR)/build.ninja || cmake -S . -B $(ASAN_BUILD_DIR) $(CMAKE_FLAGS) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDC_SANITIZE=ON
