@@ -52,7 +52,10 @@ def RaiseLinearPass : Pass<"shardc-raise-linear", "mlir::ModuleOp"> {
   let summary = "Recognize fully connected layers: matmul by a weight, plus a bias";
   let description = [{
     matmul(x, W) or matmul(x, transpose(W)) with W a 2-D weight or constant,
-    optionally followed by the add of a 1-D bias, becomes graph.linear.
+    optionally followed by the add of a 1-D bias, becomes graph.linear. A
+    linear on tokens flattened to [B*S, H] whose result is viewed back (Hugging
+    Face's Conv1D), and a whole region of per-token ops (norms, linears,
+    elementwise) between such views (OPT's MLP), run on [B, S, H] instead.
   }];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }

@@ -1,5 +1,6 @@
 //===- RaiseLinear.cpp - fully connected layers from matmul + add ---------===//
 #include "passes/Graph/Matchers.h"
+#include "passes/Graph/UnflattenTokens.h"
 #include "passes/Graph/Passes.h"
 
 #include "dialects/Graph/TypeUtils.h"
@@ -105,6 +106,7 @@ struct RaiseLinearPass : shardc::graph::impl::RaiseLinearPassBase<RaiseLinearPas
     for (MatMulOp matmul : matmuls)
       raiseLinear(matmul);
     eraseDeadOps(getOperation());
+    unflattenTokenRegions(getOperation());
   }
 };
 

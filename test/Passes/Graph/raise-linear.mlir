@@ -106,3 +106,46 @@ func.func @conv1d_heads_merged(%x: tensor<2x4x2x4xf32>) -> tensor<2x4x8xf32> {
   // CHECK-NEXT: return %[[H]]
   return %o : tensor<2x4x8xf32>
 }
+
+// -----
+
+// OPT flattens tokens for its final norm and MLP, adds the residual on
+// [B*S, H] and views the sum back: the whole per-token region runs on
+// [B, S, H] instead, the norm's axis moved with the added dim.
+// CHECK-LABEL: func.func @opt_flattened_mlp
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x8xf32>)
+// CHECK: %[[N:.*]] = graph.layer_norm %[[X]], %{{.*}}, %{{.*}} {axis = 2 : i64, {{.*}}} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+// CHECK: %[[H:.*]] = graph.linear %[[N]], %{{.*}} : (tensor<2x4x8xf32>, tensor<8x16xf32>) -> tensor<2x4x16xf32>
+// CHECK: %[[R:.*]] = graph.relu %[[H]] : tensor<2x4x16xf32>
+// CHECK: %[[O:.*]] = graph.linear %[[R]], %{{.*}} : (tensor<2x4x16xf32>, tensor<16x8xf32>) -> tensor<2x4x8xf32>
+// CHECK: %[[S:.*]] = graph.add %[[X]], %[[O]] : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT: return %[[S]]
+func.func @opt_flattened_mlp(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %g = graph.constant dense<1.5> : tensor<8xf32>
+  %b = graph.constant dense<0.5> : tensor<8xf32>
+  %w1 = graph.constant dense<0.25> : tensor<8x16xf32>
+  %w2 = graph.constant dense<0.125> : tensor<16x8xf32>
+  %f = graph.reshape %x : (tensor<2x4x8xf32>) -> tensor<8x8xf32>
+  %n = graph.layer_norm %f, %g, %b {axis = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<8x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<8x8xf32>
+  %h = graph.matmul %n, %w1 : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  %r = graph.relu %h : tensor<8x16xf32>
+  %o = graph.matmul %r, %w2 : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>
+  %s = graph.add %f, %o : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %y = graph.reshape %s : (tensor<8x8xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// -----
+
+// A flattened region with an op that mixes tokens (a softmax over them, as
+// MoE routing has) is left as it is.
+// CHECK-LABEL: func.func @flattened_tokens_mixed
+// CHECK: graph.reshape %{{.*}} : (tensor<2x4x8xf32>) -> tensor<8x8xf32>
+// CHECK: graph.softmax %{{.*}} {axis = 0 : i64} : tensor<8x8xf32>
+func.func @flattened_tokens_mixed(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %f = graph.reshape %x : (tensor<2x4x8xf32>) -> tensor<8x8xf32>
+  %r = graph.relu %f : tensor<8x8xf32>
+  %p = graph.softmax %r {axis = 0 : i64} : tensor<8x8xf32>
+  %y = graph.reshape %p : (tensor<8x8xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
