@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
@@ -23,6 +24,9 @@ struct Part {
   Value result;
   int64_t begin, end;
   bool viewed = false;
+  /// The head view transposed before the part was taken (the dynamo export
+  /// of Falcon takes k and v from [heads, B, S, D]): the piece is too.
+  SmallVector<int64_t> perm;
 };
 
 /// The parts `linear`'s users take along its last dim, or nothing when a
@@ -101,12 +105,33 @@ std::optional<SmallVector<Part>> headPartsOf(graph::LinearOp linear) {
       shape[axis] * shape.back() != features.back())
     return std::nullopt;
   SmallVector<Part> parts;
+  int64_t depth = shape.back();
   for (Operation *user : view->getUsers()) {
+    if (auto transpose = dyn_cast<graph::TransposeOp>(user)) {
+      // Heads moved to dim 0, then taken one index tuple at a time.
+      if (transpose.getPerm().empty() || transpose.getPerm()[0] != axis)
+        return std::nullopt;
+      for (Operation *taker : transpose->getUsers()) {
+        auto gather = dyn_cast<graph::GatherNdOp>(taker);
+        DenseIntElementsAttr index;
+        if (!gather || gather.getBatchDims() != 0 ||
+            !matchPattern(gather.getIndices(), m_Constant(&index)) ||
+            index.getType().getShape() != ArrayRef<int64_t>{1, 1})
+          return std::nullopt;
+        int64_t head = (*index.getValues<APInt>().begin()).getSExtValue();
+        head = head < 0 ? head + shape[axis] : head;
+        if (head < 0 || head >= shape[axis])
+          return std::nullopt;
+        parts.push_back({gather.getResult(), head * depth, (head + 1) * depth, /*viewed=*/true,
+                         SmallVector<int64_t>(transpose.getPerm())});
+      }
+      continue;
+    }
     auto heads = headRange(user, axis, shape);
     if (!heads)
       return std::nullopt;
-    parts.push_back({user->getResult(0), heads->first * shape.back(),
-                     heads->second * shape.back(), /*viewed=*/true});
+    parts.push_back({user->getResult(0), heads->first * depth, heads->second * depth,
+                     /*viewed=*/true});
   }
   if (parts.size() < 2)
     return std::nullopt;
@@ -144,20 +169,35 @@ void split(graph::LinearOp linear, ArrayRef<Part> parts) {
     Value piece = builder.create<graph::LinearOp>(
         linear.getLoc(), RankedTensorType::get(shape, linear.getType().getElementType()),
         linear.getInput(), partWeight, partBias, linear.getTransposeWeightAttr());
-    if (part.viewed)
+    if (part.viewed && !part.perm.empty()) {
+      // [.., 1, D] viewed, then moved as the head view was: [1, B, S, D].
+      ArrayRef<int64_t> viewShape = cast<RankedTensorType>(part.result.getType()).getShape();
+      SmallVector<int64_t> unmoved(viewShape.size());
+      for (auto [to, from] : llvm::enumerate(part.perm))
+        unmoved[from] = viewShape[to];
+      piece = builder.create<graph::ReshapeOp>(
+          part.result.getLoc(),
+          RankedTensorType::get(unmoved, linear.getType().getElementType()), piece);
+      piece = builder.create<graph::TransposeOp>(part.result.getLoc(), piece, part.perm);
+    } else if (part.viewed) {
       piece = builder.create<graph::ReshapeOp>(part.result.getLoc(), part.result.getType(), piece);
+    }
     part.result.replaceAllUsesWith(piece);
   }
-  // The users taking the parts (and a head view between) are dead now.
+  // Everything between the fused linear and the parts is dead now: erase
+  // users before the values they read.
   SmallVector<Operation *> dead;
-  for (Operation *user : linear->getUsers()) {
-    for (Operation *taker : user->getUsers())
-      if (isa<graph::ReshapeOp>(user))
-        dead.push_back(taker);
-    dead.push_back(user);
-  }
-  for (Operation *op : dead)
-    op->erase();
+  std::function<void(Operation *)> collect = [&](Operation *op) {
+    for (Operation *user : op->getUsers())
+      collect(user);
+    dead.push_back(op);
+  };
+  for (Operation *user : linear->getUsers())
+    collect(user);
+  llvm::SetVector<Operation *> unique(dead.begin(), dead.end());
+  for (Operation *op : unique)
+    if (op->use_empty())
+      op->erase();
   linear.erase();
   for (Operation *whole : {weight.getOperation(), bias ? bias.getOperation() : nullptr})
     if (whole && whole->use_empty())

@@ -82,3 +82,29 @@ func.func @fused_heads(%x: tensor<2x8x16xf32>) -> (tensor<2x8x4x4xf32>, tensor<2
   %v = graph.gather %1, %i5 {axis = 2 : i64} : (tensor<2x8x6x4xf32>, tensor<1xi64>) -> tensor<2x8x1x4xf32>
   return %q, %k, %v : tensor<2x8x4x4xf32>, tensor<2x8x1x4xf32>, tensor<2x8x1x4xf32>
 }
+
+// -----
+
+// The dynamo export of Falcon moves the heads of the view to dim 0 and takes
+// the key and value heads with gather_nd: each piece is viewed and moved the
+// same way.
+// CHECK-LABEL: func.func @fused_heads_moved
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8x16xf32>)
+// CHECK-DAG: %[[WK:.*]] = graph.weight "qkv" {box_offsets = array<i64: 0, 16>, {{.*}}} : tensor<16x4xf32>
+// CHECK-DAG: %[[K:.*]] = graph.linear %[[X]], %[[WK]] : (tensor<2x8x16xf32>, tensor<16x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-DAG: %[[KH:.*]] = graph.reshape %[[K]] : (tensor<2x8x4xf32>) -> tensor<2x8x1x4xf32>
+// CHECK-DAG: %[[KM:.*]] = graph.transpose %[[KH]] {perm = array<i64: 2, 0, 1, 3>} : (tensor<2x8x1x4xf32>) -> tensor<1x2x8x4xf32>
+// CHECK-NOT: graph.gather_nd
+// CHECK: return %{{.*}}, %[[KM]], %{{.*}}
+func.func @fused_heads_moved(%x: tensor<2x8x16xf32>) -> (tensor<2x8x4x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) {
+  %w = graph.weight "qkv" {file = "m.onnx", offset = 0 : i64, size = 1536 : i64} : tensor<16x24xf32>
+  %0 = graph.linear %x, %w : (tensor<2x8x16xf32>, tensor<16x24xf32>) -> tensor<2x8x24xf32>
+  %1 = graph.reshape %0 : (tensor<2x8x24xf32>) -> tensor<2x8x6x4xf32>
+  %q = graph.slice %1 {starts = array<i64: 0, 0, 0, 0>, ends = array<i64: 2, 8, 4, 4>, steps = array<i64: 1, 1, 1, 1>} : (tensor<2x8x6x4xf32>) -> tensor<2x8x4x4xf32>
+  %m = graph.transpose %1 {perm = array<i64: 2, 0, 1, 3>} : (tensor<2x8x6x4xf32>) -> tensor<6x2x8x4xf32>
+  %i4 = graph.constant dense<[[4]]> : tensor<1x1xi64>
+  %i5 = graph.constant dense<[[5]]> : tensor<1x1xi64>
+  %k = graph.gather_nd %m, %i4 : (tensor<6x2x8x4xf32>, tensor<1x1xi64>) -> tensor<1x2x8x4xf32>
+  %v = graph.gather_nd %m, %i5 : (tensor<6x2x8x4xf32>, tensor<1x1xi64>) -> tensor<1x2x8x4xf32>
+  return %q, %k, %v : tensor<2x8x4x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>
+}
