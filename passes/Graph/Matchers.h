@@ -3,6 +3,7 @@
 #define SHARDC_PASSES_GRAPH_MATCHERS_H
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/InferredOps.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -54,17 +55,10 @@ namespace shardc::graph {
 template <typename OpTy>
 OpTy createIfValid(mlir::OpBuilder &builder, mlir::Location location, mlir::ValueRange operands,
                    llvm::ArrayRef<mlir::NamedAttribute> attributes = {}) {
-  mlir::OperationState state(location, OpTy::getOperationName());
-  state.addOperands(operands);
-  state.addAttributes(attributes);
-  llvm::SmallVector<mlir::Type> types;
-  if (mlir::failed(OpTy::inferReturnTypes(builder.getContext(), std::nullopt, state.operands,
-                                          state.attributes.getDictionary(builder.getContext()),
-                                          mlir::OpaqueProperties(nullptr), mlir::RegionRange(),
-                                          types)))
-    return OpTy();
-  state.addTypes(types);
-  return mlir::cast<OpTy>(builder.create(state));
+  mlir::Operation *op = createInferred(
+      builder, location, mlir::OperationName(OpTy::getOperationName(), builder.getContext()),
+      operands, attributes);
+  return op ? mlir::cast<OpTy>(op) : OpTy();
 }
 
 /// Replaces `root` with `replacement` when their types agree; otherwise erases

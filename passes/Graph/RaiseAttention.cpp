@@ -160,13 +160,6 @@ Value peelScale(Value value, double &scale) {
   return product.factors.front();
 }
 
-int64_t elementCount(ArrayRef<int64_t> shape) {
-  int64_t count = 1;
-  for (int64_t size : shape)
-    count *= size;
-  return count;
-}
-
 /// kT = reshape(transpose(reshape(x -> [N, Sk, D]), (0, 2, 1))) back to
 /// [B..., D, Sk]: the dynamo exporter's SDPA forms k^T with the leading dims
 /// merged (x may still hold repeat_kv's [B, Hkv, n, Sk, D]). Returns k as
@@ -184,7 +177,8 @@ Value unmergedTranspose(OpBuilder &builder, Location location, Value kT) {
   if (rank < 3 || xShape.size() < 3 || merged.take_back(2) != xShape.take_back(2) ||
       kTShape[rank - 1] != xShape[xShape.size() - 2] ||
       kTShape[rank - 2] != xShape.back() ||
-      elementCount(xShape.drop_back(2)) != elementCount(kTShape.drop_back(2)))
+      ShapedType::getNumElements(xShape.drop_back(2)) !=
+          ShapedType::getNumElements(kTShape.drop_back(2)))
     return {};
   if (xShape.drop_back(2) == kTShape.drop_back(2))
     return x;

@@ -6,7 +6,6 @@
 #include "dialects/Graph/TypeUtils.h"
 
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -83,25 +82,20 @@ void unflatten(ReshapeOp flatten) {
   SmallVector<Operation *> created;
   for (Operation *op : ordered) {
     OpBuilder builder(op);
-    OperationState state(op->getLoc(), op->getName());
+    SmallVector<Value> operands;
     for (Value operand : op->getOperands())
-      state.addOperands(mapping.lookupOrDefault(operand));
-    state.addAttributes(op->getAttrs());
+      operands.push_back(mapping.lookupOrDefault(operand));
+    NamedAttrList attributes(op->getAttrs());
     // Norms name their axis: it moves with the added leading dims.
     if (auto axis = op->getAttrOfType<IntegerAttr>("axis"))
-      state.attributes.set("axis", builder.getI64IntegerAttr(axis.getInt() + added));
-    SmallVector<Type> types;
-    auto infer = op->getName().getRegisteredInfo()->getInterface<InferTypeOpInterface>();
-    if (!infer ||
-        failed(infer->inferReturnTypes(builder.getContext(), op->getLoc(), state.operands,
-                                       state.attributes.getDictionary(builder.getContext()),
-                                       OpaqueProperties(nullptr), RegionRange(), types))) {
+      attributes.set("axis", builder.getI64IntegerAttr(axis.getInt() + added));
+    Operation *lifted =
+        createInferred(builder, op->getLoc(), op->getName(), operands, attributes.getAttrs());
+    if (!lifted) {
       for (Operation *made : llvm::reverse(created))
         made->erase();
       return;
     }
-    state.addTypes(types);
-    Operation *lifted = builder.create(state);
     created.push_back(lifted);
     mapping.map(op->getResults(), lifted->getResults());
   }

@@ -15,6 +15,7 @@
 #include "passes/Sharding/ShardingConversion.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/InferredOps.h"
 #include "dialects/Graph/TypeUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -100,17 +101,13 @@ Value replicate(const KvChain &chain, int64_t depth, int64_t times) {
                                  repeatedWeight(builder, weight, outAxis, depth, times)};
   if (bias)
     operands.push_back(repeatedWeight(builder, bias, 0, depth, times));
-  OperationState state(linear.getLoc(), linear->getName(), operands, TypeRange{},
-                       linear->getAttrs());
-  SmallVector<Type> types;
-  if (failed(graph::LinearOp::inferReturnTypes(builder.getContext(), linear.getLoc(),
-                                               state.operands,
-                                               state.attributes.getDictionary(builder.getContext()),
-                                               OpaqueProperties(nullptr), RegionRange(), types)))
-    return {};
-  state.addTypes(types);
-  Value value = builder.create(state)->getResult(0);
+  Operation *rebuilt =
+      graph::createInferred(builder, linear.getLoc(), linear->getName(), operands,
+                            linear->getAttrs());
+  Value value = rebuilt ? rebuilt->getResult(0) : Value();
   for (Operation *step : chain.steps) {
+    if (!value)
+      return {};
     builder.setInsertionPoint(step);
     if (auto reshape = dyn_cast<graph::ReshapeOp>(step)) {
       SmallVector<int64_t> shape(reshape.getType().getShape());
@@ -121,25 +118,11 @@ Value replicate(const KvChain &chain, int64_t depth, int64_t times) {
       continue;
     }
     // Transposes and rotaries: the same op on the wider input.
-    OperationState next(step->getLoc(), step->getName());
     SmallVector<Value> stepOperands(step->getOperands());
     stepOperands[0] = value;
-    next.addOperands(stepOperands);
-    next.addAttributes(step->getAttrs());
-    SmallVector<Type> stepTypes;
-    auto inferred = isa<graph::TransposeOp>(step)
-                        ? graph::TransposeOp::inferReturnTypes(
-                              builder.getContext(), step->getLoc(), next.operands,
-                              next.attributes.getDictionary(builder.getContext()),
-                              OpaqueProperties(nullptr), RegionRange(), stepTypes)
-                        : graph::RotaryOp::inferReturnTypes(
-                              builder.getContext(), step->getLoc(), next.operands,
-                              next.attributes.getDictionary(builder.getContext()),
-                              OpaqueProperties(nullptr), RegionRange(), stepTypes);
-    if (failed(inferred))
-      return {};
-    next.addTypes(stepTypes);
-    value = builder.create(next)->getResult(0);
+    Operation *widened = graph::createInferred(builder, step->getLoc(), step->getName(),
+                                               stepOperands, step->getAttrs());
+    value = widened ? widened->getResult(0) : Value();
   }
   return value;
 }
