@@ -42,6 +42,8 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
     // Folding during import leaves dead shape arithmetic and duplicate constants.
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    // No phase after import takes a data-dependent shape.
+    pm.addPass(graph::createDensifySelectionsPass());
   }
   if (runs(Phase::Graph)) {
     graph::buildRaisePipeline(pm);

@@ -356,7 +356,9 @@ LogicalResult GraphImporter::checkOutputType(const onnx::ValueInfoProto &output,
                          << dataTypeName(declared.elem_type()) << " but computes " << computed;
     }
   }
-  if (!declared.has_shape())
+  // NonZero's declared count is whatever the exporter saw; the output is
+  // refused after import (shardc-densify-selections) with the reason.
+  if (!declared.has_shape() || value.getDefiningOp<graph::NonZeroOp>())
     return success();
   const auto &dims = declared.shape().dim();
   if (dims.size() != actual.getRank())

@@ -364,6 +364,21 @@ def Graph_ScatterNdOp : Graph_Op<"scatter_nd", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
+def Graph_NonZeroOp : Graph_Op<"nonzero", [Pure, InferTypeOpAdaptor]> {
+  let summary = "ONNX NonZero with room for every element: coordinates of a selection";
+  let description = [{
+    The coordinates [rank, n] of the nonzero elements of `input`, in
+    row-major order, where n is the input's element count: ONNX's result
+    has one column per nonzero element, a number known only at run time.
+    No phase after import accepts this op: shardc-densify-selections
+    replaces it by every coordinate and masks the unselected ones where
+    the entries are scattered back (MoE routing), or rejects the model.
+  }];
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs StaticShapeTensorOf<[I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
 def Graph_TriluOp : Graph_Op<"trilu", [Pure, InferTypeOpAdaptor]> {
   let summary = "keep the upper or lower triangle (offset k) of the last two dims";
   let arguments = (ins Graph_Tensor:$input, I64Attr:$k, BoolAttr:$upper);

@@ -285,6 +285,14 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
   return success();
 }
 
+LogicalResult NonZeroOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  RankedTensorType input = tensorType(adaptor.getInput());
+  types.push_back(RankedTensorType::get({input.getRank(), input.getNumElements()},
+                                        IntegerType::get(context, 64)));
+  return success();
+}
+
 LogicalResult CumSumOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
                                          Adaptor adaptor, SmallVectorImpl<Type> &types) {
   RankedTensorType input = tensorType(adaptor.getInput());

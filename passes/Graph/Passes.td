@@ -27,6 +27,19 @@ def ConvertPrecisionPass : Pass<"shardc-convert-precision", "mlir::ModuleOp"> {
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def DensifySelectionsPass : Pass<"shardc-densify-selections", "mlir::ModuleOp"> {
+  let summary = "Make NonZero routing static: every entry runs, unselected ones add zero";
+  let description = [{
+    graph.nonzero (a selection whose size is known only at run time) becomes
+    every coordinate of its mask. Its uses are followed to the scatters that
+    put the entries back; their updates are zeroed where the mask is zero and
+    they add. A use that mixes entries (a reduction over them, a contraction,
+    a model output) is refused with an error naming it: no graph.nonzero is
+    left after this pass.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 def RaiseActivationsPass : Pass<"shardc-raise-activations", "mlir::ModuleOp"> {
   let summary = "Recognize GELU (erf and tanh forms), SiLU and rsqrt spelled out as primitives";
   let description = [{

@@ -45,6 +45,39 @@ std::optional<unsigned> ShardingProblem::indexOf(Operation *op) const {
   return found->second;
 }
 
+namespace {
+
+/// A router (its scores reach a top-k through order-keeping ops) or a gate
+/// (one score per token): linear layers that score tokens. Megatron-LM keeps
+/// their small weights whole on every tp rank; a split would cost a
+/// collective per layer to save a few kilobytes.
+bool scoresTokens(Operation *op) {
+  Value scores = op->getResult(0);
+  if (cast<RankedTensorType>(scores.getType()).getShape().back() == 1)
+    return true;
+  for (int step = 0; step < 3; ++step) {
+    if (!scores.hasOneUse())
+      return false;
+    Operation *user = *scores.getUsers().begin();
+    if (isa<graph::TopKOp>(user))
+      return true;
+    if (!isa<graph::SoftmaxOp, graph::SigmoidOp, graph::CastOp>(user))
+      return false;
+    scores = user->getResult(0);
+  }
+  return false;
+}
+
+/// A selection of weights that a product consumes: the experts' matrices
+/// gathered by the router's choices (batched MoE experts).
+bool selectsWeightsForProduct(Operation *op) {
+  return isa<graph::GatherOp, graph::GatherNdOp>(op) &&
+         llvm::any_of(op->getUsers(),
+                      [](Operation *user) { return isa<graph::LinearOp, graph::MatMulOp>(user); });
+}
+
+} // namespace
+
 StrategyLimits ShardingProblem::limitsFor(Operation *op) {
   StrategyLimits limits;
   limits.weightOperands.resize(op->getNumOperands());
@@ -54,10 +87,12 @@ StrategyLimits ShardingProblem::limitsFor(Operation *op) {
   limits.axisMaySplitWeights.resize(mesh.numAxes());
   limits.axisMustSplitWeights.resize(mesh.numAxes());
   // Data parallelism replicates weights (ZeRO would split them, later);
-  // --tp means every linear layer's weight is split over tp.
-  bool hasWeights =
-      limits.weightOperands.any() && (isa<graph::LinearOp, graph::MatMulOp>(op) ||
-                                      (options.splitEmbeddings && isa<graph::GatherOp>(op)));
+  // --tp means every linear layer's weight is split over tp (experts'
+  // included, when they are gathered per token), but routers' and gates'.
+  bool hasWeights = limits.weightOperands.any() &&
+                    ((isa<graph::LinearOp, graph::MatMulOp>(op) && !scoresTokens(op)) ||
+                     selectsWeightsForProduct(op) ||
+                     (options.splitEmbeddings && isa<graph::GatherOp>(op)));
   for (unsigned axis = 0; axis < mesh.numAxes(); ++axis) {
     if (mesh.names[axis] != "dp" || !options.applyPolicies)
       limits.axisMaySplitWeights.set(axis);

@@ -42,8 +42,12 @@ struct OpShardingRule {
   /// factor is split over (the bias of a linear layer whose contraction is
   /// split: added once, on the group's first device).
   llvm::SmallVector<std::pair<unsigned, unsigned>, 1> partialOperands;
-  /// add/sub: partial sums in every operand give a partial sum.
-  bool passesPartialSums = false;
+  /// The operands the op is linear in, jointly: partial sums in all of them,
+  /// with the other operands whole, give partial sums (add/sub: every
+  /// operand; a broadcast scale: the scaled value; a select against zero:
+  /// the other branch; a scatter: data and updates, or only the updates when
+  /// the data is zeros). Empty: partial sums must be completed first.
+  llvm::SmallVector<unsigned, 2> linearOperands;
 
   unsigned addFactor(int64_t size, FactorKind kind) {
     factors.push_back({size, kind});

@@ -82,12 +82,59 @@ public:
   OpShardingRule rule;
 };
 
+/// A constant whose every element is zero.
+bool isZeros(Value value) {
+  auto constant = value.getDefiningOp<graph::ConstantOp>();
+  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+  if (!dense || !dense.isSplat())
+    return false;
+  if (isa<FloatType>(dense.getElementType()))
+    return dense.getSplatValue<APFloat>().isZero();
+  return dense.getSplatValue<APInt>().isZero();
+}
+
+/// The operands an elementwise op is linear in (see linearOperands).
+SmallVector<unsigned, 2> elementwiseLinearOperands(Operation *op) {
+  if (isa<graph::AddOp, graph::SubOp>(op)) {
+    // Zeros (an accumulator's start) may be held whole by every device.
+    for (unsigned zeros : {0u, 1u})
+      if (isZeros(op->getOperand(zeros)))
+        return {1 - zeros};
+    return {0, 1};
+  }
+  Type result = op->getResult(0).getType();
+  // x * s and x / s, s broadcast against x (a routing weight, a gate, a
+  // scale): which operand is scaled is ambiguous when both have x's shape.
+  if (isa<graph::MulOp>(op))
+    for (unsigned scaled : {0u, 1u})
+      if (op->getOperand(scaled).getType() == result &&
+          op->getOperand(1 - scaled).getType() != result)
+        return {scaled};
+  if (isa<graph::DivOp>(op) && op->getOperand(0).getType() == result)
+    return {0};
+  if (isa<graph::WhereOp>(op))
+    for (unsigned branch : {1u, 2u})
+      if (isZeros(op->getOperand(3 - branch)))
+        return {branch};
+  return {};
+}
+
 OpShardingRule elementwise(Operation *op) {
   RuleBuilder builder(op);
   SmallVector<unsigned> factors = builder.resultFactors();
   builder.broadcastOperands(factors);
-  builder.rule.passesPartialSums = isa<graph::AddOp, graph::SubOp>(op);
+  builder.rule.linearOperands = elementwiseLinearOperands(op);
   return builder.finish();
+}
+
+/// Writing or adding updates into data is linear in both jointly; into
+/// zeros, every device may hold the zeros whole.
+SmallVector<unsigned, 2> scatterLinearOperands(Operation *op, graph::ScatterReduction reduction) {
+  if (reduction != graph::ScatterReduction::none && reduction != graph::ScatterReduction::add)
+    return {};
+  if (isZeros(op->getOperand(0)))
+    return {2};
+  return {0, 2};
 }
 
 /// Same-shaped operand and result; `whole` dims stay whole.
@@ -408,6 +455,7 @@ OpShardingRule scatterElements(graph::ScatterElementsOp op) {
       builder.operandDim(operand, dim, factor);
     builder.resultDim(0, dim, factor);
   }
+  builder.rule.linearOperands = scatterLinearOperands(op, op.getReduction());
   return builder.finish();
 }
 
@@ -468,6 +516,7 @@ OpShardingRule scatterNd(graph::ScatterNdOp op) {
     builder.operandDim(2, positions + dim - k, factor);
     builder.resultDim(0, dim, factor);
   }
+  builder.rule.linearOperands = scatterLinearOperands(op, op.getReduction());
   return builder.finish();
 }
 
@@ -489,9 +538,21 @@ bool hasOnlyTensors(Operation *op) {
   return llvm::all_of(op->getOperandTypes(), ranked) && llvm::all_of(op->getResultTypes(), ranked);
 }
 
-OpShardingRule getShardingRule(Operation *op) {
-  if (!hasOnlyTensors(op))
-    return OpShardingRule{};
+namespace {
+
+/// Ops that move, select or sum elements are linear in what they move: a
+/// partial sum goes through them and is completed later, once.
+SmallVector<unsigned, 2> movementLinearOperands(Operation *op) {
+  if (isa<graph::ConcatOp>(op))
+    return llvm::to_vector<2>(llvm::seq<unsigned>(0, op->getNumOperands()));
+  if (isa<graph::ReshapeOp, graph::TransposeOp, graph::ExpandOp, graph::SliceOp, graph::SplitOp,
+          graph::GatherOp, graph::GatherElementsOp, graph::GatherNdOp, graph::ReduceSumOp,
+          graph::ReduceMeanOp>(op))
+    return {0};
+  return {};
+}
+
+OpShardingRule ruleOf(Operation *op) {
   return llvm::TypeSwitch<Operation *, OpShardingRule>(op)
       .Case<graph::NegOp, graph::AbsOp, graph::SqrtOp, graph::RsqrtOp, graph::ReciprocalOp,
             graph::ExpOp, graph::LogOp, graph::CosOp, graph::SinOp, graph::ErfOp, graph::TanhOp,
@@ -526,6 +587,17 @@ OpShardingRule getShardingRule(Operation *op) {
       .Case([](graph::GatherNdOp op) { return gatherNd(op); })
       .Case([](graph::ScatterNdOp op) { return scatterNd(op); })
       .Default([](Operation *op) { return RuleBuilder(op).finish(); });
+}
+
+} // namespace
+
+OpShardingRule getShardingRule(Operation *op) {
+  if (!hasOnlyTensors(op))
+    return OpShardingRule{};
+  OpShardingRule rule = ruleOf(op);
+  if (rule.linearOperands.empty())
+    rule.linearOperands = movementLinearOperands(op);
+  return rule;
 }
 
 std::string OpShardingRule::describe() const {
@@ -569,8 +641,8 @@ std::string OpShardingRule::describe() const {
     os << "}";
   for (auto [operand, factor] : partialOperands)
     os << " operand " << operand << " partial over " << name(factor);
-  if (passesPartialSums)
-    os << " passes partial sums";
+  for (auto [index, operand] : llvm::enumerate(linearOperands))
+    os << (index ? ", " : " linear in operand ") << operand;
   return text;
 }
 

@@ -30,7 +30,6 @@ ValueSharding project(const TensorFactors &tensor, const Strategy &strategy) {
       AxisList axes = axesOf(strategy, factor);
       sharding.dims[dim].append(axes.begin(), axes.end());
     }
-  sharding.partial = axesOf(strategy, Strategy::kPartial);
   return sharding;
 }
 
@@ -59,7 +58,7 @@ bool isValid(const OpShardingRule &rule, const MeshShape &mesh, const StrategyLi
              const Strategy &strategy) {
   llvm::SmallVector<int64_t, 8> factorShards(rule.factors.size(), 1);
   for (auto [axis, factor] : llvm::enumerate(strategy.axisFactor)) {
-    if (factor == Strategy::kPartial && !rule.passesPartialSums)
+    if (factor == Strategy::kPartial && rule.linearOperands.empty())
       return false;
     if (factor < 0)
       continue;
@@ -94,7 +93,7 @@ llvm::SmallVector<Strategy> enumerateStrategies(const OpShardingRule &rule, cons
   for (unsigned factor = 0; factor < rule.factors.size(); ++factor)
     if (rule.factors[factor].kind != FactorKind::Replicated && rule.factors[factor].size > 1)
       choices.push_back(factor);
-  if (rule.passesPartialSums)
+  if (!rule.linearOperands.empty())
     choices.push_back(Strategy::kPartial);
 
   llvm::SmallVector<Strategy> strategies;
@@ -119,6 +118,7 @@ llvm::SmallVector<Strategy> enumerateStrategies(const OpShardingRule &rule, cons
 ValueSharding resultSharding(const OpShardingRule &rule, const Strategy &strategy,
                              unsigned result) {
   ValueSharding sharding = project(rule.results[result], strategy);
+  sharding.partial = axesOf(strategy, Strategy::kPartial);
   for (auto [axis, factor] : llvm::enumerate(strategy.axisFactor))
     if (factor >= 0 && rule.factors[factor].kind == FactorKind::Reduction)
       sharding.partial.push_back(axis);
@@ -129,6 +129,8 @@ ValueSharding resultSharding(const OpShardingRule &rule, const Strategy &strateg
 ValueSharding operandSharding(const OpShardingRule &rule, const Strategy &strategy,
                               unsigned operand) {
   ValueSharding sharding = project(rule.operands[operand], strategy);
+  if (llvm::is_contained(rule.linearOperands, operand))
+    sharding.partial = axesOf(strategy, Strategy::kPartial);
   for (auto [partialOperand, factor] : rule.partialOperands)
     if (partialOperand == operand) {
       AxisList axes = axesOf(strategy, factor);

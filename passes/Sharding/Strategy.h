@@ -21,7 +21,7 @@ namespace shardc::sharding {
 struct Strategy {
   /// Not split along the axis.
   static constexpr int kNone = -1;
-  /// add/sub of partial sums: partial along the axis in and out.
+  /// The rule's linear operands and the results are partial sums along the axis.
   static constexpr int kPartial = -2;
   /// Per mesh axis: a factor index, kNone or kPartial.
   llvm::SmallVector<int, 4> axisFactor;

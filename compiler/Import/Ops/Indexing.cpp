@@ -77,6 +77,14 @@ LogicalResult importScatterND(NodeContext &node) {
       {node.attr("reduction", ScatterReductionAttr::get(node.context(), *reduction))}));
 }
 
+/// The selection's size is data-dependent; graph.nonzero keeps room for every
+/// element until shardc-densify-selections makes its uses static.
+LogicalResult importNonZero(NodeContext &node) {
+  if (failed(node.requireInputs(1)))
+    return failure();
+  return node.define(node.create<NonZeroOp>(node.input(0)));
+}
+
 LogicalResult importTrilu(NodeContext &node) {
   auto upper = node.intAttr("upper", 1);
   if (failed(node.requireInputs(1)) || failed(upper))
@@ -101,6 +109,7 @@ void registerIndexingImporters(OpImporterMap &map) {
   map["GatherND"] = {importGatherND, 11};
   map["ScatterND"] = {importScatterND, 11};
   map["Trilu"] = {importTrilu, 14};
+  map["NonZero"] = {importNonZero, 9};
 }
 
 } // namespace shardc::import
