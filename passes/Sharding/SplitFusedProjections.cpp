@@ -204,6 +204,65 @@ void split(graph::LinearOp linear, ArrayRef<Part> parts) {
       whole->erase();
 }
 
+/// Batched experts (transformers 5's Mixtral, exported with batched_mm):
+/// each token's expert matrices W[E, N, K] gathered by expert id, applied to
+/// the token as [.., N, K] x [.., K, 1], viewed as [.., N] and split along N
+/// (gate and up fused). Each part gathers and applies its own box of W.
+struct GatheredProduct {
+  graph::SplitOp split;
+  graph::ReshapeOp view;
+  graph::MatMulOp product;
+  graph::GatherNdOp gather;
+  graph::WeightOp weight;
+};
+
+std::optional<GatheredProduct> gatheredProductOf(graph::SplitOp split) {
+  GatheredProduct found{split, split.getInput().getDefiningOp<graph::ReshapeOp>(), {}, {}, {}};
+  if (!found.view || !found.view->hasOneUse())
+    return std::nullopt;
+  found.product = found.view.getInput().getDefiningOp<graph::MatMulOp>();
+  if (!found.product || !found.product->hasOneUse())
+    return std::nullopt;
+  found.gather = found.product.getLhs().getDefiningOp<graph::GatherNdOp>();
+  if (!found.gather || !found.gather->hasOneUse() || found.gather.getBatchDims() != 0)
+    return std::nullopt;
+  found.weight = found.gather.getData().getDefiningOp<graph::WeightOp>();
+  auto indices = cast<RankedTensorType>(found.gather.getIndices().getType());
+  if (!found.weight || found.weight.getType().getRank() != 3 || indices.getShape().back() != 1)
+    return std::nullopt;
+  // The view drops the product's trailing 1: [.., N, 1] -> [.., N], split on N.
+  ArrayRef<int64_t> product = found.product.getType().getShape();
+  ArrayRef<int64_t> view = found.view.getType().getShape();
+  if (product.back() != 1 || product.drop_back() != view ||
+      split.getAxis() != int64_t(view.size()) - 1)
+    return std::nullopt;
+  return found;
+}
+
+void split(GatheredProduct fused) {
+  OpBuilder builder(fused.split);
+  Location location = fused.product.getLoc();
+  Type element = fused.product.getType().getElementType();
+  int64_t begin = 0;
+  for (auto [result, size] : llvm::zip(fused.split.getResults(), fused.split.getSizes())) {
+    Value box = boxOf(builder, fused.weight, 1, begin, begin + size);
+    Value gathered = builder.create<graph::GatherNdOp>(fused.gather.getLoc(), box,
+                                                       fused.gather.getIndices(), 0);
+    SmallVector<int64_t> shape(fused.product.getType().getShape());
+    shape[shape.size() - 2] = size;
+    Value piece = builder.create<graph::MatMulOp>(location, RankedTensorType::get(shape, element),
+                                                  gathered, fused.product.getRhs());
+    piece = builder.create<graph::ReshapeOp>(fused.view.getLoc(), result.getType(), piece);
+    result.replaceAllUsesWith(piece);
+    begin += size;
+  }
+  for (Operation *op : std::initializer_list<Operation *>{fused.split, fused.view, fused.product,
+                                                         fused.gather})
+    op->erase();
+  if (fused.weight->use_empty())
+    fused.weight->erase();
+}
+
 struct SplitFusedProjectionsPass : impl::SplitFusedProjectionsPassBase<SplitFusedProjectionsPass> {
   void runOnOperation() override {
     SmallVector<std::pair<graph::LinearOp, SmallVector<Part>>> work;
@@ -219,6 +278,13 @@ struct SplitFusedProjectionsPass : impl::SplitFusedProjectionsPassBase<SplitFuse
     });
     for (auto &[linear, parts] : work)
       split(linear, parts);
+    SmallVector<GatheredProduct> products;
+    getOperation().walk([&](graph::SplitOp op) {
+      if (auto fused = gatheredProductOf(op))
+        products.push_back(*fused);
+    });
+    for (GatheredProduct fused : products)
+      split(fused);
   }
 };
 

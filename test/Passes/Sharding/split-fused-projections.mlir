@@ -108,3 +108,30 @@ func.func @fused_heads_moved(%x: tensor<2x8x16xf32>) -> (tensor<2x8x4x4xf32>, te
   %v = graph.gather_nd %m, %i5 : (tensor<6x2x8x4xf32>, tensor<1x1xi64>) -> tensor<1x2x8x4xf32>
   return %q, %k, %v : tensor<2x8x4x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>
 }
+
+// -----
+
+// Batched experts (transformers 5's Mixtral with batched_mm): each token's
+// fused gate_up matrices [E, 2F, H] gathered by expert id and applied as
+// [T, 2F, H] x [T, H, 1], viewed [T, 2F] and split into gate and up. Each
+// part gathers its own box of the weight.
+// CHECK-LABEL: func.func @gathered_experts
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<6x8x1xf32>, %[[IDS:[^:]*]]: tensor<6x1xi64>)
+// CHECK-DAG: %[[WG:.*]] = graph.weight "gate_up" {box_offsets = array<i64: 0, 0, 0>, {{.*}}stored_shape = array<i64: 4, 10, 8>{{.*}}} : tensor<4x5x8xf32>
+// CHECK-DAG: %[[WU:.*]] = graph.weight "gate_up" {box_offsets = array<i64: 0, 5, 0>, {{.*}}stored_shape = array<i64: 4, 10, 8>{{.*}}} : tensor<4x5x8xf32>
+// CHECK-DAG: %[[G:.*]] = graph.gather_nd %[[WG]], %[[IDS]] : (tensor<4x5x8xf32>, tensor<6x1xi64>) -> tensor<6x5x8xf32>
+// CHECK-DAG: %[[GM:.*]] = graph.matmul %[[G]], %[[X]] : (tensor<6x5x8xf32>, tensor<6x8x1xf32>) -> tensor<6x5x1xf32>
+// CHECK-DAG: %[[GATE:.*]] = graph.reshape %[[GM]] : (tensor<6x5x1xf32>) -> tensor<6x5xf32>
+// CHECK-DAG: %[[U:.*]] = graph.gather_nd %[[WU]], %[[IDS]]
+// CHECK-DAG: %[[UM:.*]] = graph.matmul %[[U]], %[[X]]
+// CHECK-DAG: %[[UP:.*]] = graph.reshape %[[UM]] : (tensor<6x5x1xf32>) -> tensor<6x5xf32>
+// CHECK-NOT: graph.split
+// CHECK: return %[[GATE]], %[[UP]]
+func.func @gathered_experts(%x: tensor<6x8x1xf32>, %ids: tensor<6x1xi64>) -> (tensor<6x5xf32>, tensor<6x5xf32>) {
+  %w = graph.weight "gate_up" {file = "m.onnx", offset = 0 : i64, size = 1280 : i64} : tensor<4x10x8xf32>
+  %g = graph.gather_nd %w, %ids : (tensor<4x10x8xf32>, tensor<6x1xi64>) -> tensor<6x10x8xf32>
+  %p = graph.matmul %g, %x : (tensor<6x10x8xf32>, tensor<6x8x1xf32>) -> tensor<6x10x1xf32>
+  %v = graph.reshape %p : (tensor<6x10x1xf32>) -> tensor<6x10xf32>
+  %parts:2 = graph.split %v {axis = 1 : i64, sizes = array<i64: 5, 5>} : (tensor<6x10xf32>) -> (tensor<6x5xf32>, tensor<6x5xf32>)
+  return %parts#0, %parts#1 : tensor<6x5xf32>, tensor<6x5xf32>
+}
