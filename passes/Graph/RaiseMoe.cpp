@@ -12,6 +12,7 @@
 #include "passes/Graph/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -91,13 +92,25 @@ void raiseMoe(TopKOp topk) {
   auto router = softmax ? producer<LinearOp>(softmax.getInput()) : LinearOp();
   if (!router || topk.getAxis() != softmax.getAxis())
     return;
-  Operation *join = joinOf(router.getInput());
+  // x is what the router reads before any view of it: the router and the
+  // experts may each view the tokens their own way ([T, H] and [1, T, H]).
+  Value x = router.getInput();
+  while (auto view = producer<ReshapeOp>(x))
+    x = view.getInput();
+  Operation *join = joinOf(x);
   if (!join || join->isBeforeInBlock(topk))
     return;
-  SmallVector<Operation *> block = blockBetween(router.getInput(), join);
+  SmallVector<Operation *> block = blockBetween(x, join);
   // The experts must read x too, besides the router: otherwise this is no MoE.
+  llvm::DenseSet<Value> views = {x};
+  for (bool grew = true; grew;) // the block is not in program order
+    grew = llvm::any_of(block, [&](Operation *op) {
+      return isa<ReshapeOp>(op) && views.contains(op->getOperand(0)) &&
+             views.insert(op->getResult(0)).second;
+    });
   bool hasExperts = llvm::any_of(block, [&](Operation *op) {
-    return op != router && llvm::is_contained(op->getOperands(), router.getInput());
+    return op != router && !isa<ReshapeOp>(op) &&
+           llvm::any_of(op->getOperands(), [&](Value v) { return views.contains(v); });
   });
   if (hasExperts)
     outlineComposite("moe", block, join);
