@@ -6,7 +6,8 @@
 //   OUT/rank{r}.safetensors  the rank's weights and constants
 //
 // The directory appears only once complete: it is written beside OUT and
-// renamed into place.
+// renamed into place, replacing only an artifact shardc wrote
+// (ArtifactDirectory.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_COMPILER_ARTIFACT_ARTIFACTWRITER_H

@@ -7,9 +7,11 @@
 // written only when the whole compilation succeeded.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Artifact/ArtifactDirectory.h"
 #include "compiler/Artifact/ArtifactWriter.h"
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Options.h"
+#include "compiler/Driver/OutputFiles.h"
 #include "compiler/Driver/Pipeline.h"
 #include "compiler/Import/Importer.h"
 #include "compiler/Report/ReportWriter.h"
@@ -189,6 +191,19 @@ int run() {
     driver::printError(kTool, "the artifact is a directory; give it with -o OUT/");
     return 1;
   }
+  // Output paths are checked before compiling: a refused one costs nothing.
+  if (llvm::Error error =
+          *phase == driver::Phase::Artifact
+              ? artifact::checkArtifactDestination(outputPath).takeError()
+              : llvm::Error::success()) {
+    driver::printError(kTool, llvm::toString(std::move(error)));
+    return 1;
+  }
+  if (llvm::Error error =
+          reportPath.empty() ? llvm::Error::success() : driver::checkOutputFile(reportPath)) {
+    driver::printError(kTool, "--report " + llvm::toString(std::move(error)));
+    return 1;
+  }
   auto importOptions = driver::parseImportOptions(dimBindings, inputShapes, constantInputs);
   if (!importOptions) {
     driver::printError(kTool, llvm::toString(importOptions.takeError()));
@@ -276,9 +291,12 @@ int run() {
     if (!writeFile(outputPath, text))
       return 1;
   }
-  if (report && !reportPath.empty() &&
-      !writeFile(reportPath, llvm::formatv("{0:2}", report->json).str() + "\n"))
-    return 1;
+  if (report && !reportPath.empty())
+    if (llvm::Error error = driver::writeFileAtomically(
+            reportPath, llvm::formatv("{0:2}", report->json).str() + "\n")) {
+      driver::printError(kTool, "--report " + llvm::toString(std::move(error)));
+      return 1;
+    }
   if (report && verbose)
     llvm::errs() << report->summary;
   return 0;
