@@ -111,11 +111,15 @@ StagingDirectory::create(llvm::StringRef requested) {
   llvm::SmallString<256> staging(llvm::sys::path::parent_path(*destination));
   llvm::sys::path::append(staging, "." + llvm::sys::path::filename(*destination) + ".partial-" +
                                        llvm::Twine(llvm::sys::Process::getProcessId()));
+  // Watched before it exists: a signal right after the mkdir must find it.
+  rt::io::SignalCleanup cleanup(std::string(staging.str()));
   // Never reuse a folder that is there already: it may not be ours.
-  if (std::error_code error = fs::create_directory(staging, /*IgnoreExisting=*/false))
+  if (std::error_code error = fs::create_directory(staging, /*IgnoreExisting=*/false)) {
+    cleanup.release();
     return llvm::createStringError(error, "cannot create '" + staging + "': " + error.message());
+  }
   return std::unique_ptr<StagingDirectory>(
-      new StagingDirectory(std::move(*destination), std::string(staging)));
+      new StagingDirectory(std::move(*destination), std::string(staging), std::move(cleanup)));
 }
 
 StagingDirectory::~StagingDirectory() {

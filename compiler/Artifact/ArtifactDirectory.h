@@ -51,8 +51,9 @@ public:
   llvm::Error commit();
 
 private:
-  StagingDirectory(std::string destination, std::string path)
-      : destination_(std::move(destination)), path_(std::move(path)), cleanup_(path_) {}
+  StagingDirectory(std::string destination, std::string path, rt::io::SignalCleanup cleanup)
+      : destination_(std::move(destination)), path_(std::move(path)),
+        cleanup_(std::move(cleanup)) {}
 
   std::string destination_, path_;
   rt::io::SignalCleanup cleanup_;

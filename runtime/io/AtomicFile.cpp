@@ -82,10 +82,13 @@ Expected<AtomicFile> AtomicFile::create(const std::string &requested) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string tempPath = dir + "." + name + ".tmp." + std::to_string(::getpid()) + "." +
                            std::to_string(counter++);
+    // Watched before it exists: a signal right after the open must find it.
+    SignalCleanup cleanup(tempPath);
     int fd = ::open(tempPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0)
-      return AtomicFile(path, std::move(tempPath), fd);
+      return AtomicFile(path, std::move(tempPath), fd, std::move(cleanup));
     int error = errno;
+    cleanup.release(); // the name is someone else's
     if (error != EEXIST)
       return fail(path + ": cannot create '" + tempPath + "': " + errnoMessage(error));
   }

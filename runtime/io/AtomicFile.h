@@ -58,8 +58,9 @@ public:
   const std::string &path() const { return path_; }
 
 private:
-  AtomicFile(std::string path, std::string tempPath, int fd)
-      : path_(std::move(path)), tempPath_(std::move(tempPath)), fd_(fd), cleanup_(tempPath_) {}
+  AtomicFile(std::string path, std::string tempPath, int fd, SignalCleanup cleanup)
+      : path_(std::move(path)), tempPath_(std::move(tempPath)), fd_(fd),
+        cleanup_(std::move(cleanup)) {}
   void discard();
 
   std::string path_;
