@@ -402,6 +402,14 @@ LogicalResult writeArtifact(ModuleOp module, StringRef directory, const Artifact
   if (programs.size() != 1)
     return module.emitError() << "expected one exec program, got " << programs.size();
   Location location = module.getLoc();
+  // A plan this large is a bound dim gone wrong (--dim batch=99999999), not
+  // a model: say so before writing anything.
+  if (auto arena = programs.front()->getAttrOfType<IntegerAttr>("exec.arena_bytes");
+      arena && arena.getInt() > kMaxArenaBytes)
+    return emitError(location) << "the memory plan needs an arena of "
+                               << llvm::formatv("{0:F1}", arena.getInt() / double(1LL << 40))
+                               << " TiB (" << arena.getInt()
+                               << " bytes) per rank, over shardc's limit of 1 TiB";
   llvm::Expected<std::unique_ptr<StagingDirectory>> staging = StagingDirectory::create(directory);
   if (!staging)
     return emitError(location) << llvm::toString(staging.takeError());

@@ -22,6 +22,10 @@ namespace shardc::artifact {
 /// The artifact format this compiler writes; the runtime refuses others.
 constexpr int kArtifactVersion = 1;
 
+/// The largest arena (per rank) an artifact may plan: 1 TiB, several times
+/// any device's or host's memory today.
+constexpr int64_t kMaxArenaBytes = int64_t(1) << 40;
+
 struct ArtifactOptions {
   std::string target = "cpu";
   std::string cudaArch; ///< with target "cuda": "sm_90", ...

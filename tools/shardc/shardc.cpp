@@ -10,6 +10,7 @@
 #include "compiler/Artifact/ArtifactDirectory.h"
 #include "compiler/Artifact/ArtifactWriter.h"
 #include "compiler/Driver/Diagnostics.h"
+#include "compiler/Driver/Limits.h"
 #include "compiler/Driver/Options.h"
 #include "compiler/Driver/OutputFiles.h"
 #include "compiler/Driver/Pipeline.h"
@@ -102,6 +103,10 @@ cl::opt<std::string>
              cl::desc("The device mesh by axes, e.g. dp=2,tp=4 (instead of --dp/--tp); ranks are "
                       "laid out row-major, the last axis fastest"),
              cl::value_desc("AXIS=N,..."), cl::cat(meshCategory));
+cl::opt<int64_t> maxRanks("max-ranks",
+                          cl::desc("The most ranks (devices) a mesh may have (default 4096)"),
+                          cl::value_desc("N"), cl::init(driver::kDefaultMaxRanks),
+                          cl::cat(meshCategory));
 cl::opt<std::string>
     deviceName("device",
                cl::desc("The device the cost model prices: h100 (default), h200 or a JSON file "
@@ -214,6 +219,10 @@ int run() {
     driver::printError(kTool, llvm::toString(mesh.takeError()));
     return 1;
   }
+  if (llvm::Error error = driver::checkRankCount(*mesh, maxRanks)) {
+    driver::printError(kTool, llvm::toString(std::move(error)));
+    return 1;
+  }
   if (sequenceParallel && !mesh->axis("tp")) {
     driver::printError(kTool, "--sp splits activations over tp; give --tp N with N > 1");
     return 1;
@@ -247,6 +256,7 @@ int run() {
   if (failed(imported))
     return 1;
   ModuleOp module = **imported;
+  std::string batchWarning = driver::batchSplitWarning(module, *mesh);
   if (mesh->numAxes()) {
     context.getOrLoadDialect<dist::DistDialect>();
     OpBuilder builder(module.getBodyRegion());
@@ -299,6 +309,8 @@ int run() {
     }
   if (report && verbose)
     llvm::errs() << report->summary;
+  if (!batchWarning.empty())
+    llvm::errs() << kTool << ": warning: " << batchWarning << "\n";
   return 0;
 }
 
