@@ -83,7 +83,7 @@ def main():
     elif case == "symlink-out":
         outside = args.dst.parent / "outside.safetensors"
         shutil.move(args.dst / "rank0.safetensors", outside)
-        (args.dst / "rank0.safetensors").symlink_to(outside)
+        (args.dst / "rank0.safetensors").symlink_to(outside.resolve())
     else:
         parser.error("unknown case " + case)
     for name, facts in manifest["files"].items():
