@@ -52,7 +52,9 @@ llvm::Error checkIsArtifact(llvm::StringRef directory) {
     llvm::StringRef name = llvm::sys::path::filename(entry->path());
     if (name != "manifest.json" && !files->get(name))
       return refuse(directory, "holds '" + name + "', which is not a file of the artifact");
-    if (entry->type() != fs::file_type::regular_file)
+    // status(), not type(): some file systems do not report types in listings.
+    llvm::ErrorOr<fs::basic_file_status> entryStatus = entry->status();
+    if (!entryStatus || entryStatus->type() != fs::file_type::regular_file)
       return refuse(directory, "holds '" + name + "', which is not a regular file");
   }
   if (error)

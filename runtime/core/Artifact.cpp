@@ -65,6 +65,15 @@ StatusOr<std::vector<uint8_t>> readFile(const std::string &path) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
+/// The integer `value` holds. Anything else makes the manifest malformed:
+/// nlohmann converts a float to an integer unchecked (3e111 overflows).
+int64_t integerOf(const nlohmann::json &value) {
+  if (!value.is_number_integer())
+    throw nlohmann::json::type_error::create(
+        302, std::string("expected an integer, got ") + value.type_name(), &value);
+  return value.get<int64_t>();
+}
+
 StatusOr<std::vector<TensorSignature>> signatureOf(const nlohmann::json &entries,
                                                    const std::string &manifest) {
   std::vector<TensorSignature> signature;
@@ -72,8 +81,13 @@ StatusOr<std::vector<TensorSignature>> signatureOf(const nlohmann::json &entries
     std::optional<DType> dtype = dtypeFromName(entry.at("dtype").get<std::string>());
     if (!dtype)
       return fail(manifest, "unknown dtype '" + entry.at("dtype").get<std::string>() + "'");
-    signature.push_back(
-        {entry.at("name").get<std::string>(), *dtype, entry.at("shape").get<Shape>()});
+    const nlohmann::json &dims = entry.at("shape");
+    if (!dims.is_array())
+      throw nlohmann::json::type_error::create(302, "expected a shape array", &dims);
+    Shape shape;
+    for (const nlohmann::json &dim : dims)
+      shape.push_back(integerOf(dim));
+    signature.push_back({entry.at("name").get<std::string>(), *dtype, std::move(shape)});
   }
   return signature;
 }
@@ -97,7 +111,7 @@ StatusOr<std::string> checkedFile(const std::string &file, const nlohmann::json 
   if (!in)
     return fail(path, "is missing; the artifact is incomplete");
   auto size = static_cast<int64_t>(in.tellg());
-  int64_t expected = facts.at("bytes").get<int64_t>();
+  int64_t expected = integerOf(facts.at("bytes"));
   if (size != expected)
     return fail(path, "holds " + std::to_string(size) + " bytes; expected " +
                           std::to_string(expected) + " (truncated or replaced?)");
@@ -208,7 +222,7 @@ StatusOr<nlohmann::json> readManifest(const std::string &manifestPath) {
   try {
     if (manifest.value("format", "") != "shardc-artifact")
       return fail(manifestPath, "is not a shardc artifact manifest");
-    int version = manifest.at("version").get<int>();
+    int64_t version = integerOf(manifest.at("version"));
     if (version != kArtifactVersion)
       return fail(manifestPath, "artifact version " + std::to_string(version) +
                                     "; this shardrun reads version " +
@@ -247,8 +261,8 @@ StatusOr<Artifact> loadArtifact(const std::string &directory, int rank) {
       return fail(manifestPath, "has " + std::to_string(artifact.ranks) + " rank(s); rank " +
                                     std::to_string(rank) + " does not exist");
     const nlohmann::json &entry = ranks.at(rank);
-    if (entry.contains("rank") && entry.at("rank").get<int>() != rank)
-      return fail(manifestPath, "lists rank " + std::to_string(entry.at("rank").get<int>()) +
+    if (entry.contains("rank") && integerOf(entry.at("rank")) != rank)
+      return fail(manifestPath, "lists rank " + std::to_string(integerOf(entry.at("rank"))) +
                                     " in place " + std::to_string(rank));
     const std::string programFile = entry.at("program").get<std::string>();
     const std::string weightsFile = entry.at("weights").get<std::string>();
