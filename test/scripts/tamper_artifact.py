@@ -10,6 +10,8 @@ Cases:
   output-dtype  the manifest's first output is float64
   input-smaller the manifest's first input has half its last dim (the program's
                 input buffer is then larger than what the caller passes)
+  float-dim     the manifest's first input has a dim of 3.3e111 (a float, which
+                a careless reader converts to int64 out of range)
   arena-wrap    the program's first arena buffer at offset 2^64 - 16
   no-steps      the program has no steps
   swap-ranks    rank0.safetensors and rank1.safetensors swapped
@@ -62,6 +64,8 @@ def main():
         manifest["outputs"][0]["dtype"] = "float64"
     elif case == "input-smaller":
         manifest["inputs"][0]["shape"][-1] //= 2
+    elif case == "float-dim":
+        manifest["inputs"][0]["shape"][0] = 3.3e111
     elif case in ("arena-wrap", "no-steps"):
         program = program_json(args.flatc, args.schema, program_path)
         if case == "no-steps":
