@@ -26,7 +26,7 @@ CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 
 .PHONY: deps apt-deps python-deps build build-asan test test-unit test-lit test-conformance \
-        node-tests test-asan fuzz demo gpu-check clean help zoo zoo-status
+        node-tests test-asan fuzz fuzz-build fuzz-import fuzz-artifact demo gpu-check clean help zoo zoo-status
 
 help:
 	@echo "make demo   compile and run the embedded example, compare with onnxruntime"
@@ -104,16 +104,28 @@ test-asan: build-asan node-tests
 	$(PYTHON) test/scripts/node_tests.py --shardc $(ASAN_BUILD_DIR)/bin/shardc \
 	  --shardrun $(ASAN_BUILD_DIR)/bin/shardrun --node-tests $(NODE_TESTS) --jobs $$((2 * $(JOBS)))
 
-# libFuzzer over the importer's input bytes (clang-19), seeded from the fixtures
-# and the node tests (models and their TensorProto files).
+# libFuzzer (clang-19, ASan + UBSan), FUZZ_SECONDS each: over the importer's
+# input bytes, seeded from the fixtures and the node tests (models and their
+# TensorProto files); then over the artifact loader (manifest, program and
+# weights, checksums recomputed by the harness), seeded from small artifacts
+# (test/fuzz/pack_artifact.py). `make -j2 fuzz` runs the two side by side.
 FUZZ_SECONDS ?= 600
-fuzz: deps node-tests
+FUZZ_FLAGS = -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -timeout=30 -print_final_stats=1
+fuzz: fuzz-import fuzz-artifact
+
+fuzz-build: deps
 	test -f $(FUZZ_BUILD_DIR)/build.ninja || CC=clang-19 CXX=clang++-19 cmake -S . -B $(FUZZ_BUILD_DIR) \
 	  $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDC_FUZZ=ON
-	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target shardc-import-fuzzer
+	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target shardc-import-fuzzer shardc-artifact-fuzzer
+
+fuzz-import: fuzz-build node-tests
 	mkdir -p fuzz-corpus
-	$(FUZZ_BUILD_DIR)/bin/shardc-import-fuzzer -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 \
-	  -timeout=30 -print_final_stats=1 fuzz-corpus test/fuzz/corpus $(NODE_TESTS)
+	$(FUZZ_BUILD_DIR)/bin/shardc-import-fuzzer $(FUZZ_FLAGS) fuzz-corpus test/fuzz/corpus $(NODE_TESTS)
+
+fuzz-artifact: fuzz-build
+	mkdir -p fuzz-artifact-corpus
+	$(FUZZ_BUILD_DIR)/bin/shardc-artifact-fuzzer $(FUZZ_FLAGS) fuzz-artifact-corpus \
+	  test/fuzz/artifact-corpus
 
 # The main job on the embedded example: compile it, run it with shardrun on
 # the CPU and compare with onnxruntime on the same inputs.

@@ -1,5 +1,6 @@
 //===- ArtifactWriter.cpp - write the artifact shardrun loads -------------===//
 #include "compiler/Artifact/ArtifactWriter.h"
+#include "compiler/Artifact/ArtifactDirectory.h"
 #include "compiler/Artifact/ElementTypes.h"
 #include "compiler/Artifact/ProgramSerializer.h"
 
@@ -254,6 +255,8 @@ LogicalResult writeBytes(Location location, StringRef path, ArrayRef<uint8_t> by
     out.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
     out.close();
     error = out.error();
+    // A stream destroyed with its error set aborts the process (a full disk).
+    out.clear_error();
   }
   if (error)
     return emitError(location) << "cannot write '" << path << "': " << error.message();
@@ -399,27 +402,21 @@ LogicalResult writeArtifact(ModuleOp module, StringRef directory, const Artifact
   if (programs.size() != 1)
     return module.emitError() << "expected one exec program, got " << programs.size();
   Location location = module.getLoc();
-  // A stale artifact is replaced; any other existing path is left alone.
-  SmallString<256> manifest(directory);
-  llvm::sys::path::append(manifest, "manifest.json");
-  if (llvm::sys::fs::exists(directory) && !llvm::sys::fs::exists(manifest))
-    return emitError(location) << "'" << directory
-                               << "' exists and is not a shardc artifact; refusing to overwrite it";
-  std::string staging =
-      (directory + ".partial-" + llvm::Twine(llvm::sys::Process::getProcessId())).str();
-  llvm::sys::fs::remove_directories(staging);
-  if (std::error_code error = llvm::sys::fs::create_directory(staging))
-    return emitError(location) << "cannot create '" << staging << "': " << error.message();
-  if (failed(writeFiles(module, programs.front(), staging, options))) {
-    llvm::sys::fs::remove_directories(staging);
+  // A plan this large is a bound dim gone wrong (--dim batch=99999999), not
+  // a model: say so before writing anything.
+  if (auto arena = programs.front()->getAttrOfType<IntegerAttr>("exec.arena_bytes");
+      arena && arena.getInt() > kMaxArenaBytes)
+    return emitError(location) << "the memory plan needs an arena of "
+                               << llvm::formatv("{0:F1}", arena.getInt() / double(1LL << 40))
+                               << " TiB (" << arena.getInt()
+                               << " bytes) per rank, over shardc's limit of 1 TiB";
+  llvm::Expected<std::unique_ptr<StagingDirectory>> staging = StagingDirectory::create(directory);
+  if (!staging)
+    return emitError(location) << llvm::toString(staging.takeError());
+  if (failed(writeFiles(module, programs.front(), (*staging)->path(), options)))
     return failure();
-  }
-  llvm::sys::fs::remove_directories(directory);
-  if (std::error_code error = llvm::sys::fs::rename(staging, directory)) {
-    llvm::sys::fs::remove_directories(staging);
-    return emitError(location) << "cannot move the artifact into '" << directory
-                               << "': " << error.message();
-  }
+  if (llvm::Error error = (*staging)->commit())
+    return emitError(location) << llvm::toString(std::move(error));
   return success();
 }
 

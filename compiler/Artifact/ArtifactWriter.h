@@ -6,7 +6,8 @@
 //   OUT/rank{r}.safetensors  the rank's weights and constants
 //
 // The directory appears only once complete: it is written beside OUT and
-// renamed into place.
+// renamed into place, replacing only an artifact shardc wrote
+// (ArtifactDirectory.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_COMPILER_ARTIFACT_ARTIFACTWRITER_H
@@ -20,6 +21,10 @@ namespace shardc::artifact {
 
 /// The artifact format this compiler writes; the runtime refuses others.
 constexpr int kArtifactVersion = 1;
+
+/// The largest arena (per rank) an artifact may plan: 1 TiB, several times
+/// any device's or host's memory today.
+constexpr int64_t kMaxArenaBytes = int64_t(1) << 40;
 
 struct ArtifactOptions {
   std::string target = "cpu";

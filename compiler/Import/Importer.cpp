@@ -10,6 +10,7 @@
 #include "compiler/Import/NodeContext.h"
 #include "compiler/Import/OpRegistry.h"
 #include "compiler/Import/TensorDecoding.h"
+#include "compiler/Import/WeightReader.h"
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/NodeLocation.h"
@@ -18,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -262,6 +264,17 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const onnx::ValueInfoProto 
     return fileError() << "input '" << name << "' has unsupported element type "
                        << dataTypeName(tensor.elem_type());
 
+  // Later phases count elements and bytes in int64 (memory plans, kernels).
+  auto sized = [&](ArrayRef<int64_t> shape) -> FailureOr<RankedTensorType> {
+    std::optional<int64_t> bytes = graph::elementByteWidth(element);
+    for (int64_t dim : shape)
+      if (bytes)
+        bytes = llvm::checkedMul(*bytes, dim);
+    if (!bytes)
+      return fileError() << "input '" << name << "' of shape " << graph::formatShape(shape)
+                         << " has more bytes than 64-bit sizes can count";
+    return RankedTensorType::get(shape, element);
+  };
   auto given = options_.inputShapes.find(name);
   if (given != options_.inputShapes.end()) {
     const std::vector<int64_t> &shape = given->second;
@@ -276,7 +289,7 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const onnx::ValueInfoProto 
                              << " size " << shape[d] << "; expected " << dims[d].dim_value()
                              << " as the model declares";
     }
-    return RankedTensorType::get(shape, element);
+    return sized(shape);
   }
   if (!tensor.has_shape())
     return fileError() << "input '" << name << "' has no shape; give it with --input-shape "
@@ -304,7 +317,7 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const onnx::ValueInfoProto 
                        << " has no size; give the shape with --input-shape " << name
                        << "=D0xD1...";
   }
-  return RankedTensorType::get(shape, element);
+  return sized(shape);
 }
 
 LogicalResult GraphImporter::checkDimFlagsUsed() {
@@ -411,15 +424,17 @@ FailureOr<Value> GraphImporter::importInitializer(const onnx::TensorProto &tenso
                                  << length << " bytes at offset " << offset << "; expected "
                                  << bytes << " bytes for " << graph::formatShape(type->getShape())
                                  << " " << type->getElementType();
-    llvm::SmallString<256> path(llvm::sys::path::parent_path(model_.path));
-    llvm::sys::path::append(path, file);
+    FailureOr<std::string> path = resolveExternalData(location, tensor.name(), model_.path, file);
+    if (failed(path))
+      return failure();
     // An absent file is fine until a phase needs the bytes; a short one is not.
     uint64_t size = 0;
-    if (!llvm::sys::fs::file_size(path, size) && static_cast<uint64_t>(offset + length) > size)
+    std::optional<int64_t> end = llvm::checkedAdd(offset, length);
+    if (!llvm::sys::fs::file_size(*path, size) && (!end || static_cast<uint64_t>(*end) > size))
       return emitError(location) << "initializer '" << tensor.name() << "' runs past the end of '"
-                                 << path << "'; expected " << length << " bytes at offset "
+                                 << *path << "'; expected " << length << " bytes at offset "
                                  << offset << " but the file has " << size;
-    return weight(path, offset);
+    return weight(*path, offset);
   }
 
   auto embedded = model_.embeddedWeights.find(tensor.name());

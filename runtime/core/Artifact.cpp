@@ -1,13 +1,18 @@
 //===- Artifact.cpp - load and check a compiled artifact ------------------===//
 #include "runtime/core/Artifact.h"
 
+#include "runtime/core/ProgramChecks.h"
 #include "runtime/io/Checksum.h"
 
 #include <nlohmann/json.hpp>
 
+#include <climits>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <set>
+
+#include <sys/stat.h>
 
 namespace shardc::rt {
 namespace {
@@ -20,11 +25,53 @@ Status fail(const std::string &file, const std::string &message) {
   return Status::error(file + ": " + message);
 }
 
+/// The path of the file the manifest calls `file`, which must lie in the
+/// artifact: a plain name (no folder, not "." or ".."), and once symlinks
+/// are resolved still inside `directory`. A file that does not exist passes
+/// here; reading it then says it is missing.
+StatusOr<std::string> pathIn(const std::string &directory, const std::string &file,
+                             const std::string &manifest) {
+  if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos ||
+      file.find('\0') != std::string::npos)
+    return fail(manifest, "names the file '" + file + "'; expected a file of the artifact");
+  std::string path = join(directory, file);
+  char resolvedDirectory[PATH_MAX], resolvedFile[PATH_MAX];
+  if (!::realpath(directory.empty() ? "." : directory.c_str(), resolvedDirectory) ||
+      !::realpath(path.c_str(), resolvedFile))
+    return path;
+  std::string inside = std::string(resolvedDirectory) + "/";
+  if (std::string(resolvedFile).rfind(inside, 0) != 0)
+    return fail(path, "leads outside the artifact (to '" + std::string(resolvedFile) + "')");
+  return path;
+}
+
+/// Whether `path` is a regular file (after symlinks): a FIFO or a device
+/// named in a hostile artifact must not block or feed the reader.
+Status checkRegular(const std::string &path, const std::string &missing) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0)
+    return fail(path, missing);
+  if (!S_ISREG(info.st_mode))
+    return fail(path, "is not a regular file");
+  return {};
+}
+
 StatusOr<std::vector<uint8_t>> readFile(const std::string &path) {
+  if (Status status = checkRegular(path, "cannot be read (missing?)"); !status)
+    return status;
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return fail(path, "cannot be read (missing?)");
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+/// The integer `value` holds. Anything else makes the manifest malformed:
+/// nlohmann converts a float to an integer unchecked (3e111 overflows).
+int64_t integerOf(const nlohmann::json &value) {
+  if (!value.is_number_integer())
+    throw nlohmann::json::type_error::create(
+        302, std::string("expected an integer, got ") + value.type_name(), &value);
+  return value.get<int64_t>();
 }
 
 StatusOr<std::vector<TensorSignature>> signatureOf(const nlohmann::json &entries,
@@ -34,44 +81,62 @@ StatusOr<std::vector<TensorSignature>> signatureOf(const nlohmann::json &entries
     std::optional<DType> dtype = dtypeFromName(entry.at("dtype").get<std::string>());
     if (!dtype)
       return fail(manifest, "unknown dtype '" + entry.at("dtype").get<std::string>() + "'");
-    signature.push_back(
-        {entry.at("name").get<std::string>(), *dtype, entry.at("shape").get<Shape>()});
+    const nlohmann::json &dims = entry.at("shape");
+    if (!dims.is_array())
+      throw nlohmann::json::type_error::create(302, "expected a shape array", &dims);
+    Shape shape;
+    for (const nlohmann::json &dim : dims)
+      shape.push_back(integerOf(dim));
+    signature.push_back({entry.at("name").get<std::string>(), *dtype, std::move(shape)});
   }
   return signature;
 }
 
-/// Checks `file`'s size and CRC-32 against the manifest's `facts`.
-Status checkFile(const std::string &file, const nlohmann::json &facts,
-                 const std::string &directory) {
-  std::string path = join(directory, file);
+/// The path of the artifact's `file`, once its size and CRC-32 match what
+/// the manifest's "files" lists for it (it must be listed).
+StatusOr<std::string> checkedFile(const std::string &file, const nlohmann::json &manifest,
+                                  const std::string &directory) {
+  std::string manifestPath = join(directory, "manifest.json");
+  auto confined = pathIn(directory, file, manifestPath);
+  if (!confined)
+    return confined.status();
+  const std::string &path = *confined;
+  const nlohmann::json &files = manifest.at("files");
+  if (!files.is_object() || !files.contains(file))
+    return fail(manifestPath, "does not list the size and CRC-32 of '" + file + "'");
+  const nlohmann::json &facts = files.at(file);
+  if (Status status = checkRegular(path, "is missing; the artifact is incomplete"); !status)
+    return status;
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in)
     return fail(path, "is missing; the artifact is incomplete");
   auto size = static_cast<int64_t>(in.tellg());
-  int64_t expected = facts.at("bytes").get<int64_t>();
+  int64_t expected = integerOf(facts.at("bytes"));
   if (size != expected)
     return fail(path, "holds " + std::to_string(size) + " bytes; expected " +
                           std::to_string(expected) + " (truncated or replaced?)");
   if (io::Status status = io::verifyCrc32File(path, facts.at("crc32").get<std::string>());
       !status)
     return Status::error(status.error());
-  return {};
+  return path;
 }
 
 /// Checks the sizes and CRC-32s the manifest lists, but for the other
 /// ranks' programs and weights: each rank checks what it reads (N ranks
 /// would otherwise read every file N times).
-Status checkFiles(const nlohmann::json &files, const std::string &directory,
+Status checkFiles(const nlohmann::json &manifest, const std::string &directory,
                   const std::set<std::string> &otherRanksFiles) {
-  for (const auto &[file, facts] : files.items())
+  for (const auto &[file, facts] : manifest.at("files").items())
     if (!otherRanksFiles.count(file))
-      if (Status status = checkFile(file, facts, directory); !status)
-        return status;
+      if (auto checked = checkedFile(file, manifest, directory); !checked)
+        return checked.status();
   return {};
 }
 
-/// The program's mesh; it must have a device per rank of the manifest.
-StatusOr<MeshShape> meshOf(const schema::Program &program, int ranks, const std::string &path) {
+/// The program's mesh; it must have a device per rank of the manifest and
+/// the axes the manifest's "mesh" lists.
+StatusOr<MeshShape> meshOf(const schema::Program &program, const nlohmann::json &manifest,
+                           const std::string &path, const std::string &manifestPath) {
   MeshShape mesh;
   if (program.mesh())
     for (const schema::MeshAxis *axis : *program.mesh()) {
@@ -80,11 +145,57 @@ StatusOr<MeshShape> meshOf(const schema::Program &program, int ranks, const std:
     }
   if (Status status = mesh.verify(); !status)
     return fail(path, status.message());
-  if (mesh.devices() != ranks)
+  size_t ranks = manifest.at("ranks").size();
+  if (static_cast<uint64_t>(mesh.devices()) != ranks)
     return fail(path, "is for a mesh of " + std::to_string(mesh.devices()) + " device(s)" +
                           (mesh.names.empty() ? "" : " (" + mesh.describe() + ")") +
                           " but the manifest lists " + std::to_string(ranks) + " rank(s)");
+  const nlohmann::json &axes = manifest.at("mesh").at("axes");
+  bool same = axes.is_object() && axes.size() == mesh.names.size();
+  for (size_t i = 0; same && i < mesh.names.size(); ++i)
+    same = axes.contains(mesh.names[i]) && axes.at(mesh.names[i]).is_number_integer() &&
+           axes.at(mesh.names[i]).get<int64_t>() == mesh.sizes[i];
+  if (!same)
+    return fail(manifestPath, "lists the mesh " + axes.dump() + " but " + path + " is for (" +
+                                  mesh.describe() + ")");
   return mesh;
+}
+
+/// "dp=1,tp=0": the rank's coordinates as the compiler records them in its
+/// weight file's metadata.
+std::string coordinatesText(const MeshShape &mesh, int rank) {
+  std::vector<int64_t> coords = mesh.coordinates(rank);
+  std::string text;
+  for (size_t i = 0; i < coords.size(); ++i)
+    text += (i ? "," : "") + mesh.names[i] + "=" + std::to_string(coords[i]);
+  return text;
+}
+
+/// The manifest's entry for `rank` and the rank's weight file must both be
+/// that rank's: files swapped between ranks (CRCs rewritten) are refused.
+Status checkRankIdentity(const nlohmann::json &entry, const MeshShape &mesh, int rank,
+                         const io::SafeTensorsFile &weights, const std::string &manifestPath) {
+  std::vector<int64_t> coords = mesh.coordinates(rank);
+  const nlohmann::json &listed = entry.at("coords");
+  bool same = listed.is_object() && listed.size() == coords.size();
+  for (size_t i = 0; same && i < coords.size(); ++i)
+    same = listed.contains(mesh.names[i]) && listed.at(mesh.names[i]).is_number_integer() &&
+           listed.at(mesh.names[i]).get<int64_t>() == coords[i];
+  if (!same)
+    return fail(manifestPath, "gives rank " + std::to_string(rank) + " the coordinates " +
+                                  listed.dump() + "; the mesh puts it at " +
+                                  coordinatesText(mesh, rank));
+  const io::SafeTensorsMetadata &metadata = weights.metadata();
+  auto value = [&](const std::string &key) {
+    auto found = metadata.find(key);
+    return found == metadata.end() ? std::string("(none)") : found->second;
+  };
+  if (value("rank") != std::to_string(rank) || value("coords") != coordinatesText(mesh, rank))
+    return fail(weights.path(), "holds the weights of rank " + value("rank") + " (" +
+                                    value("coords") + " of mesh " + value("mesh") +
+                                    "); expected rank " + std::to_string(rank) + " (" +
+                                    coordinatesText(mesh, rank) + ")");
+  return {};
 }
 
 /// The program file's bytes, checked to be a shardc program.
@@ -93,7 +204,8 @@ StatusOr<std::vector<uint8_t>> readProgram(const std::string &path) {
   if (!bytes)
     return bytes.status();
   flatbuffers::Verifier verifier(bytes->data(), bytes->size());
-  if (!schema::ProgramBufferHasIdentifier(bytes->data()) || !schema::VerifyProgramBuffer(verifier))
+  if (bytes->size() < flatbuffers::kFileIdentifierLength + sizeof(flatbuffers::uoffset_t) ||
+      !schema::ProgramBufferHasIdentifier(bytes->data()) || !schema::VerifyProgramBuffer(verifier))
     return fail(path, "is not a shardc program (corrupted?)");
   return bytes;
 }
@@ -110,7 +222,7 @@ StatusOr<nlohmann::json> readManifest(const std::string &manifestPath) {
   try {
     if (manifest.value("format", "") != "shardc-artifact")
       return fail(manifestPath, "is not a shardc artifact manifest");
-    int version = manifest.at("version").get<int>();
+    int64_t version = integerOf(manifest.at("version"));
     if (version != kArtifactVersion)
       return fail(manifestPath, "artifact version " + std::to_string(version) +
                                     "; this shardrun reads version " +
@@ -121,44 +233,6 @@ StatusOr<nlohmann::json> readManifest(const std::string &manifestPath) {
     return fail(manifestPath, std::string("is malformed: ") + error.what());
   }
   return manifest;
-}
-
-/// Every buffer and step index in range, every input/weight named.
-Status checkProgram(const schema::Program &program, const io::SafeTensorsFile &weights,
-                    const std::string &path) {
-  if (program.version() < kOldestProgramVersion || program.version() > kProgramVersion)
-    return fail(path, "program version " + std::to_string(program.version()) + "; expected " +
-                          std::to_string(kOldestProgramVersion) + " to " +
-                          std::to_string(kProgramVersion));
-  if (!program.buffers() || !program.steps())
-    return fail(path, "has no buffers or steps");
-  uint32_t buffers = program.buffers()->size();
-  auto inRange = [&](const flatbuffers::Vector<uint32_t> *ids) {
-    if (ids)
-      for (uint32_t id : *ids)
-        if (id >= buffers)
-          return false;
-    return true;
-  };
-  for (uint32_t i = 0; i < buffers; ++i) {
-    const schema::Buffer *buffer = program.buffers()->Get(i);
-    if (!buffer->shape())
-      return fail(path, "buffer " + std::to_string(i) + " has no shape");
-    if (buffer->storage() == schema::Storage::View && buffer->index() >= i)
-      return fail(path, "view " + std::to_string(i) + " refers to a later buffer");
-    if (buffer->storage() == schema::Storage::Weight &&
-        (!buffer->name() || !weights.find(buffer->name()->str())))
-      return fail(path, "weight '" + (buffer->name() ? buffer->name()->str() : std::string()) +
-                            "' is missing from " + weights.path());
-  }
-  for (const schema::Step *step : *program.steps())
-    if (!inRange(step->inputs()) || !inRange(step->outputs()))
-      return fail(path, "step '" + step->kernel()->str() + "' refers to a missing buffer");
-  if (program.outputs())
-    for (const schema::Output *output : *program.outputs())
-      if (output->buffer() >= buffers)
-        return fail(path, "output '" + output->name()->str() + "' refers to a missing buffer");
-  return {};
 }
 
 } // namespace
@@ -187,8 +261,8 @@ StatusOr<Artifact> loadArtifact(const std::string &directory, int rank) {
       return fail(manifestPath, "has " + std::to_string(artifact.ranks) + " rank(s); rank " +
                                     std::to_string(rank) + " does not exist");
     const nlohmann::json &entry = ranks.at(rank);
-    if (entry.contains("rank") && entry.at("rank").get<int>() != rank)
-      return fail(manifestPath, "lists rank " + std::to_string(entry.at("rank").get<int>()) +
+    if (entry.contains("rank") && integerOf(entry.at("rank")) != rank)
+      return fail(manifestPath, "lists rank " + std::to_string(integerOf(entry.at("rank"))) +
                                     " in place " + std::to_string(rank));
     const std::string programFile = entry.at("program").get<std::string>();
     const std::string weightsFile = entry.at("weights").get<std::string>();
@@ -198,25 +272,35 @@ StatusOr<Artifact> loadArtifact(const std::string &directory, int rank) {
         otherRanksFiles.insert(other.at(key).get<std::string>());
     otherRanksFiles.erase(programFile);
     otherRanksFiles.erase(weightsFile);
-    if (Status status = checkFiles(manifest->at("files"), directory, otherRanksFiles); !status)
+    if (Status status = checkFiles(*manifest, directory, otherRanksFiles); !status)
       return status;
-    std::string programPath = join(directory, programFile);
-    std::string weightsPath = join(directory, weightsFile);
-    auto programBytes = readProgram(programPath);
+    auto programPath = checkedFile(programFile, *manifest, directory);
+    if (!programPath)
+      return programPath.status();
+    auto weightsPath = checkedFile(weightsFile, *manifest, directory);
+    if (!weightsPath)
+      return weightsPath.status();
+    auto programBytes = readProgram(*programPath);
     if (!programBytes)
       return programBytes.status();
     artifact.programBytes = std::move(*programBytes);
     artifact.program = schema::GetProgram(artifact.programBytes.data());
-    auto weights = io::SafeTensorsFile::open(weightsPath);
+    auto weights = io::SafeTensorsFile::open(*weightsPath);
     if (!weights)
       return Status::error(weights.error());
     artifact.weights = std::make_unique<io::SafeTensorsFile>(std::move(*weights));
-    if (Status status = checkProgram(*artifact.program, *artifact.weights, programPath); !status)
-      return status;
-    auto mesh = meshOf(*artifact.program, artifact.ranks, programPath);
+    auto mesh = meshOf(*artifact.program, *manifest, *programPath, manifestPath);
     if (!mesh)
       return mesh.status();
     artifact.mesh = std::move(*mesh);
+    if (Status status = checkRankIdentity(entry, artifact.mesh, rank, *artifact.weights,
+                                          manifestPath);
+        !status)
+      return status;
+    if (Status status = checkProgram(*artifact.program, artifact.inputs, artifact.outputs,
+                                     *artifact.weights, *programPath);
+        !status)
+      return status;
   } catch (const nlohmann::json::exception &error) {
     return fail(manifestPath, std::string("is malformed: ") + error.what());
   }
@@ -242,22 +326,22 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory) {
     if (manifest->contains("cuda_arch") && manifest->at("cuda_arch").is_string())
       layout.cudaArch = manifest->at("cuda_arch").get<std::string>();
     if (manifest->contains("cuda_kernels") && manifest->at("cuda_kernels").is_string()) {
-      const std::string kernels = manifest->at("cuda_kernels").get<std::string>();
-      if (Status status = checkFile(kernels, manifest->at("files").at(kernels), directory);
-          !status)
-        return status;
-      layout.cudaKernels = directory + "/" + kernels;
+      auto kernels =
+          checkedFile(manifest->at("cuda_kernels").get<std::string>(), *manifest, directory);
+      if (!kernels)
+        return kernels.status();
+      layout.cudaKernels = *kernels;
     }
     layout.ranks = static_cast<int>(manifest->at("ranks").size());
-    const std::string programFile = manifest->at("ranks").at(0).at("program").get<std::string>();
-    if (Status status = checkFile(programFile, manifest->at("files").at(programFile), directory);
-        !status)
-      return status;
-    std::string programPath = join(directory, programFile);
-    auto programBytes = readProgram(programPath);
+    auto programPath = checkedFile(manifest->at("ranks").at(0).at("program").get<std::string>(),
+                                   *manifest, directory);
+    if (!programPath)
+      return programPath.status();
+    auto programBytes = readProgram(*programPath);
     if (!programBytes)
       return programBytes.status();
-    auto mesh = meshOf(*schema::GetProgram(programBytes->data()), layout.ranks, programPath);
+    auto mesh = meshOf(*schema::GetProgram(programBytes->data()), *manifest, *programPath,
+                       manifestPath);
     if (!mesh)
       return mesh.status();
     layout.mesh = std::move(*mesh);

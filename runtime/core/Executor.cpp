@@ -1,6 +1,8 @@
 //===- Executor.cpp - run a rank's program --------------------------------===//
 #include "runtime/core/Executor.h"
 
+#include "runtime/io/ByteOrder.h"
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -86,7 +88,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
     TensorView view{nullptr, static_cast<DType>(buffer.dtype()), shapeOf(buffer)};
     switch (buffer.storage()) {
     case schema::Storage::Arena:
-      if (buffer.offset() + view.bytes() > program.arena_bytes())
+      if (!io::inRange(buffer.offset(), view.bytes(), program.arena_bytes()))
         return Status::error("buffer " + std::to_string(id) + " lies outside the arena");
       view.data = arenaBase + buffer.offset();
       break;

@@ -37,6 +37,11 @@ Status MeshShape::verify() const {
     if (axis(names[i]) != static_cast<int>(i))
       return Status::error("mesh axis '" + names[i] + "' appears twice");
   }
+  // devices() and the rank arithmetic multiply the sizes unchecked.
+  int64_t product = 1;
+  for (int64_t size : sizes)
+    if (__builtin_mul_overflow(product, size, &product))
+      return Status::error("mesh " + describe() + " has too many devices");
   return {};
 }
 

@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <utility>
 
 #include <fcntl.h>
@@ -35,7 +37,39 @@ void syncDirectory(const std::string &dir) {
 }
 } // namespace
 
-Expected<AtomicFile> AtomicFile::create(const std::string &path) {
+Expected<std::string> replaceableFile(const std::string &path) {
+  struct stat info;
+  if (::lstat(path.c_str(), &info) != 0) {
+    int error = errno;
+    if (error != ENOENT)
+      return fail(path + ": cannot be written: " + errnoMessage(error));
+    std::string dir = splitPath(path).first;
+    struct stat folder;
+    if (!dir.empty() && (::stat(dir.c_str(), &folder) != 0 || !S_ISDIR(folder.st_mode)))
+      return fail(path + ": the folder '" + dir.substr(0, dir.size() > 1 ? dir.size() - 1 : 1) +
+                  "' does not exist");
+    return path;
+  }
+  if (S_ISREG(info.st_mode))
+    return path;
+  if (S_ISDIR(info.st_mode))
+    return fail(path + ": is a directory; expected a file name");
+  if (S_ISLNK(info.st_mode)) {
+    char target[PATH_MAX];
+    if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+        ::realpath(path.c_str(), target))
+      return std::string(target);
+    return fail(path + ": is a symbolic link to something other than a regular file; "
+                       "refusing to replace it");
+  }
+  return fail(path + ": is not a regular file (a device, FIFO or socket); refusing to replace it");
+}
+
+Expected<AtomicFile> AtomicFile::create(const std::string &requested) {
+  Expected<std::string> destination = replaceableFile(requested);
+  if (!destination)
+    return destination.takeError();
+  const std::string &path = *destination;
   auto [dir, name] = splitPath(path);
   if (name.empty())
     return fail(path + ": not a file name");
@@ -48,10 +82,13 @@ Expected<AtomicFile> AtomicFile::create(const std::string &path) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string tempPath = dir + "." + name + ".tmp." + std::to_string(::getpid()) + "." +
                            std::to_string(counter++);
+    // Watched before it exists: a signal right after the open must find it.
+    SignalCleanup cleanup(tempPath);
     int fd = ::open(tempPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0)
-      return AtomicFile(path, std::move(tempPath), fd);
+      return AtomicFile(path, std::move(tempPath), fd, std::move(cleanup));
     int error = errno;
+    cleanup.release(); // the name is someone else's
     if (error != EEXIST)
       return fail(path + ": cannot create '" + tempPath + "': " + errnoMessage(error));
   }
@@ -61,7 +98,7 @@ Expected<AtomicFile> AtomicFile::create(const std::string &path) {
 AtomicFile::AtomicFile(AtomicFile &&other) noexcept
     : path_(std::move(other.path_)), tempPath_(std::move(other.tempPath_)),
       fd_(std::exchange(other.fd_, -1)), offset_(other.offset_),
-      committed_(std::exchange(other.committed_, true)) {}
+      committed_(std::exchange(other.committed_, true)), cleanup_(std::move(other.cleanup_)) {}
 
 AtomicFile::~AtomicFile() {
   if (!committed_)
@@ -74,6 +111,7 @@ void AtomicFile::discard() {
   fd_ = -1;
   if (!tempPath_.empty())
     ::unlink(tempPath_.c_str());
+  cleanup_.release();
   committed_ = true; // nothing left to clean up
 }
 
@@ -131,6 +169,7 @@ Status AtomicFile::commit() {
     return fail(message);
   }
   committed_ = true;
+  cleanup_.release();
   syncDirectory(splitPath(path_).first);
   return {};
 }

@@ -13,6 +13,7 @@
 #define SHARDC_RUNTIME_IO_ATOMICFILE_H
 
 #include "runtime/io/Expected.h"
+#include "runtime/io/SignalCleanup.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -20,10 +21,19 @@
 
 namespace shardc::rt::io {
 
+/// The file an atomic write to `path` replaces: `path` itself when it is a
+/// regular file or does not exist yet (its folder must), the target of a
+/// symlink to a regular file (the link stays). Anything else is refused,
+/// since renaming over it would replace it: a directory, a device
+/// ("--outputs /dev/full" run as root), a FIFO, a socket, a dangling link.
+Expected<std::string> replaceableFile(const std::string &path);
+
 class AtomicFile {
 public:
-  /// Creates `<dir>/.<name>.tmp.<pid>.<n>` next to `path`, with the mode a
-  /// plain create would give (0666 minus the umask).
+  /// Creates `<dir>/.<name>.tmp.<pid>.<n>` next to the file `path` names
+  /// (replaceableFile), with the mode a plain create would give (0666 minus
+  /// the umask). The temporary is removed if the process is stopped by a
+  /// signal (SignalCleanup).
   static Expected<AtomicFile> create(const std::string &path);
 
   AtomicFile(AtomicFile &&other) noexcept;
@@ -48,8 +58,9 @@ public:
   const std::string &path() const { return path_; }
 
 private:
-  AtomicFile(std::string path, std::string tempPath, int fd)
-      : path_(std::move(path)), tempPath_(std::move(tempPath)), fd_(fd) {}
+  AtomicFile(std::string path, std::string tempPath, int fd, SignalCleanup cleanup)
+      : path_(std::move(path)), tempPath_(std::move(tempPath)), fd_(fd),
+        cleanup_(std::move(cleanup)) {}
   void discard();
 
   std::string path_;
@@ -57,6 +68,7 @@ private:
   int fd_ = -1;
   uint64_t offset_ = 0;
   bool committed_ = false;
+  SignalCleanup cleanup_;
 };
 
 } // namespace shardc::rt::io

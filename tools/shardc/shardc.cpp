@@ -7,9 +7,12 @@
 // written only when the whole compilation succeeded.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Artifact/ArtifactDirectory.h"
 #include "compiler/Artifact/ArtifactWriter.h"
 #include "compiler/Driver/Diagnostics.h"
+#include "compiler/Driver/Limits.h"
 #include "compiler/Driver/Options.h"
+#include "compiler/Driver/OutputFiles.h"
 #include "compiler/Driver/Pipeline.h"
 #include "compiler/Import/Importer.h"
 #include "compiler/Report/ReportWriter.h"
@@ -100,6 +103,10 @@ cl::opt<std::string>
              cl::desc("The device mesh by axes, e.g. dp=2,tp=4 (instead of --dp/--tp); ranks are "
                       "laid out row-major, the last axis fastest"),
              cl::value_desc("AXIS=N,..."), cl::cat(meshCategory));
+cl::opt<int64_t> maxRanks("max-ranks",
+                          cl::desc("The most ranks (devices) a mesh may have (default 4096)"),
+                          cl::value_desc("N"), cl::init(driver::kDefaultMaxRanks),
+                          cl::cat(meshCategory));
 cl::opt<std::string>
     deviceName("device",
                cl::desc("The device the cost model prices: h100 (default), h200 or a JSON file "
@@ -189,6 +196,19 @@ int run() {
     driver::printError(kTool, "the artifact is a directory; give it with -o OUT/");
     return 1;
   }
+  // Output paths are checked before compiling: a refused one costs nothing.
+  if (llvm::Error error =
+          *phase == driver::Phase::Artifact
+              ? artifact::checkArtifactDestination(outputPath).takeError()
+              : llvm::Error::success()) {
+    driver::printError(kTool, llvm::toString(std::move(error)));
+    return 1;
+  }
+  if (llvm::Error error =
+          reportPath.empty() ? llvm::Error::success() : driver::checkOutputFile(reportPath)) {
+    driver::printError(kTool, "--report " + llvm::toString(std::move(error)));
+    return 1;
+  }
   auto importOptions = driver::parseImportOptions(dimBindings, inputShapes, constantInputs);
   if (!importOptions) {
     driver::printError(kTool, llvm::toString(importOptions.takeError()));
@@ -197,6 +217,10 @@ int run() {
   auto mesh = driver::parseMesh(meshSpec, dataParallel, tensorParallel);
   if (!mesh) {
     driver::printError(kTool, llvm::toString(mesh.takeError()));
+    return 1;
+  }
+  if (llvm::Error error = driver::checkRankCount(*mesh, maxRanks)) {
+    driver::printError(kTool, llvm::toString(std::move(error)));
     return 1;
   }
   if (sequenceParallel && !mesh->axis("tp")) {
@@ -232,6 +256,7 @@ int run() {
   if (failed(imported))
     return 1;
   ModuleOp module = **imported;
+  std::string batchWarning = driver::batchSplitWarning(module, *mesh);
   if (mesh->numAxes()) {
     context.getOrLoadDialect<dist::DistDialect>();
     OpBuilder builder(module.getBodyRegion());
@@ -276,11 +301,16 @@ int run() {
     if (!writeFile(outputPath, text))
       return 1;
   }
-  if (report && !reportPath.empty() &&
-      !writeFile(reportPath, llvm::formatv("{0:2}", report->json).str() + "\n"))
-    return 1;
+  if (report && !reportPath.empty())
+    if (llvm::Error error = driver::writeFileAtomically(
+            reportPath, llvm::formatv("{0:2}", report->json).str() + "\n")) {
+      driver::printError(kTool, "--report " + llvm::toString(std::move(error)));
+      return 1;
+    }
   if (report && verbose)
     llvm::errs() << report->summary;
+  if (!batchWarning.empty())
+    llvm::errs() << kTool << ": warning: " << batchWarning << "\n";
   return 0;
 }
 

@@ -34,6 +34,7 @@
 #include "runtime/cpu/CpuBackend.h"
 #include "runtime/cpu/CpuDevice.h"
 #include "runtime/cpu/MatMul.h"
+#include "runtime/io/AtomicFile.h"
 #include "runtime/io/Npz.h"
 #include "tools/shardrun/Devices.h"
 #include "tools/shardrun/Launch.h"
@@ -579,6 +580,10 @@ bool isCudaArtifact(const std::string &directory) {
 int main(int argc, char **argv) {
   reexecWithSuitableBlasKernels(argv);
   Options options = parseOptions(argc, argv);
+  // A bad --outputs path is refused before anything runs, not after.
+  if (!options.outputs.empty())
+    if (io::Expected<std::string> outputs = io::replaceableFile(options.outputs); !outputs)
+      die(outputs.error());
   const bool launched = comm::launchedByMpi();
   const bool mpi = options.comm == "mpi" || (options.comm.empty() && launched);
   if (mpi && options.np)

@@ -6,6 +6,7 @@
 #include "TestUtil.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace shardc::rt::io::test {
 namespace {
@@ -41,14 +42,34 @@ TEST_F(AtomicFileTest, AbandoningRemovesTheTemporary) {
 }
 
 TEST_F(AtomicFileTest, ErrorsNameThePath) {
-  EXPECT_TRUE(failsWith(AtomicFile::create(path("missing/out")), "missing/out: cannot create"));
-  EXPECT_TRUE(failsWith(AtomicFile::create(dir_ + "/"), "not a file name"));
-  // Renaming over a directory fails at commit; the temporary goes away.
+  EXPECT_TRUE(failsWith(AtomicFile::create(path("missing/out")),
+                        "missing/out: the folder '" + path("missing") + "' does not exist"));
+  EXPECT_TRUE(failsWith(AtomicFile::create(dir_ + "/"), "is a directory"));
+}
+
+// Renaming over a directory, a device or a symlink would replace it: only a
+// regular file (or a symlink's regular target) is replaced.
+TEST_F(AtomicFileTest, ReplacesOnlyRegularFiles) {
   ASSERT_EQ(::mkdir(path("sub").c_str(), 0755), 0);
-  Expected<AtomicFile> file = AtomicFile::create(path("sub"));
+  EXPECT_TRUE(failsWith(AtomicFile::create(path("sub")), "sub: is a directory"));
+  EXPECT_TRUE(failsWith(AtomicFile::create("/dev/null"), "/dev/null: is not a regular file"));
+  ASSERT_EQ(::symlink("/dev/null", path("null-link").c_str()), 0);
+  ASSERT_EQ(::symlink(path("absent").c_str(), path("dangling").c_str()), 0);
+  for (const char *link : {"null-link", "dangling"})
+    EXPECT_TRUE(failsWith(AtomicFile::create(path(link)),
+                          "is a symbolic link to something other than a regular file"));
+  writeFile(path("target"), "old");
+  ASSERT_EQ(::symlink("target", path("link").c_str()), 0);
+  Expected<AtomicFile> file = AtomicFile::create(path("link"));
   ASSERT_TRUE(succeeded(file));
-  EXPECT_TRUE(failsWith(file->commit(), "sub: cannot rename"));
-  EXPECT_EQ(listing(), std::vector<std::string>{"sub"});
+  ASSERT_TRUE(succeeded(file->write(std::string("new"))));
+  ASSERT_TRUE(succeeded(file->commit()));
+  EXPECT_EQ(readFile(path("target")), "new");
+  struct stat info;
+  ASSERT_EQ(::lstat(path("link").c_str(), &info), 0);
+  EXPECT_TRUE(S_ISLNK(info.st_mode));
+  EXPECT_EQ(listing(),
+            (std::vector<std::string>{"dangling", "link", "null-link", "sub", "target"}));
 }
 
 TEST_F(AtomicFileTest, MappedFileOfEmptyFile) {

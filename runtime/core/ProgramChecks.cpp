@@ -1,0 +1,185 @@
+//===- ProgramChecks.cpp - a rank's program checked before it runs --------===//
+#include "runtime/core/ProgramChecks.h"
+
+#include "runtime/core/Artifact.h"
+#include "runtime/io/ByteOrder.h"
+#include "runtime/io/TensorBytes.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace shardc::rt {
+namespace {
+
+/// "float32 [2, 16]", for messages.
+std::string describe(DType dtype, const Shape &shape) {
+  return std::string(dtypeName(dtype)) + " " + formatShape(shape);
+}
+
+/// The checks of one program, buffer by buffer, then step by step. A
+/// buffer's `root` is the buffer whose memory it is (itself but for views);
+/// a root is `written` once a step wrote it, or from the start when its
+/// bytes come from the caller or the weight file.
+class ProgramChecker {
+public:
+  ProgramChecker(const schema::Program &program, const std::vector<TensorSignature> &inputs,
+                 const std::vector<TensorSignature> &outputs, const io::SafeTensorsFile &weights,
+                 const std::string &path)
+      : program(program), inputs(inputs), outputs(outputs), weights(weights), path(path) {}
+
+  Status run() {
+    if (program.version() < kOldestProgramVersion || program.version() > kProgramVersion)
+      return fail("program version " + std::to_string(program.version()) + "; expected " +
+                  std::to_string(kOldestProgramVersion) + " to " +
+                  std::to_string(kProgramVersion));
+    if (!program.buffers() || !program.steps())
+      return fail("has no buffers or steps");
+    if (program.arena_bytes() > static_cast<uint64_t>(INT64_MAX))
+      return fail("arena of " + std::to_string(program.arena_bytes()) + " bytes is too large");
+    std::vector<bool> boundInputs(inputs.size(), false);
+    for (uint32_t id = 0; id < program.buffers()->size(); ++id)
+      if (Status status = checkBuffer(id, boundInputs); !status)
+        return status;
+    for (size_t index = 0; index < inputs.size(); ++index)
+      if (!boundInputs[index])
+        return fail("the manifest's input '" + inputs[index].name + "' has no buffer");
+    for (uint32_t index = 0; index < program.steps()->size(); ++index)
+      if (Status status = checkStep(index); !status)
+        return status;
+    return checkOutputs();
+  }
+
+private:
+  Status fail(const std::string &message) const {
+    return Status::error(path + ": " + message);
+  }
+
+  Status checkBuffer(uint32_t id, std::vector<bool> &boundInputs) {
+    const schema::Buffer &buffer = *program.buffers()->Get(id);
+    std::string where = "buffer " + std::to_string(id);
+    if (buffer.dtype() > schema::DType::MAX)
+      return fail(where + " has an unknown element type");
+    if (!buffer.shape())
+      return fail(where + " has no shape");
+    DType dtype = static_cast<DType>(buffer.dtype());
+    Shape shape(buffer.shape()->begin(), buffer.shape()->end());
+    std::optional<uint64_t> bytes = io::checkedByteCount(dtype, shape);
+    if (!bytes)
+      return fail(where + " has the shape " + formatShape(shape) +
+                  ", whose byte count is negative or too large");
+    uint32_t root = id;
+    bool written = false;
+    switch (buffer.storage()) {
+    case schema::Storage::Arena:
+      if (!io::inRange(buffer.offset(), *bytes, program.arena_bytes()))
+        return fail(where + " (" + std::to_string(*bytes) + " bytes at offset " +
+                    std::to_string(buffer.offset()) + ") lies outside the arena of " +
+                    std::to_string(program.arena_bytes()) + " bytes");
+      break;
+    case schema::Storage::Weight: {
+      std::string name = buffer.name() ? buffer.name()->str() : std::string();
+      const TensorView *weight = weights.find(name);
+      if (!weight)
+        return fail("weight '" + name + "' is missing from " + weights.path());
+      if (weight->dtype != dtype || weight->shape != shape)
+        return fail("weight '" + name + "' is " + describe(weight->dtype, weight->shape) +
+                    " in " + weights.path() + "; the program expects " + describe(dtype, shape));
+      written = true;
+      break;
+    }
+    case schema::Storage::Input: {
+      if (buffer.index() >= inputs.size())
+        return fail(where + " is input " + std::to_string(buffer.index()) +
+                    ", which the manifest lacks");
+      const TensorSignature &input = inputs[buffer.index()];
+      if (input.dtype != dtype || input.shape != shape)
+        return fail(where + " is input '" + input.name + "' as " + describe(dtype, shape) +
+                    "; the manifest declares " + describe(input.dtype, input.shape));
+      boundInputs[buffer.index()] = true;
+      written = true;
+      break;
+    }
+    case schema::Storage::View: {
+      if (buffer.index() >= id)
+        return fail("view " + std::to_string(id) + " refers to a later buffer");
+      const schema::Buffer &source = *program.buffers()->Get(buffer.index());
+      if (source.dtype() != buffer.dtype() ||
+          io::checkedByteCount(dtype, Shape(source.shape()->begin(), source.shape()->end())) !=
+              bytes)
+        return fail("view " + std::to_string(id) + " changes the element type or count");
+      root = roots[buffer.index()];
+      break;
+    }
+    default:
+      return fail(where + " has an unknown storage kind");
+    }
+    roots.push_back(root);
+    writtenRoots.push_back(written); // only roots' entries are read
+    return {};
+  }
+
+  bool isWritten(uint32_t id) const { return writtenRoots[roots[id]]; }
+
+  Status checkStep(uint32_t index) {
+    const schema::Step &step = *program.steps()->Get(index);
+    std::string where = "step " + std::to_string(index) + " (" + step.kernel()->str() + ")";
+    uint32_t count = program.buffers()->size();
+    if (step.inputs())
+      for (uint32_t id : *step.inputs()) {
+        if (id >= count)
+          return fail(where + " refers to a missing buffer");
+        if (!isWritten(id))
+          return fail(where + " reads buffer " + std::to_string(id) +
+                      " before any step wrote it");
+      }
+    if (step.outputs())
+      for (uint32_t id : *step.outputs()) {
+        if (id >= count)
+          return fail(where + " refers to a missing buffer");
+        writtenRoots[roots[id]] = true;
+      }
+    return {};
+  }
+
+  Status checkOutputs() const {
+    size_t given = program.outputs() ? program.outputs()->size() : 0;
+    if (given != outputs.size())
+      return fail("has " + std::to_string(given) + " output(s); the manifest lists " +
+                  std::to_string(outputs.size()));
+    for (size_t i = 0; i < given; ++i) {
+      const schema::Output &output = *program.outputs()->Get(static_cast<uint32_t>(i));
+      const TensorSignature &expected = outputs[i];
+      std::string where = "output " + std::to_string(i) + " '" + output.name()->str() + "'";
+      if (output.name()->str() != expected.name)
+        return fail(where + " is '" + expected.name + "' in the manifest");
+      if (output.buffer() >= program.buffers()->size())
+        return fail(where + " refers to a missing buffer");
+      const schema::Buffer &buffer = *program.buffers()->Get(output.buffer());
+      DType dtype = static_cast<DType>(buffer.dtype());
+      Shape shape(buffer.shape()->begin(), buffer.shape()->end());
+      if (dtype != expected.dtype || shape != expected.shape)
+        return fail(where + " is " + describe(dtype, shape) + "; the manifest declares " +
+                    describe(expected.dtype, expected.shape));
+      if (!isWritten(output.buffer()))
+        return fail(where + " is never written");
+    }
+    return {};
+  }
+
+  const schema::Program &program;
+  const std::vector<TensorSignature> &inputs, &outputs;
+  const io::SafeTensorsFile &weights;
+  const std::string &path;
+  std::vector<uint32_t> roots;
+  std::vector<bool> writtenRoots;
+};
+
+} // namespace
+
+Status checkProgram(const schema::Program &program, const std::vector<TensorSignature> &inputs,
+                    const std::vector<TensorSignature> &outputs,
+                    const io::SafeTensorsFile &weights, const std::string &path) {
+  return ProgramChecker(program, inputs, outputs, weights, path).run();
+}
+
+} // namespace shardc::rt
