@@ -254,6 +254,7 @@ LogicalResult writeBytes(Location location, StringRef path, ArrayRef<uint8_t> by
     out.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
     out.close();
     error = out.error();
+    out.clear_error(); // reported here, not by the stream's fatal error
   }
   if (error)
     return emitError(location) << "cannot write '" << path << "': " << error.message();
