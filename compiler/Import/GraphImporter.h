@@ -59,6 +59,12 @@ private:
   sortNodes(const onnx::GraphProto &graph,
             const std::function<bool(llvm::StringRef)> &definedOutside);
   mlir::FailureOr<mlir::RankedTensorType> inputType(const onnx::ValueInfoProto &input);
+  /// Graph inputs and outputs are named once each (shardrun finds them by name).
+  mlir::LogicalResult checkInputOutputNamesUnique();
+  /// A graph input that is also an initializer is compiled as its initializer
+  /// (onnxruntime's value when the input is not fed); said once, from IR
+  /// version 4, where onnxruntime lets a fed value override it.
+  void warnAboutInputsWithInitializers();
   /// --input-shape and --constant-input must name graph inputs.
   mlir::LogicalResult checkInputFlagsNameInputs();
   /// Every --dim must name a symbolic dim of an input.

@@ -31,6 +31,7 @@
 #include "runtime/comm/TcpBootstrap.h"
 #include "runtime/core/Artifact.h"
 #include "runtime/core/Executor.h"
+#include "runtime/core/PrintableText.h"
 #include "runtime/cpu/CpuBackend.h"
 #include "runtime/cpu/CpuDevice.h"
 #include "runtime/cpu/MatMul.h"
@@ -109,7 +110,7 @@ void printError(const std::string &message) {
   static std::atomic<bool> printed{false};
   if (printed.exchange(true))
     return;
-  std::string line = "shardrun: error: " + message + "\n";
+  std::string line = printableMessage("shardrun: error: " + message) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
 }
