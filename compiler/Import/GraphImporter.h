@@ -27,6 +27,7 @@ public:
   mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> run();
 
   mlir::OpBuilder &builder() { return builder_; }
+  const ImportOptions &options() const { return options_; }
   /// The tensor bound to an ONNX name; null when the name is unknown or a sequence.
   mlir::Value lookup(llvm::StringRef name);
   /// What an ONNX name is bound to, innermost scope first; empty when unknown.
