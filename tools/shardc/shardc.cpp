@@ -266,7 +266,10 @@ int run() {
   std::optional<report::Report> report;
   bool wantReport = !reportPath.empty() || verbose;
   auto makeReport = [&](ModuleOp sharded) {
-    auto built = report::buildReport(sharded, *device);
+    // The cost model prices GPUs: a CPU plan's summary prints no GPU's times
+    // unless --device asks for them.
+    bool priced = target == "cuda" || deviceName.getNumOccurrences() > 0;
+    auto built = report::buildReport(sharded, *device, priced);
     if (succeeded(built))
       report = std::move(*built);
     return succeeded(built);
