@@ -75,36 +75,8 @@ private:
 /// "--name" for a long option, "-o" for a one-letter one (llvm::cl's spelling).
 std::string spelled(StringRef name) { return (name.size() == 1 ? "-" : "--") + name.str(); }
 
-/// llvm::cl's first error line, as one line of ours.
-std::string rephrase(StringRef line, StringRef toolUsage) {
-  // "Unknown command line argument '--pp=4'.  Try: 'shardc --help'"
-  if (line.consume_front("Unknown command line argument '")) {
-    StringRef argument = line.substr(0, line.find("'.  Try:"));
-    StringRef flag = argument.split('=').first;
-    std::string text = "unknown flag '" + flag.str() + "'";
-    std::string closest = closestVisibleFlag(flag);
-    if (!closest.empty())
-      text += "; did you mean '" + closest + "'?";
-    return text + " (see " + toolUsage.str() + " --help)";
-  }
-  // "for the --tp option: requires a value!"
-  if (line.consume_front("for the ")) {
-    auto [flag, message] = line.split(" option: ");
-    message.consume_back("!");
-    if (message == "requires a value")
-      return flag.str() + " needs a value";
-    if (message == "may only occur zero or one times")
-      return flag.str() + " is given more than once; expected at most once";
-    return flag.str() + ": " + llvm::join(llvm::split(message, "! "), "; ");
-  }
-  if (line.starts_with("Too many positional arguments"))
-    return "more than one model given; expected one (see " + toolUsage.str() + " --help)";
-  line.consume_back("!");
-  return line.str() + " (see " + toolUsage.str() + " --help)";
-}
-
-} // namespace
-
+/// The tool's visible flag closest to `flag` ("--pp" -> "--dp"), or "" when
+/// none is close.
 std::string closestVisibleFlag(StringRef flag) {
   StringRef name = flag.ltrim('-');
   // One edit in a short name ("--pp" for "--tp"), else two or a third of
@@ -124,6 +96,34 @@ std::string closestVisibleFlag(StringRef flag) {
   }
   return best.empty() ? "" : spelled(best);
 }
+
+/// llvm::cl's first error line, as one line of ours.
+std::string rephrase(StringRef line, StringRef tool) {
+  // "Unknown command line argument '--pp=4'.  Try: 'shardc --help'"
+  if (line.consume_front("Unknown command line argument '")) {
+    StringRef argument = line.substr(0, line.find("'.  Try:"));
+    StringRef flag = argument.split('=').first;
+    std::string text = "unknown flag '" + flag.str() + "'";
+    std::string closest = closestVisibleFlag(flag);
+    if (!closest.empty())
+      text += "; did you mean '" + closest + "'?";
+    return text + " (see " + tool.str() + " --help)";
+  }
+  // "for the --tp option: requires a value!"
+  if (line.consume_front("for the ")) {
+    auto [flag, message] = line.split(" option: ");
+    message.consume_back("!");
+    if (message == "requires a value")
+      return flag.str() + " needs a value";
+    return flag.str() + ": " + llvm::join(llvm::split(message, "! "), "; ");
+  }
+  if (line.starts_with("Too many positional arguments"))
+    return "more than one model given; expected one (see " + tool.str() + " --help)";
+  line.consume_back("!");
+  return line.str() + " (see " + tool.str() + " --help)";
+}
+
+} // namespace
 
 bool parseToolCommandLine(int argc, char **argv, const ToolCommandLine &commandLine) {
   for (auto &entry : cl::getRegisteredOptions())

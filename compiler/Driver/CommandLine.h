@@ -32,10 +32,6 @@ struct ToolCommandLine {
 /// returns false. --help and --version print and exit.
 bool parseToolCommandLine(int argc, char **argv, const ToolCommandLine &commandLine);
 
-/// The tool's visible flag closest to `flag` ("--pp" -> "--tp"), or "" when
-/// none is close. Exposed for the tests.
-std::string closestVisibleFlag(llvm::StringRef flag);
-
 } // namespace shardc::driver
 
 #endif
