@@ -2,6 +2,7 @@
 #include "compiler/Driver/Diagnostics.h"
 
 #include "dialects/Graph/NodeLocation.h"
+#include "runtime/core/PrintableText.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
@@ -51,10 +52,13 @@ OneLineDiagnostics::OneLineDiagnostics(MLIRContext &context, StringRef tool) : c
     case DiagnosticSeverity::Note:
       return success(); // one line per diagnostic: notes dropped
     }
+    // MLIR's own multi-line messages join into one line.
     std::string message = diagnostic.str();
     std::replace(message.begin(), message.end(), '\n', ' ');
-    llvm::errs() << prefix << ": " << severity << ": " << describeLocation(diagnostic.getLocation())
-                 << ": " << message << "\n";
+    llvm::errs() << rt::printableMessage(prefix + ": " + severity + ": " +
+                                         describeLocation(diagnostic.getLocation()) + ": " +
+                                         message)
+                 << "\n";
     return success();
   });
 }
@@ -62,7 +66,7 @@ OneLineDiagnostics::OneLineDiagnostics(MLIRContext &context, StringRef tool) : c
 OneLineDiagnostics::~OneLineDiagnostics() { context_.getDiagEngine().eraseHandler(handler_); }
 
 void printError(StringRef tool, const llvm::Twine &message) {
-  llvm::errs() << tool << ": error: " << message << "\n";
+  llvm::errs() << rt::printableMessage((tool + ": error: " + message).str()) << "\n";
 }
 
 } // namespace shardc::driver

@@ -13,7 +13,8 @@ namespace shardc::driver {
 std::string describeLocation(mlir::Location location);
 
 /// Prints every diagnostic as `TOOL: error: WHERE: MESSAGE` (or warning/remark)
-/// on one line of stderr while in scope; notes are dropped.
+/// on one line of stderr while in scope, names escaped and cut
+/// (rt::printableMessage); notes are dropped.
 class OneLineDiagnostics {
 public:
   OneLineDiagnostics(mlir::MLIRContext &context, llvm::StringRef tool);
@@ -24,7 +25,8 @@ private:
   mlir::DiagnosticEngine::HandlerID handler_;
 };
 
-/// Prints `TOOL: error: MESSAGE` for errors that have no location.
+/// Prints `TOOL: error: MESSAGE` for errors that have no location (the
+/// same escaping).
 void printError(llvm::StringRef tool, const llvm::Twine &message);
 
 } // namespace shardc::driver

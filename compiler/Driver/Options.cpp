@@ -112,6 +112,15 @@ Expected<sharding::MeshShape> parseMesh(StringRef mesh, int64_t dp, int64_t tp) 
   return shape;
 }
 
+Expected<int64_t> parseDegree(StringRef flag, StringRef text) {
+  int64_t value = 0;
+  if (text.empty())
+    return 0;
+  if (text.getAsInteger(10, value) || value < 1)
+    return flagError(flag, text, "a positive integer (a number of devices)");
+  return value;
+}
+
 Expected<int64_t> parseByteSize(StringRef flag, StringRef text) {
   StringRef number = text;
   int64_t unit = 1;

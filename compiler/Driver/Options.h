@@ -20,6 +20,9 @@ parseImportOptions(llvm::ArrayRef<std::string> dims, llvm::ArrayRef<std::string>
 /// axes of size 1 are left out, so one device means no axes.
 llvm::Expected<sharding::MeshShape> parseMesh(llvm::StringRef mesh, int64_t dp, int64_t tp);
 
+/// A --tp/--dp degree: a positive integer ("" when the flag is absent: 0).
+llvm::Expected<int64_t> parseDegree(llvm::StringRef flag, llvm::StringRef text);
+
 /// "80GiB", "141GB", "512MiB", "64KiB" or plain bytes.
 llvm::Expected<int64_t> parseByteSize(llvm::StringRef flag, llvm::StringRef text);
 

@@ -27,6 +27,7 @@ public:
   mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> run();
 
   mlir::OpBuilder &builder() { return builder_; }
+  const ImportOptions &options() const { return options_; }
   /// The tensor bound to an ONNX name; null when the name is unknown or a sequence.
   mlir::Value lookup(llvm::StringRef name);
   /// What an ONNX name is bound to, innermost scope first; empty when unknown.
@@ -59,6 +60,12 @@ private:
   sortNodes(const onnx::GraphProto &graph,
             const std::function<bool(llvm::StringRef)> &definedOutside);
   mlir::FailureOr<mlir::RankedTensorType> inputType(const onnx::ValueInfoProto &input);
+  /// Graph inputs and outputs are named once each (shardrun finds them by name).
+  mlir::LogicalResult checkInputOutputNamesUnique();
+  /// A graph input that is also an initializer is compiled as its initializer
+  /// (onnxruntime's value when the input is not fed); said once, from IR
+  /// version 4, where onnxruntime lets a fed value override it.
+  void warnAboutInputsWithInitializers();
   /// --input-shape and --constant-input must name graph inputs.
   mlir::LogicalResult checkInputFlagsNameInputs();
   /// Every --dim must name a symbolic dim of an input.

@@ -337,6 +337,38 @@ LogicalResult GraphImporter::checkDimFlagsUsed() {
   return success();
 }
 
+LogicalResult GraphImporter::checkInputOutputNamesUnique() {
+  const onnx::GraphProto &graph = model_.proto.graph();
+  auto check = [&](const auto &values, StringRef kind) -> LogicalResult {
+    llvm::StringSet<> seen;
+    for (const onnx::ValueInfoProto &value : values)
+      if (!seen.insert(value.name()).second)
+        return fileError() << "graph " << kind << " '" << value.name()
+                           << "' is listed twice; expected each " << kind << " named once";
+    return success();
+  };
+  return success(succeeded(check(graph.input(), "input")) &&
+                 succeeded(check(graph.output(), "output")));
+}
+
+void GraphImporter::warnAboutInputsWithInitializers() {
+  // Before IR version 4 every initializer had to be listed as an input too.
+  if (model_.proto.ir_version() < 4)
+    return;
+  std::vector<std::string> names;
+  for (const onnx::ValueInfoProto &input : model_.proto.graph().input())
+    if (scopes_.front().initializers.count(input.name()))
+      names.push_back(input.name());
+  if (names.empty())
+    return;
+  bool one = names.size() == 1;
+  emitWarning(fileLocation_) << (one ? "input " : "inputs ") << quotedList(names)
+                             << (one ? " is also an initializer: compiled as its constant value"
+                                     : " are also initializers: compiled as their constant values")
+                             << " (onnxruntime's when not fed); shardrun does not take "
+                             << (one ? "it" : "them") << " as an input";
+}
+
 LogicalResult GraphImporter::checkInputFlagsNameInputs() {
   const onnx::GraphProto &graph = model_.proto.graph();
   auto isInput = [&](const std::string &name) {
@@ -592,9 +624,12 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   if (failed(order))
     return failure();
 
-  // Graph inputs that are also initializers are weights with defaults: keep them weights.
-  if (failed(checkInputFlagsNameInputs()))
+  // Graph inputs that are also initializers are weights with defaults: keep
+  // them weights (the loop below skips them), so that old exports that list
+  // every weight as an input still shard.
+  if (failed(checkInputOutputNamesUnique()) || failed(checkInputFlagsNameInputs()))
     return failure();
+  warnAboutInputsWithInitializers();
   SmallVector<Type> argumentTypes;
   SmallVector<const onnx::ValueInfoProto *> arguments;
   SmallVector<std::pair<StringRef, DenseElementsAttr>> fixedInputs;

@@ -24,6 +24,7 @@ NodeContext::NodeContext(GraphImporter &importer, const onnx::NodeProto &node, L
     : importer_(importer), node_(node), location_(location), opset_(opset) {}
 
 OpBuilder &NodeContext::builder() { return importer_.builder(); }
+const ImportOptions &NodeContext::options() const { return importer_.options(); }
 
 bool NodeContext::hasInput(unsigned index) const {
   return index < static_cast<unsigned>(node_.input_size()) && !node_.input(index).empty();

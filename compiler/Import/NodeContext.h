@@ -10,6 +10,7 @@
 #define SHARDC_COMPILER_IMPORT_NODECONTEXT_H
 
 #include "compiler/Import/Binding.h"
+#include "compiler/Import/ImportOptions.h"
 
 #include "dialects/Graph/ConstEval/HostTensor.h"
 #include "dialects/Graph/GraphOps.h"
@@ -38,6 +39,8 @@ public:
   int64_t opset() const { return opset_; }
   mlir::MLIRContext *context() const { return location_.getContext(); }
   mlir::OpBuilder &builder();
+  /// What the user told the importer (--dim values, ...).
+  const ImportOptions &options() const;
 
   /// Reports an error at the node.
   mlir::InFlightDiagnostic error() const { return mlir::emitError(location_); }

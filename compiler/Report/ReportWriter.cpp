@@ -51,7 +51,7 @@ public:
   }
 
   llvm::json::Value json() const;
-  std::string summary() const;
+  std::string summary(bool priced) const;
 
 private:
   LogicalResult visit(Operation &op, size_t position) {
@@ -305,11 +305,20 @@ llvm::json::Value ReportBuilder::json() const {
                                     {"est_step_seconds", computeSeconds + commSeconds}}}};
 }
 
-std::string ReportBuilder::summary() const {
+/// A time of microseconds to seconds, in the unit that shows its digits.
+std::string formatSeconds(double seconds) {
+  if (seconds < 1e-3)
+    return llvm::formatv("{0:F1} us", seconds * 1e6).str();
+  if (seconds < 1)
+    return llvm::formatv("{0:F3} ms", seconds * 1e3).str();
+  return llvm::formatv("{0:F3} s", seconds).str();
+}
+
+std::string ReportBuilder::summary(bool priced) const {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "plan on " << (mesh.numAxes() ? mesh.describe() : "one device") << " (" << device.name
-     << "): " << collectives.size() << " collectives per step; per device "
+  os << "plan on " << (mesh.numAxes() ? mesh.describe() : "one device") << " ("
+     << (priced ? device.name : "cpu") << "): " << collectives.size() << " collectives per step; per device "
      << formatBytes(double(paramBytes)) << " weights, " << formatBytes(double(peakActivation))
      << " peak activations; " << llvm::formatv("{0:E2}", flops) << " flop\n";
   for (unsigned layer = 0; layer < layerAttention.size(); ++layer) {
@@ -333,14 +342,17 @@ std::string ReportBuilder::summary() const {
   double commSeconds = 0;
   for (const Collective &collective : collectives)
     commSeconds += collective.seconds;
-  os << llvm::formatv("  estimated step: {0:F3} ms compute + {1:F3} ms communication\n",
-                      computeSeconds * 1e3, commSeconds * 1e3);
+  if (priced)
+    os << "  estimated step: " << formatSeconds(computeSeconds) << " compute + "
+       << formatSeconds(commSeconds) << " communication\n";
+  else
+    os << "  estimated step: not priced for the CPU (--device h100|h200|FILE.json prices a GPU)\n";
   return text;
 }
 
 } // namespace
 
-FailureOr<Report> buildReport(ModuleOp module, const DeviceModel &device) {
+FailureOr<Report> buildReport(ModuleOp module, const DeviceModel &device, bool priced) {
   FailureOr<dist::MeshOp> mesh = findMesh(module);
   if (failed(mesh))
     return failure();
@@ -350,7 +362,7 @@ FailureOr<Report> buildReport(ModuleOp module, const DeviceModel &device) {
   ReportBuilder builder(functions.front(), *mesh, device);
   if (failed(builder.run()))
     return failure();
-  return Report{builder.json(), builder.summary()};
+  return Report{builder.json(), builder.summary(priced)};
 }
 
 } // namespace shardc::report

@@ -26,8 +26,12 @@ struct Report {
   std::string summary;
 };
 
-/// The report of `module` (sharded, or without a mesh: one device).
-mlir::FailureOr<Report> buildReport(mlir::ModuleOp module, const sharding::DeviceModel &device);
+/// The report of `module` (sharded, or without a mesh: one device). Without
+/// `priced` (a CPU target, no --device given) the summary names the CPU and
+/// prints no time estimate: the cost model knows GPUs only, and the plan's
+/// search used `device` as a relative measure. The JSON always has them.
+mlir::FailureOr<Report> buildReport(mlir::ModuleOp module, const sharding::DeviceModel &device,
+                                    bool priced = true);
 
 } // namespace shardc::report
 

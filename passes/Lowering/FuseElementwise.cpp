@@ -81,99 +81,147 @@ std::optional<Expression> expressionOf(exec::KernelOp kernel) {
   return expression;
 }
 
-/// `consumer` with `producer` (whose output it reads) substituted in.
-Expression substitute(const Expression &producer, const Expression &consumer, Value link) {
-  Expression merged;
-  merged.inputs = producer.inputs;
-  // The consumer's other inputs join after the producer's (deduplicated).
-  SmallVector<int64_t> consumerInput(consumer.inputs.size());
-  for (auto [i, input] : llvm::enumerate(consumer.inputs)) {
-    if (input == link)
+/// The output of `kernel` when it may be computed inside the kernels that
+/// read it: written by `kernel` alone, read (and not written) by kernels of
+/// the same block only, and by nothing else (an output, a view).
+std::optional<Value> internalizableOutput(exec::KernelOp kernel,
+                                          SmallVectorImpl<exec::KernelOp> &readers) {
+  Value output = kernel.getOutputs()[0];
+  if (llvm::is_contained(kernel.getInputs(), output))
+    return std::nullopt;
+  for (Operation *user : output.getUsers()) {
+    if (user == kernel.getOperation())
       continue;
-    auto found = llvm::find(merged.inputs, input);
-    consumerInput[i] = found - merged.inputs.begin();
-    if (found == merged.inputs.end())
-      merged.inputs.push_back(input);
+    auto reader = dyn_cast<exec::KernelOp>(user);
+    if (!reader || reader->getBlock() != kernel->getBlock() ||
+        llvm::is_contained(reader.getOutputs(), output))
+      return std::nullopt;
+    readers.push_back(reader);
   }
-  int64_t inputs = merged.inputs.size();
-  int64_t producerSteps = producer.ops.size();
-  // Producer steps: inputs keep their index, step references shift by the
-  // inputs the consumer added.
-  int64_t shift = inputs - static_cast<int64_t>(producer.inputs.size());
-  merged.ops = producer.ops;
-  for (int64_t arg : producer.args)
-    merged.args.push_back(arg < static_cast<int64_t>(producer.inputs.size()) ? arg : arg + shift);
-  int64_t producerResult = inputs + producerSteps - 1;
-  int64_t consumerInputs = consumer.inputs.size();
-  for (const std::string &op : consumer.ops)
-    merged.ops.push_back(op);
-  for (int64_t arg : consumer.args) {
-    if (arg < consumerInputs)
-      merged.args.push_back(consumer.inputs[arg] == link ? producerResult : consumerInput[arg]);
-    else
-      merged.args.push_back(arg - consumerInputs + inputs + producerSteps);
+  if (readers.empty())
+    return std::nullopt;
+  return output;
+}
+
+/// Kernels fused into one: `members` in program order, the last (the root)
+/// writing the group's output; every other member's output is read inside
+/// the group only.
+struct Group {
+  SmallVector<exec::KernelOp> members;
+  SmallVector<Value> internal; // the members' outputs the fused kernel drops
+};
+
+/// Partitions the fusible kernels of `op` into groups in one backward walk:
+/// a kernel joins the group of the kernels that read its output when all of
+/// them are in one group (they come later in the block, so they are placed
+/// already). Every path from a member out of its group passes through the
+/// root, so the root's place is a valid place for the whole group.
+SmallVector<Group> findGroups(Operation *op,
+                              const DenseMap<Operation *, Expression> &expressions) {
+  SmallVector<exec::KernelOp> kernels;
+  op->walk([&](exec::KernelOp kernel) {
+    if (expressions.count(kernel))
+      kernels.push_back(kernel);
+  });
+  DenseMap<Operation *, unsigned> groupOf;
+  SmallVector<Group> groups;
+  SmallVector<exec::KernelOp> readers;
+  for (exec::KernelOp kernel : llvm::reverse(kernels)) {
+    readers.clear();
+    std::optional<Value> output = internalizableOutput(kernel, readers);
+    std::optional<unsigned> group;
+    if (output) {
+      auto first = groupOf.find(readers.front());
+      if (first != groupOf.end() && llvm::all_of(readers, [&](exec::KernelOp reader) {
+            auto found = groupOf.find(reader);
+            return found != groupOf.end() && found->second == first->second;
+          }))
+        group = first->second;
+    }
+    if (!group) {
+      group = groups.size();
+      groups.emplace_back();
+    } else {
+      groups[*group].internal.push_back(*output);
+    }
+    groupOf[kernel] = *group;
+    groups[*group].members.push_back(kernel);
+  }
+  for (Group &group : groups)
+    std::reverse(group.members.begin(), group.members.end());
+  return groups;
+}
+
+/// The expression of a whole group: its members' steps in program order,
+/// reading the group's external buffers (each once, in order of first use)
+/// and the results of earlier steps for its internal ones.
+Expression mergeGroup(const Group &group, const DenseMap<Operation *, Expression> &expressions) {
+  DenseSet<Value> internal(group.internal.begin(), group.internal.end());
+  Expression merged;
+  DenseMap<Value, int64_t> inputIndex;
+  for (exec::KernelOp member : group.members)
+    for (Value input : expressions.find(member)->second.inputs)
+      if (!internal.contains(input) && inputIndex.try_emplace(input, merged.inputs.size()).second)
+        merged.inputs.push_back(input);
+  const int64_t inputs = merged.inputs.size();
+  DenseMap<Value, int64_t> resultIndex; // an internal buffer -> the step computing it
+  for (exec::KernelOp member : group.members) {
+    const Expression &expression = expressions.find(member)->second;
+    const int64_t memberInputs = expression.inputs.size();
+    const int64_t firstStep = inputs + merged.ops.size();
+    for (int64_t arg : expression.args) {
+      if (arg >= memberInputs) {
+        merged.args.push_back(firstStep + arg - memberInputs);
+        continue;
+      }
+      Value input = expression.inputs[arg];
+      merged.args.push_back(internal.contains(input) ? resultIndex.lookup(input)
+                                                      : inputIndex.lookup(input));
+    }
+    llvm::append_range(merged.ops, expression.ops);
+    resultIndex[member.getOutputs()[0]] = inputs + merged.ops.size() - 1;
   }
   return merged;
 }
 
-/// Tries to fold one producer of `consumer` into it; true when it did.
-bool fuseOneProducer(exec::KernelOp consumer) {
-  std::optional<Expression> consumerExpression = expressionOf(consumer);
-  if (!consumerExpression)
-    return false;
-  for (Value input : consumer.getInputs()) {
-    // The intermediate must be read by this kernel only (and not be an output).
-    auto producer = llvm::find_if(input.getUsers(), [&](Operation *user) {
-      auto kernel = dyn_cast<exec::KernelOp>(user);
-      return kernel && llvm::is_contained(kernel.getOutputs(), input);
-    });
-    if (producer == input.getUsers().end())
-      continue;
-    auto producerKernel = cast<exec::KernelOp>(*producer);
-    bool onlyReadHere = llvm::all_of(input.getUsers(), [&](Operation *user) {
-      return user == consumer || user == producerKernel;
-    });
-    if (!onlyReadHere || llvm::count(consumer.getInputs(), input) != 1)
-      continue;
-    std::optional<Expression> producerExpression = expressionOf(producerKernel);
-    if (!producerExpression)
-      continue;
-    Expression merged = substitute(*producerExpression, *consumerExpression, input);
-    OpBuilder builder(consumer);
-    SmallVector<NamedAttribute> params = {
-        builder.getNamedAttr("ops", builder.getStrArrayAttr(SmallVector<StringRef>(
-                                        merged.ops.begin(), merged.ops.end()))),
-        builder.getNamedAttr("args", builder.getDenseI64ArrayAttr(merged.args))};
-    std::string source = producerKernel.getSource().str();
-    if (!consumer.getSource().empty())
-      source += (source.empty() ? "" : ", ") + consumer.getSource().str();
-    builder.create<exec::KernelOp>(
-        builder.getFusedLoc({producerKernel.getLoc(), consumer.getLoc()}), kFused, merged.inputs,
-        consumer.getOutputs(), builder.getDictionaryAttr(params), source);
-    Operation *intermediate = input.getDefiningOp();
-    consumer.erase();
-    producerKernel.erase();
-    if (intermediate && intermediate->use_empty())
-      intermediate->erase();
-    return true;
+/// Replaces the group's kernels by one fused kernel at the root's place.
+void fuseGroup(const Group &group, const DenseMap<Operation *, Expression> &expressions) {
+  Expression merged = mergeGroup(group, expressions);
+  exec::KernelOp root = group.members.back();
+  OpBuilder builder(root);
+  SmallVector<StringRef> ops(merged.ops.begin(), merged.ops.end());
+  SmallVector<NamedAttribute> params = {
+      builder.getNamedAttr("ops", builder.getStrArrayAttr(ops)),
+      builder.getNamedAttr("args", builder.getDenseI64ArrayAttr(merged.args))};
+  std::string source;
+  SmallVector<Location> locations;
+  for (exec::KernelOp member : group.members) {
+    if (!member.getSource().empty())
+      source += (source.empty() ? "" : ", ") + member.getSource().str();
+    locations.push_back(member.getLoc());
   }
-  return false;
+  builder.create<exec::KernelOp>(builder.getFusedLoc(locations), kFused, merged.inputs,
+                                 root.getOutputs(), builder.getDictionaryAttr(params), source);
+  for (exec::KernelOp member : llvm::reverse(group.members))
+    member.erase();
+  for (Value value : group.internal)
+    if (Operation *buffer = value.getDefiningOp(); buffer && buffer->use_empty())
+      buffer->erase();
 }
 
 struct FuseElementwisePass
     : shardc::lowering::impl::FuseElementwisePassBase<FuseElementwisePass> {
   void runOnOperation() override {
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      getOperation().walk([&](exec::KernelOp kernel) {
-        if (fuseOneProducer(kernel)) {
-          changed = true;
-          return WalkResult::interrupt();
-        }
-        return WalkResult::advance();
-      });
-    }
+    // Grouped first, fused after: linear in the program (growing a fused
+    // kernel one producer at a time copied its expression at every step).
+    DenseMap<Operation *, Expression> expressions;
+    getOperation().walk([&](exec::KernelOp kernel) {
+      if (std::optional<Expression> expression = expressionOf(kernel))
+        expressions[kernel] = std::move(*expression);
+    });
+    for (const Group &group : findGroups(getOperation(), expressions))
+      if (group.members.size() > 1)
+        fuseGroup(group, expressions);
   }
 };
 

@@ -244,6 +244,36 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       signalPassFailure();
   }
 
+  /// Whether `op` is attention that the plan leaves whole over tp.
+  static bool isAttentionWhole(Operation *op, ArrayRef<ValueSharding> results,
+                               const MeshShape &meshShape) {
+    std::optional<unsigned> tp = meshShape.axis("tp");
+    return isa<graph::AttentionOp>(op) && tp && !results.empty() &&
+           llvm::none_of(results.front().dims,
+                         [&](const AxisList &axes) { return llvm::is_contained(axes, *tp); });
+  }
+
+  /// Attention left whole over tp (its heads do not split tp ways: 4 heads,
+  /// --tp 8) costs every tp rank the whole computation, which the report
+  /// shows only as a ratio to Megatron-LM's traffic: one warning, at the
+  /// first such op, for all of them.
+  static void warnAboutWholeAttention(ArrayRef<graph::AttentionOp> attention,
+                                      const MeshShape &meshShape) {
+    if (attention.empty())
+      return;
+    graph::AttentionOp first = attention.front();
+    auto query = cast<RankedTensorType>(first.getQuery().getType());
+    int64_t heads = query.getDimSize(query.getRank() - 3);
+    int64_t ranks = meshShape.sizes[*meshShape.axis("tp")];
+    auto warning = first.emitWarning()
+                   << "attention with " << heads << " heads is not split over tp=" << ranks
+                   << ": it is replicated, each of the " << ranks << " tp ranks computes all of it";
+    if (attention.size() > 1)
+      warning << " (here and in " << attention.size() - 1 << " more attention op"
+              << (attention.size() > 2 ? "s" : "") << ")";
+    warning << "; a tp that divides " << heads << " splits the heads";
+  }
+
   /// Searches, and when the best plan does not fit, searches again with the
   /// embedding tables split too (replicating them is cheaper when it fits).
   LogicalResult shard(func::FuncOp function, dist::MeshOp mesh, const DeviceModel &model,
@@ -260,12 +290,16 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       needed = memoryOf(problem, *chosen);
       if (needed.total() > double(budget))
         continue;
+      SmallVector<graph::AttentionOp> wholeAttention;
       for (auto [index, op] : llvm::enumerate(problem.choices())) {
         SmallVector<dist::ShardingAttr> shardings;
         for (const ValueSharding &sharding : op.results[(*chosen)[index]])
           shardings.push_back(toAttr(sharding, problem.meshShape(), mesh));
         dist::setResultShardings(op.op, shardings);
+        if (isAttentionWhole(op.op, op.results[(*chosen)[index]], problem.meshShape()))
+          wholeAttention.push_back(cast<graph::AttentionOp>(op.op));
       }
+      warnAboutWholeAttention(wholeAttention, problem.meshShape());
       return success();
     }
     return function.emitError() << "the plan needs " << formatBytes(needed.total())

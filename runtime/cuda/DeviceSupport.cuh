@@ -280,19 +280,19 @@ __device__ inline T groupReduce(T value, Op op, T identity, T *scratch) {
 // Errors
 //===----------------------------------------------------------------------===//
 
-/// Records the first device-side error of a stream (see Launch.h). Racing
-/// writers are harmless: one of their errors is reported.
+/// Records the first device-side error of a stream (see Launch.h). The
+/// thread that claims the code word (0 -> its code) is the only one that
+/// writes the value and the limit, so the report never pairs one thread's
+/// index with another's limit; the host reads it after the stream ends.
 __device__ inline void reportError(DeviceError *error, DeviceErrorCode code, int64_t value,
                                    int64_t limit) {
   if (!error)
     return;
-  volatile DeviceError *slot = error;
-  if (slot->code != 0)
+  if (atomicCAS(&error->code, 0, static_cast<int32_t>(code)) != 0)
     return;
-  slot->value = value;
-  slot->limit = limit;
+  error->value = value;
+  error->limit = limit;
   __threadfence_system();
-  slot->code = static_cast<int32_t>(code);
 }
 
 } // namespace shardc::rt::cuda::device

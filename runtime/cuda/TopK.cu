@@ -9,6 +9,7 @@
 #include "runtime/cuda/DeviceSupport.cuh"
 #include "runtime/cuda/Reduction.h"
 
+#include <algorithm>
 #include <type_traits>
 
 namespace shardc::rt::cuda::detail {
@@ -192,8 +193,10 @@ template <typename Key> void launchAs(const TopKArgs &args, cudaStream_t stream)
     int size = 1;
     while (size < args.dim)
       size <<= 1;
-    // Half as many threads as elements (each compares a pair), in warps.
-    const int threads = size >= 2 * kThreads ? kThreads : (size / 2 + 31) / 32 * 32;
+    // Half as many threads as elements (each compares a pair), in whole
+    // warps: at least one, also for an axis of 1 (size 1, no pair at all).
+    const int threads =
+        size >= 2 * kThreads ? kThreads : std::max(32, (size / 2 + 31) / 32 * 32);
     const size_t shared = size_t(size) * (sizeof(Key) + sizeof(int32_t));
     topkSortKernel<Key><<<blocks, threads, shared, stream>>>(args, size);
   } else {

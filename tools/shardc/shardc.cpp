@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Artifact/ArtifactDirectory.h"
 #include "compiler/Artifact/ArtifactWriter.h"
+#include "compiler/Driver/CommandLine.h"
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Limits.h"
 #include "compiler/Driver/Options.h"
@@ -16,6 +17,7 @@
 #include "compiler/Driver/Pipeline.h"
 #include "compiler/Import/Importer.h"
 #include "compiler/Report/ReportWriter.h"
+#include "tools/Version.h"
 
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
@@ -28,10 +30,13 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <csignal>
 
 using namespace mlir;
 using namespace shardc;
@@ -87,12 +92,14 @@ cl::list<std::string> constantInputs(
     cl::value_desc("INPUT=V0,V1,...|INPUT=FILE.pb"), cl::cat(shardcCategory));
 
 cl::OptionCategory meshCategory("Sharding over many devices");
-cl::opt<int64_t> tensorParallel(
+// Degrees are parsed by parseDegree, not llvm::cl: "0" and "1.5" are
+// refused like "-3", in our words.
+cl::opt<std::string> tensorParallel(
     "tp", cl::desc("Tensor-parallel degree: split every linear layer's weight over N devices"),
-    cl::value_desc("N"), cl::init(0), cl::cat(meshCategory));
-cl::opt<int64_t> dataParallel("dp",
-                              cl::desc("Data-parallel degree: split the batch over N devices"),
-                              cl::value_desc("N"), cl::init(0), cl::cat(meshCategory));
+    cl::value_desc("N"), cl::cat(meshCategory));
+cl::opt<std::string> dataParallel("dp",
+                                  cl::desc("Data-parallel degree: split the batch over N devices"),
+                                  cl::value_desc("N"), cl::cat(meshCategory));
 cl::opt<bool> sequenceParallel(
     "sp",
     cl::desc("Sequence parallelism: keep the activations between blocks split along the sequence "
@@ -124,24 +131,25 @@ cl::opt<std::string>
 cl::opt<bool> verbose("verbose", cl::desc("Print the plan's summary on stderr"),
                       cl::cat(meshCategory));
 
-/// Parses the command line; LLVM's own parse errors are turned into our one-line form.
+/// Parses the command line: --help lists shardc's own flags, --help-hidden
+/// MLIR's and LLVM's too; every error is one line.
 bool parseCommandLine(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
-  cl::HideUnrelatedOptions({&shardcCategory, &meshCategory, &cl::getGeneralCategory()});
-  std::string errors;
-  llvm::raw_string_ostream errorStream(errors);
-  if (!cl::ParseCommandLineOptions(argc, argv,
-                                   "shardc: compiles ONNX transformer models for many devices\n",
-                                   &errorStream)) {
-    StringRef first = StringRef(errors).split('\n').first;
-    first.consume_front(argv[0]);
-    first.consume_front(": ");
-    driver::printError(kTool, first.trim());
+  const cl::OptionCategory *categories[] = {&shardcCategory, &meshCategory};
+  driver::ToolCommandLine commandLine{
+      kTool,
+      "shardc: compiles ONNX transformer models for many devices\n\n"
+      "  MLIR's pass-manager, timing and printer options (--mlir-print-ir-after-all,\n"
+      "  --mlir-timing, ...) and LLVM's are listed by --help-hidden.\n",
+      categories,
+      llvm::formatv("shardc {0}\nbuilt with LLVM and MLIR {1}\nwrites artifact version {2}\n",
+                    SHARDC_VERSION, LLVM_VERSION_STRING, artifact::kArtifactVersion)
+          .str()};
+  if (!driver::parseToolCommandLine(argc, argv, commandLine))
     return false;
-  }
   if (modelPath.empty()) {
     driver::printError(kTool, "no model given; usage: shardc MODEL [-o OUT] [--emit=PHASE]");
     return false;
@@ -158,6 +166,14 @@ bool writeFile(StringRef path, StringRef text) {
     return false;
   }
   output->os() << text;
+  output->os().flush();
+  // A full disk or `ulimit -f`: one line, and the partial file is removed
+  // (not kept) instead of LLVM's fatal "IO failure on output stream".
+  if (std::error_code error = output->os().error()) {
+    driver::printError(kTool, path + ": write failed: " + error.message());
+    output->os().clear_error();
+    return false;
+  }
   output->keep();
   return true;
 }
@@ -214,7 +230,13 @@ int run() {
     driver::printError(kTool, llvm::toString(importOptions.takeError()));
     return 1;
   }
-  auto mesh = driver::parseMesh(meshSpec, dataParallel, tensorParallel);
+  auto dp = driver::parseDegree("dp", dataParallel);
+  auto tp = driver::parseDegree("tp", tensorParallel);
+  if (!dp || !tp) {
+    driver::printError(kTool, llvm::toString(dp ? tp.takeError() : dp.takeError()));
+    return 1;
+  }
+  auto mesh = driver::parseMesh(meshSpec, *dp, *tp);
   if (!mesh) {
     driver::printError(kTool, llvm::toString(mesh.takeError()));
     return 1;
@@ -269,7 +291,10 @@ int run() {
   std::optional<report::Report> report;
   bool wantReport = !reportPath.empty() || verbose;
   auto makeReport = [&](ModuleOp sharded) {
-    auto built = report::buildReport(sharded, *device);
+    // The cost model prices GPUs: a CPU plan's summary prints no GPU's times
+    // unless --device asks for them.
+    bool priced = target == "cuda" || deviceName.getNumOccurrences() > 0;
+    auto built = report::buildReport(sharded, *device, priced);
     if (succeeded(built))
       report = std::move(*built);
     return succeeded(built);
@@ -318,6 +343,9 @@ int run() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // Past `ulimit -f` a write fails with EFBIG, reported as one line, instead
+  // of SIGXFSZ killing the process (LLVM's handler would print a stack dump).
+  std::signal(SIGXFSZ, SIG_IGN);
   if (!parseCommandLine(argc, argv))
     return 1;
   return run();

@@ -31,11 +31,14 @@
 #include "runtime/comm/TcpBootstrap.h"
 #include "runtime/core/Artifact.h"
 #include "runtime/core/Executor.h"
+#include "runtime/core/PrintableText.h"
 #include "runtime/cpu/CpuBackend.h"
 #include "runtime/cpu/CpuDevice.h"
 #include "runtime/cpu/MatMul.h"
 #include "runtime/io/AtomicFile.h"
 #include "runtime/io/Npz.h"
+#include "tools/Version.h"
+#include "tools/shardrun/ClosestFlag.h"
 #include "tools/shardrun/Devices.h"
 #include "tools/shardrun/Launch.h"
 
@@ -47,6 +50,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -87,6 +91,7 @@ constexpr const char *kUsage =
     "  --comm-timeout S   seconds one collective may wait for the other ranks (default 600);\n"
     "                     past it NCCL ranks abort, each printing its last collectives\n"
     "  --help             this text\n"
+    "  --version          shardrun's version and the artifact version it reads\n"
     "\n"
     "Ranks enumerate the mesh row-major with the last axis fastest: on a mesh\n"
     "[dp=2, tp=2] rank 1 is (dp 0, tp 1) and rank 2 is (dp 1, tp 0).\n";
@@ -106,7 +111,7 @@ void printError(const std::string &message) {
   static std::atomic<bool> printed{false};
   if (printed.exchange(true))
     return;
-  std::string line = "shardrun: error: " + message + "\n";
+  std::string line = printableMessage("shardrun: error: " + message) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
 }
@@ -124,13 +129,22 @@ int parseCount(const std::string &flag, const std::string &text, int minimum) {
   return static_cast<int>(value);
 }
 
+/// The longest --comm-timeout: about 11.6 days. Far longer ones overflow
+/// the clocks' deadlines (1e300 s would time out at once).
+constexpr double kMaxSeconds = 1e6;
+
 double parseSeconds(const std::string &flag, const std::string &text) {
   char *end = nullptr;
   double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(value) || value <= 0)
-    die(flag + " '" + text + "': expected a positive number of seconds");
+  if (text.empty() || *end != '\0' || !std::isfinite(value) || value <= 0 || value > kMaxSeconds)
+    die(flag + " '" + text + "': expected a positive number of seconds, at most 1e6");
   return value;
 }
+
+/// Every flag parseOptions takes, for "did you mean".
+const std::vector<std::string> kFlags = {
+    "--inputs", "--outputs", "--warmup", "--iters",        "--threads", "--np",
+    "--comm",   "--profile", "--help",   "--comm-timeout", "--version"};
 
 Options parseOptions(int argc, char **argv) {
   Options options;
@@ -153,6 +167,10 @@ Options parseOptions(int argc, char **argv) {
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       std::exit(0);
+    } else if (arg == "--version") {
+      std::cout << "shardrun " SHARDC_VERSION "\nreads artifact version " << kArtifactVersion
+                << "\n";
+      std::exit(0);
     } else if (arg == "--inputs") {
       options.inputs = value();
     } else if (arg == "--outputs") {
@@ -174,7 +192,9 @@ Options parseOptions(int argc, char **argv) {
     } else if (arg == "--profile") {
       options.profile = true;
     } else if (!arg.empty() && arg[0] == '-') {
-      die("unknown flag '" + arg + "'; see shardrun --help");
+      std::string closest = closestFlag(arg, kFlags);
+      die("unknown flag '" + arg + "'" +
+          (closest.empty() ? "" : "; did you mean '" + closest + "'?") + " (see shardrun --help)");
     } else if (options.artifact.empty()) {
       options.artifact = arg;
     } else {
@@ -578,6 +598,9 @@ bool isCudaArtifact(const std::string &directory) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Past `ulimit -f` writing the outputs fails with EFBIG, reported as one
+  // line, instead of SIGXFSZ killing the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   reexecWithSuitableBlasKernels(argv);
   Options options = parseOptions(argc, argv);
   // A bad --outputs path is refused before anything runs, not after.

@@ -2,11 +2,50 @@
 #include "compiler/Import/NodeContext.h"
 #include "compiler/Import/OpRegistry.h"
 
+#include "mlir/IR/Matchers.h"
+
+#include <limits>
+#include <type_traits>
+
 using namespace mlir;
 using namespace shardc::graph;
 
 namespace shardc::import {
 namespace {
+
+/// Indices known at compile time must lie in the gathered axis. They are
+/// often an arange over an input dim, folded (GPT-2's positions gather rows
+/// of a table): a dim bound past the table is reported here, naming the
+/// --dim that the indices count up to, not as a shape error deep in the
+/// model or an out-of-range read at run time.
+LogicalResult checkConstantIndices(NodeContext &node, int64_t axis) {
+  DenseIntElementsAttr indices;
+  int64_t size = node.inputType(0).getDimSize(axis);
+  if (!matchPattern(node.input(1), m_Constant(&indices)) || indices.empty() ||
+      ShapedType::isDynamic(size))
+    return success();
+  int64_t lowest = std::numeric_limits<int64_t>::max();
+  int64_t highest = std::numeric_limits<int64_t>::min();
+  for (const APInt &index : indices.getValues<APInt>()) {
+    lowest = std::min(lowest, index.getSExtValue());
+    highest = std::max(highest, index.getSExtValue());
+  }
+  if (lowest >= -size && highest < size)
+    return success();
+  int64_t bad = highest >= size ? highest : lowest;
+  auto diagnostic = node.error() << "index " << bad << " is out of range for '"
+                                 << node.node().input(0) << "', which has " << size
+                                 << " entries along axis " << axis;
+  // An arange over a dim of N counts up to N - 1.
+  if (bad == highest)
+    for (const auto &[name, value] : node.options().dims)
+      if (value == highest + 1) {
+        diagnostic << "; the indices count up to --dim " << name << "=" << value << ": " << name
+                   << " must be <= " << size;
+        break;
+      }
+  return diagnostic;
+}
 
 /// Gather and GatherElements: data and indices, and an `axis` of data that
 /// may count from the end.
@@ -17,6 +56,9 @@ template <typename OpTy> LogicalResult importAxisGather(NodeContext &node) {
   auto axis = node.normalizeAxis(*axisAttr, node.inputType(0).getRank());
   if (failed(axis))
     return failure();
+  if constexpr (std::is_same_v<OpTy, GatherOp>)
+    if (failed(checkConstantIndices(node, *axis)))
+      return failure();
   return node.define(
       node.create<OpTy>(ValueRange{node.input(0), node.input(1)}, {node.i64Attr("axis", *axis)}));
 }

@@ -43,3 +43,71 @@ func.func @escaping() {
   exec.output "s" %t2 {index = 1 : i64} : memref<4xf32>
   return
 }
+
+// -----
+
+// A tree and a diamond: exp(x) is read by neg and abs, both read by the add,
+// and the add reads x again; everything is one kernel, each step once, in
+// program order, x read once.
+// CHECK-LABEL: func.func @diamond
+// CHECK: %[[X:.*]] = exec.input "x"
+// CHECK: %[[OUT:.*]] = exec.alloc : memref<4xf32>
+// CHECK-NOT: exec.alloc
+// CHECK: exec.kernel "fused"(%[[X]]) -> (%[[OUT]]) {args = array<i64: 0, 1, 1, 2, 3, 0, 4>, ops = ["exp", "neg", "abs", "add", "mul"]} {source = "e, n, a, s, m"}
+// CHECK-NOT: exec.kernel
+func.func @diamond() {
+  %x = exec.input "x" {index = 0 : i64} : memref<4xf32>
+  %t0 = exec.alloc : memref<4xf32>
+  exec.kernel "exp"(%x) -> (%t0) {} {source = "e"} : (memref<4xf32>) -> memref<4xf32>
+  %t1 = exec.alloc : memref<4xf32>
+  exec.kernel "neg"(%t0) -> (%t1) {} {source = "n"} : (memref<4xf32>) -> memref<4xf32>
+  %t2 = exec.alloc : memref<4xf32>
+  exec.kernel "abs"(%t0) -> (%t2) {} {source = "a"} : (memref<4xf32>) -> memref<4xf32>
+  %t3 = exec.alloc : memref<4xf32>
+  exec.kernel "add"(%t1, %t2) -> (%t3) {} {source = "s"} : (memref<4xf32>, memref<4xf32>) -> memref<4xf32>
+  %out = exec.alloc : memref<4xf32>
+  exec.kernel "mul"(%x, %t3) -> (%out) {} {source = "m"} : (memref<4xf32>, memref<4xf32>) -> memref<4xf32>
+  exec.output "y" %out {index = 0 : i64} : memref<4xf32>
+  return
+}
+
+// -----
+
+// A square reads its operand twice: still fused, the step read twice.
+// CHECK-LABEL: func.func @square
+// CHECK: exec.kernel "fused"(%{{.*}}) -> (%{{.*}}) {args = array<i64: 0, 1, 1>, ops = ["tanh", "mul"]}
+// CHECK-NOT: exec.kernel
+func.func @square() {
+  %x = exec.input "x" {index = 0 : i64} : memref<4xf32>
+  %t0 = exec.alloc : memref<4xf32>
+  exec.kernel "tanh"(%x) -> (%t0) {} {source = ""} : (memref<4xf32>) -> memref<4xf32>
+  %out = exec.alloc : memref<4xf32>
+  exec.kernel "mul"(%t0, %t0) -> (%out) {} {source = ""} : (memref<4xf32>, memref<4xf32>) -> memref<4xf32>
+  exec.output "y" %out {index = 0 : i64} : memref<4xf32>
+  return
+}
+
+// -----
+
+// exp(x) read by two chains that end in two outputs: it stays materialized,
+// each chain is fused on its own.
+// CHECK-LABEL: func.func @shared
+// CHECK: exec.kernel "exp"
+// CHECK: exec.kernel "fused"({{.*}}) {args = array<i64: 0, 1>, ops = ["neg", "sqrt"]}
+// CHECK: exec.kernel "fused"({{.*}}) {args = array<i64: 0, 1>, ops = ["abs", "log"]}
+func.func @shared() {
+  %x = exec.input "x" {index = 0 : i64} : memref<4xf32>
+  %t0 = exec.alloc : memref<4xf32>
+  exec.kernel "exp"(%x) -> (%t0) {} {source = ""} : (memref<4xf32>) -> memref<4xf32>
+  %t1 = exec.alloc : memref<4xf32>
+  exec.kernel "neg"(%t0) -> (%t1) {} {source = ""} : (memref<4xf32>) -> memref<4xf32>
+  %y = exec.alloc : memref<4xf32>
+  exec.kernel "sqrt"(%t1) -> (%y) {} {source = ""} : (memref<4xf32>) -> memref<4xf32>
+  %t2 = exec.alloc : memref<4xf32>
+  exec.kernel "abs"(%t0) -> (%t2) {} {source = ""} : (memref<4xf32>) -> memref<4xf32>
+  %z = exec.alloc : memref<4xf32>
+  exec.kernel "log"(%t2) -> (%z) {} {source = ""} : (memref<4xf32>) -> memref<4xf32>
+  exec.output "y" %y {index = 0 : i64} : memref<4xf32>
+  exec.output "z" %z {index = 1 : i64} : memref<4xf32>
+  return
+}

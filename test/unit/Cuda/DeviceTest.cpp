@@ -123,5 +123,24 @@ TEST(CudaDevice, DeviceErrorsSurfaceAtSynchronize) {
   EXPECT_EQ(status.message(), "div: integer division by zero");
 }
 
+TEST(CudaDevice, DeviceErrorPairsIndexAndLimitOfOneThread) {
+  SHARDC_REQUIRE_GPU();
+  // Thousands of threads fail at once, half with index 9 of a dim of 4, half
+  // with index 5000 of a dim of 1000: the report is one thread's pair.
+  constexpr int64_t kTuples = 1 << 14;
+  std::vector<double> tuples;
+  for (int64_t t = 0; t < kTuples; ++t)
+    tuples.insert(tuples.end(), t % 2 ? std::initializer_list<double>{9, 0}
+                                      : std::initializer_list<double>{0, 5000});
+  Rng rng(2);
+  std::vector<HostTensor> results;
+  Status status = runOnGpu(
+      "gather_nd", {random(DType::F32, {4, 1000}, rng), values(DType::I64, {kTuples, 2}, tuples)},
+      {{DType::F32, {kTuples}}}, Params(), results);
+  EXPECT_TRUE(status.message() == "gather_nd: index 9 is out of range for a dim of size 4" ||
+              status.message() == "gather_nd: index 5000 is out of range for a dim of size 1000")
+      << status.message();
+}
+
 } // namespace
 } // namespace shardc::rt::cuda::test

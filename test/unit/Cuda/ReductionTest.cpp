@@ -104,7 +104,8 @@ TEST(CudaTopK, SortedLikeTheCpu) {
                         {{4, 9, 5}, 1, 3},  // a middle axis
                         {{2, 5000}, 1, 7},  // long rows: selection passes
                         {{3, 2048}, 1, 5},  // the longest sorted row
-                        {{4, 6}, 1, 0}};
+                        {{4, 6}, 1, 0},
+                        {{5, 1}, 1, 1}}; // an axis of 1: one warp, not 0 threads
   for (const Case &c : cases)
     for (DType dtype : {DType::F32, DType::F16, DType::I64, DType::Bool, DType::F64})
       for (bool largest : {true, false}) {
