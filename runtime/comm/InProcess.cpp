@@ -11,9 +11,8 @@
 namespace shardc::rt::comm {
 namespace {
 
-/// Message kinds: point-to-point traffic never matches a collective's.
+/// Message kind of point-to-point traffic (the collectives send none).
 constexpr int kPointToPoint = 0;
-constexpr int kCollective = 1;
 
 /// The longest a receive sleeps before it looks at the world again; abort()
 /// wakes it at once, this only bounds the damage of a missed wakeup.
@@ -38,96 +37,80 @@ public:
   int rank() const override { return rank_; }
   int size() const override { return static_cast<int>(members_.size()); }
 
+  // Block r of the sum is added up by rank r straight from every rank's
+  // buffer, in rank order, into its own buffer; then every rank copies the
+  // other blocks from their owners. Each element is read n times and
+  // written twice, with no message copies.
   Status allReduceSum(void *data, size_t count, DType dtype) override {
     if (Status status = checkSummable(dtype, "all_reduce"); !status)
       return status;
-    Operation op(*this, "all_reduce");
-    if (size() == 1)
-      return {};
-    // Block i of the ring: elements [i * count / n, (i + 1) * count / n).
-    std::vector<size_t> bounds(size() + 1);
-    for (int i = 0; i <= size(); ++i)
-      bounds[i] = count * i / size();
-    if (isHalfType(dtype)) {
-      std::vector<float> wide = widen(data, count, dtype);
-      if (Status status = ringAllReduce(op, wide.data(), bounds, DType::F32); !status)
-        return status;
-      narrow(wide.data(), data, count, dtype);
-      return {};
+    Exchange exchange(*this, "all_reduce", {data, data, count, dtype});
+    if (Status status = exchange.begin(); !status || size() == 1)
+      return status;
+    const size_t element = dtypeSize(dtype);
+    auto blockOf = [&](int block) { return std::pair(count * block / size(), count * (block + 1) / size()); };
+    auto [begin, end] = blockOf(rank_);
+    std::vector<const void *> sources;
+    for (const Published &peer : exchange.peers())
+      sources.push_back(static_cast<const std::byte *>(peer.in) + begin * element);
+    sumInOrder(sources, static_cast<std::byte *>(data) + begin * element, end - begin, dtype);
+    if (Status status = exchange.sync(); !status)
+      return status;
+    for (int block = 0; block < size(); ++block) {
+      auto [from, to] = blockOf(block);
+      if (block != rank_)
+        copyBytes(static_cast<std::byte *>(data) + from * element,
+                  static_cast<const std::byte *>(exchange.peers()[block].in) + from * element,
+                  (to - from) * element);
     }
-    return ringAllReduce(op, data, bounds, dtype);
+    return exchange.end();
   }
 
   Status allGather(const void *in, void *out, size_t bytesPerRank) override {
-    Operation op(*this, "all_gather");
-    auto *blocks = static_cast<std::byte *>(out);
-    copyBytes(blocks + rank_ * bytesPerRank, in, bytesPerRank);
-    std::vector<size_t> bounds(size() + 1);
-    for (int i = 0; i <= size(); ++i)
-      bounds[i] = bytesPerRank * i;
-    return ringAllGather(op, blocks, bounds);
+    Exchange exchange(*this, "all_gather", {in, out, bytesPerRank, DType::U8});
+    if (Status status = exchange.begin(); !status)
+      return status;
+    for (int peer = 0; peer < size(); ++peer)
+      copyBytes(static_cast<std::byte *>(out) + peer * bytesPerRank, exchange.peers()[peer].in,
+                bytesPerRank);
+    return exchange.end();
   }
 
   Status reduceScatterSum(const void *in, void *out, size_t countPerRank, DType dtype) override {
     if (Status status = checkSummable(dtype, "reduce_scatter"); !status)
       return status;
-    Operation op(*this, "reduce_scatter");
-    const size_t count = countPerRank * size();
-    std::vector<size_t> bounds(size() + 1);
-    for (int i = 0; i <= size(); ++i)
-      bounds[i] = countPerRank * i;
-    if (isHalfType(dtype)) {
-      std::vector<float> wide = widen(in, count, dtype);
-      if (Status status = ringReduceScatter(op, wide.data(), bounds, DType::F32); !status)
-        return status;
-      narrow(wide.data() + bounds[rank_], out, countPerRank, dtype);
-      return {};
-    }
-    const size_t element = dtypeSize(dtype);
-    std::vector<std::byte> partial(count * element);
-    copyBytes(partial.data(), in, partial.size());
-    if (Status status = ringReduceScatter(op, partial.data(), bounds, dtype); !status)
+    Exchange exchange(*this, "reduce_scatter", {in, out, countPerRank, dtype});
+    if (Status status = exchange.begin(); !status)
       return status;
-    copyBytes(out, partial.data() + bounds[rank_] * element, countPerRank * element);
-    return {};
+    const size_t offset = rank_ * countPerRank * dtypeSize(dtype);
+    std::vector<const void *> sources;
+    for (const Published &peer : exchange.peers())
+      sources.push_back(static_cast<const std::byte *>(peer.in) + offset);
+    sumInOrder(sources, out, countPerRank, dtype);
+    return exchange.end();
   }
 
-  // Pairwise exchange: in round s every rank sends to the rank s ahead and
-  // receives from the rank s behind, so each pair meets exactly once.
   Status allToAll(const void *in, void *out, size_t bytesPerRank) override {
-    Operation op(*this, "all_to_all");
-    const auto *send = static_cast<const std::byte *>(in);
-    auto *receive = static_cast<std::byte *>(out);
-    copyBytes(receive + rank_ * bytesPerRank, send + rank_ * bytesPerRank, bytesPerRank);
-    for (int step = 1; step < size(); ++step) {
-      int to = (rank_ + step) % size(), from = (rank_ - step + size()) % size();
-      if (Status status = op.send(to, send + to * bytesPerRank, bytesPerRank); !status)
-        return status;
-      if (Status status = op.receive(from, receive + from * bytesPerRank, bytesPerRank); !status)
-        return status;
-    }
-    return {};
+    Exchange exchange(*this, "all_to_all", {in, out, bytesPerRank, DType::U8});
+    if (Status status = exchange.begin(); !status)
+      return status;
+    for (int peer = 0; peer < size(); ++peer)
+      copyBytes(static_cast<std::byte *>(out) + peer * bytesPerRank,
+                static_cast<const std::byte *>(exchange.peers()[peer].in) + rank_ * bytesPerRank,
+                bytesPerRank);
+    return exchange.end();
   }
 
-  // Binomial tree rooted at `root`: log2(n) rounds instead of n - 1.
   Status broadcast(void *data, size_t bytes, int root) override {
     if (root < 0 || root >= size())
       return Status::error("broadcast: root " + std::to_string(root) + " is not a rank of the " +
                            std::to_string(size()) + "-rank group");
-    Operation op(*this, "broadcast");
-    const int n = size(), relative = (rank_ - root + n) % n;
-    int mask = 1;
-    for (; mask < n; mask <<= 1)
-      if (relative & mask) {
-        if (Status status = op.receive((relative - mask + root) % n, data, bytes); !status)
-          return status;
-        break;
-      }
-    for (mask >>= 1; mask > 0; mask >>= 1)
-      if (relative + mask < n)
-        if (Status status = op.send((relative + mask + root) % n, data, bytes); !status)
-          return status;
-    return {};
+    Exchange exchange(*this, "broadcast", {data, data, bytes, DType::U8, root});
+    if (Status status = exchange.begin(); !status)
+      return status;
+    if (rank_ != root)
+      copyBytes(data, exchange.peers()[root].in, bytes);
+    return exchange.end();
   }
 
   Status send(const void *data, size_t bytes, int peer) override {
@@ -174,7 +157,7 @@ private:
   /// One collective or point-to-point call: its name and deadline for the
   /// errors, group ranks translated to the world's.
   struct Operation {
-    Operation(InProcessCommunicator &self, const char *name, int kind = kCollective)
+    Operation(InProcessCommunicator &self, const char *name, int kind)
         : self(self), name(name), kind(kind),
           deadline(InProcessWorld::Clock::now() + self.world_.timeout()) {}
 
@@ -196,68 +179,66 @@ private:
     InProcessWorld::Clock::time_point deadline;
   };
 
+  using Published = InProcessWorld::Published;
+
+  /// One collective: this rank's buffers published to the group between
+  /// barriers. begin() publishes and meets the group, then checks that every
+  /// member called the same collective with the same arguments (all see the
+  /// same slots, so all fail alike); sync() is a barrier inside the work;
+  /// end() the barrier after which peers no longer read this rank's buffers.
+  class Exchange {
+  public:
+    Exchange(InProcessCommunicator &self, const char *collective, Published mine)
+        : self_(self), mine_(mine),
+          deadline_(InProcessWorld::Clock::now() + self.world_.timeout()),
+          what_(std::string(collective) + " (group rank " + std::to_string(self.rank_) + " of " +
+                std::to_string(self.size()) + ")"),
+          rendezvous_(self.world_.rendezvous(self.context_, self.size())) {
+      mine_.collective = collective;
+    }
+
+    Status begin() {
+      {
+        std::lock_guard<std::mutex> lock(rendezvous_.mutex);
+        rendezvous_.slots[self_.rank_] = mine_;
+      }
+      if (Status status = sync(); !status)
+        return status;
+      for (int peer = 0; peer < self_.size(); ++peer) {
+        const Published &theirs = rendezvous_.slots[peer];
+        std::string who = what_ + ": group rank " + std::to_string(peer);
+        if (std::strcmp(theirs.collective, mine_.collective) != 0)
+          return Status::error(who + " is in " + theirs.collective +
+                               " (the ranks disagree on the collective)");
+        if (theirs.count != mine_.count)
+          return Status::error(who + " gives " + std::to_string(theirs.count) + ", this rank " +
+                               std::to_string(mine_.count) + " (the ranks disagree on the size)");
+        if (theirs.dtype != mine_.dtype || theirs.root != mine_.root)
+          return Status::error(who + " gives another " +
+                               (theirs.dtype != mine_.dtype ? "element type" : "root") +
+                               " (the ranks disagree)");
+      }
+      return {};
+    }
+    const std::vector<Published> &peers() const { return rendezvous_.slots; }
+    Status sync() {
+      return self_.world_.meet(rendezvous_, self_.rank_, self_.members_, deadline_, what_);
+    }
+    Status end() { return sync(); }
+
+  private:
+    InProcessCommunicator &self_;
+    Published mine_;
+    InProcessWorld::Clock::time_point deadline_;
+    std::string what_;
+    InProcessWorld::Rendezvous &rendezvous_;
+  };
+
   Status checkPeer(int peer, const char *what) const {
     if (peer < 0 || peer >= size())
       return Status::error(std::string(what) + ": peer " + std::to_string(peer) +
                            " is not a rank of the " + std::to_string(size()) + "-rank group");
     return {};
-  }
-
-  int right() const { return (rank_ + 1) % size(); }
-  int left() const { return (rank_ - 1 + size()) % size(); }
-
-  // Ring reduce-scatter over the blocks [bounds[i], bounds[i+1]) of `data`
-  // (elements of `dtype`): in step s each rank passes its partial sum of
-  // block rank-s-1 to the right and adds the left neighbour's partial sum of
-  // block rank-s-2 into its own. After n-1 steps rank r holds the full sum of
-  // block r (the other blocks hold partial sums).
-  Status ringReduceScatter(Operation &op, void *data, const std::vector<size_t> &bounds,
-                           DType dtype) {
-    const int n = size();
-    const size_t element = dtypeSize(dtype);
-    auto *bytes = static_cast<std::byte *>(data);
-    size_t largest = 0;
-    for (int i = 0; i < n; ++i)
-      largest = std::max(largest, bounds[i + 1] - bounds[i]);
-    std::vector<std::byte> incoming(largest * element);
-    for (int step = 0; step + 1 < n; ++step) {
-      int out = (rank_ - step - 1 + 2 * n) % n, in = (rank_ - step - 2 + 2 * n) % n;
-      if (Status status = op.send(right(), bytes + bounds[out] * element,
-                                  (bounds[out + 1] - bounds[out]) * element);
-          !status)
-        return status;
-      size_t count = bounds[in + 1] - bounds[in];
-      if (Status status = op.receive(left(), incoming.data(), count * element); !status)
-        return status;
-      addInto(bytes + bounds[in] * element, incoming.data(), count, dtype);
-    }
-    return {};
-  }
-
-  // Ring all-gather of byte blocks [bounds[i], bounds[i+1]): rank r starts
-  // with block r and in step s forwards block r-s, receiving block r-s-1.
-  Status ringAllGather(Operation &op, std::byte *data, const std::vector<size_t> &bounds) {
-    const int n = size();
-    for (int step = 0; step + 1 < n; ++step) {
-      int out = (rank_ - step + n) % n, in = (rank_ - step - 1 + n) % n;
-      if (Status status = op.send(right(), data + bounds[out], bounds[out + 1] - bounds[out]);
-          !status)
-        return status;
-      if (Status status = op.receive(left(), data + bounds[in], bounds[in + 1] - bounds[in]);
-          !status)
-        return status;
-    }
-    return {};
-  }
-
-  Status ringAllReduce(Operation &op, void *data, const std::vector<size_t> &elementBounds,
-                       DType dtype) {
-    if (Status status = ringReduceScatter(op, data, elementBounds, dtype); !status)
-      return status;
-    std::vector<size_t> byteBounds(elementBounds);
-    for (size_t &bound : byteBounds)
-      bound *= dtypeSize(dtype);
-    return ringAllGather(op, static_cast<std::byte *>(data), byteBounds);
   }
 
   InProcessWorld &world_;
@@ -296,6 +277,11 @@ void InProcessWorld::abort(int rank, const std::string &reason) {
   for (const std::unique_ptr<Mailbox> &mailbox : mailboxes_) {
     std::lock_guard<std::mutex> lock(mailbox->mutex);
     mailbox->arrived.notify_all();
+  }
+  std::lock_guard<std::mutex> contexts(contextMutex_);
+  for (auto &[context, rendezvous] : rendezvous_) {
+    std::lock_guard<std::mutex> lock(rendezvous->mutex);
+    rendezvous->changed.notify_all();
   }
 }
 
@@ -353,6 +339,47 @@ Status InProcessWorld::take(int destination, int source, uint64_t context, int k
       return Status::error(what + ": timed out after " + seconds(timeout()) +
                            " waiting for world rank " + std::to_string(source));
     mailbox.arrived.wait_for(lock, std::min<Clock::duration>(deadline - now, kPollInterval));
+  }
+}
+
+InProcessWorld::Rendezvous &InProcessWorld::rendezvous(uint64_t context, int size) {
+  std::lock_guard<std::mutex> lock(contextMutex_);
+  std::unique_ptr<Rendezvous> &entry = rendezvous_[context];
+  if (!entry)
+    entry = std::make_unique<Rendezvous>(size);
+  return *entry;
+}
+
+Status InProcessWorld::meet(Rendezvous &rendezvous, int groupRank, const std::vector<int> &members,
+                            Clock::time_point deadline, const std::string &what) {
+  std::unique_lock<std::mutex> lock(rendezvous.mutex);
+  const uint64_t generation = rendezvous.generation;
+  rendezvous.present[groupRank] = true;
+  if (++rendezvous.arrived == int(members.size())) {
+    rendezvous.arrived = 0;
+    rendezvous.present.assign(members.size(), false);
+    ++rendezvous.generation;
+    rendezvous.changed.notify_all();
+    return {};
+  }
+  for (;;) {
+    if (rendezvous.generation != generation)
+      return {};
+    if (failed_.load()) {
+      lock.unlock();
+      return Status::error(failure());
+    }
+    Clock::time_point now = Clock::now();
+    if (now >= deadline) {
+      std::string missing;
+      for (size_t rank = 0; rank < members.size(); ++rank)
+        if (!rendezvous.present[rank])
+          missing += (missing.empty() ? "" : ", ") + std::string("group rank ") +
+                     std::to_string(rank) + " (world rank " + std::to_string(members[rank]) + ")";
+      return Status::error(what + ": timed out after " + seconds(timeout()) + " waiting for " +
+                           missing);
+    }
+    rendezvous.changed.wait_for(lock, std::min<Clock::duration>(deadline - now, kPollInterval));
   }
 }
 

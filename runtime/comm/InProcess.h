@@ -1,21 +1,25 @@
 //===- InProcess.h - ranks as threads of one process ------------*- C++ -*-===//
 //
 // `shardrun --np N` and the tests run N ranks as threads sharing an
-// InProcessWorld. The communicators move bytes the way a network would:
-// every rank has a mailbox of messages queued per (sender, group context,
-// kind), and the collectives are the classic algorithms on point-to-point
-// messages — ring all-reduce (a ring reduce-scatter, then a ring all-gather
-// of the reduced blocks), ring all-gather and reduce-scatter, pairwise
-// all-to-all, binomial-tree broadcast — so a test here exercises the same
-// message pattern a real interconnect would, including a rank that disagrees
-// on a size (an error naming both, not a corrupted buffer).
+// InProcessWorld. The ranks share memory, so the collectives do not pass
+// messages: each rank publishes its buffers to the group, a barrier makes
+// them visible, and each rank reads its peers' buffers directly — an
+// all-reduce adds up its own block from every rank's buffer in place (in
+// rank order, so every rank gets the same bits), meets the others again,
+// and copies the other blocks from their owners; a final barrier keeps every
+// buffer alive until the peers are done with it. No message is copied and
+// nothing is allocated per call. Every member compares what the others
+// published, so ranks that disagree on the collective, a size, a type or a
+// root all get an error naming the difference, never a corrupted buffer.
 //
-// Sends are buffered (they never wait), so no schedule of the collectives can
-// deadlock on a send. A receive waits for its message, for the world to fail
-// (abort(): every waiting receive on every rank returns "rank R failed:
-// REASON" promptly) or for the operation's timeout (default 10 minutes),
-// which turns a hang into an error naming the collective. The world starts no
-// threads of its own; run() starts and joins the ranks' threads.
+// Point-to-point goes through mailboxes (a message queued per sender, group
+// context and kind): sends are buffered (they never wait), so no schedule of
+// sends and receives can deadlock on a send. A wait (a receive or a barrier)
+// ends when its partners arrive, when the world fails (abort(): every waiting
+// rank returns "rank R failed: REASON" promptly) or at the operation's
+// timeout (default 10 minutes), which turns a hang into an error naming the
+// ranks that never came. The world starts no threads of its own; run()
+// starts and joins the ranks' threads.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_COMM_INPROCESS_H
@@ -85,6 +89,32 @@ public:
   /// the group with context `parent`: fresh, and the same for every member.
   uint64_t contextOf(uint64_t parent, uint64_t sequence, int color);
 
+  /// What a rank gives a collective: its buffers and arguments.
+  struct Published {
+    const void *in = nullptr;
+    void *out = nullptr;
+    size_t count = 0; ///< elements of dtype (bytes for the data movers)
+    DType dtype = DType::U8;
+    int root = 0;
+    const char *collective = "";
+  };
+  /// A group's meeting point: one slot per group rank and a barrier.
+  struct Rendezvous {
+    explicit Rendezvous(int size) : slots(size), present(size, false) {}
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::vector<Published> slots;
+    std::vector<bool> present; ///< who has arrived at the current barrier
+    int arrived = 0;
+    uint64_t generation = 0;
+  };
+  /// The rendezvous of the group with `context` (of `size` ranks).
+  Rendezvous &rendezvous(uint64_t context, int size);
+  /// Waits at the group's barrier until every member arrives; `members` are
+  /// the group ranks' world ranks, `what` names the operation in errors.
+  Status meet(Rendezvous &rendezvous, int groupRank, const std::vector<int> &members,
+              Clock::time_point deadline, const std::string &what);
+
 private:
   using Key = std::tuple<int, uint64_t, int>; // sender, context, kind
   struct Mailbox {
@@ -101,6 +131,7 @@ private:
   std::string failure_;
   std::mutex contextMutex_;
   std::map<std::tuple<uint64_t, uint64_t, int>, uint64_t> contexts_;
+  std::map<uint64_t, std::unique_ptr<Rendezvous>> rendezvous_; // by context
   uint64_t nextContext_ = 1; // 0 is the world's
 };
 

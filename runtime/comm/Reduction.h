@@ -26,6 +26,12 @@ inline bool isHalfType(DType dtype) { return dtype == DType::F16 || dtype == DTy
 /// accumulator[i] += in[i], for F32, F64, I32 or I64.
 void addInto(void *accumulator, const void *in, size_t count, DType dtype);
 
+/// out[i] = sources[0][i] + sources[1][i] + ... in that order (so every rank
+/// that sums the same sources gets the same bits), for count elements of a
+/// summable dtype; F16/BF16 accumulate in float and round once. `out` may be
+/// one of the sources. Works in cache-sized chunks without allocating.
+void sumInOrder(const std::vector<const void *> &sources, void *out, size_t count, DType dtype);
+
 /// F16/BF16 elements as floats, and back (rounded to nearest even).
 std::vector<float> widen(const void *in, size_t count, DType dtype);
 void narrow(const float *in, void *out, size_t count, DType dtype);

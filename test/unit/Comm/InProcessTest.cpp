@@ -206,7 +206,7 @@ TEST(InProcessTest, AnExceptionAbortsTheWorld) {
   EXPECT_EQ(status.message(), "rank 0: exception: bad alloc");
 }
 
-TEST(InProcessTest, AReceiveTimesOut) {
+TEST(InProcessTest, ACollectiveTimesOutNamingTheAbsentRank) {
   InProcessWorld world(2, 200ms);
   Clock::time_point start = Clock::now();
   Status status = world.run([&](int rank, Communicator &comm) -> Status {
@@ -218,9 +218,44 @@ TEST(InProcessTest, AReceiveTimesOut) {
   auto elapsed = Clock::now() - start;
   EXPECT_GE(elapsed, 200ms);
   EXPECT_LT(elapsed, 3s);
-  EXPECT_EQ(status.message(),
-            "rank 0: all_reduce (group rank 0 of 2, from group rank 1): timed out after 0.2 s "
-            "waiting for world rank 1");
+  EXPECT_EQ(status.message(), "rank 0: all_reduce (group rank 0 of 2): timed out after 0.2 s "
+                              "waiting for group rank 1 (world rank 1)");
+}
+
+TEST(InProcessTest, AReceiveTimesOut) {
+  InProcessWorld world(2, 200ms);
+  Status status = world.run([&](int rank, Communicator &comm) -> Status {
+    if (rank == 1)
+      return Status(); // never sends
+    float value = 1;
+    return comm.recv(&value, sizeof value, 1);
+  });
+  EXPECT_EQ(status.message(), "rank 0: recv (group rank 0 of 2, from group rank 1): timed out "
+                              "after 0.2 s waiting for world rank 1");
+}
+
+TEST(InProcessTest, RanksThatDisagreeOnTheCollectiveOrTypeGetAnError) {
+  InProcessWorld world(2, 5s);
+  std::vector<std::string> errors(2);
+  Status status = world.run([&](int rank, Communicator &comm) -> Status {
+    float value = 1;
+    Status result = rank == 0 ? comm.allReduceSum(&value, 1, DType::F32)
+                              : comm.broadcast(&value, sizeof value, 0);
+    errors[rank] = result.message();
+    return result;
+  });
+  EXPECT_FALSE(status.ok());
+  EXPECT_EQ(errors[0], "all_reduce (group rank 0 of 2): group rank 1 is in broadcast (the ranks "
+                       "disagree on the collective)");
+  EXPECT_EQ(errors[1], "broadcast (group rank 1 of 2): group rank 0 is in all_reduce (the ranks "
+                       "disagree on the collective)");
+  status = InProcessWorld(2, 5s).run([&](int rank, Communicator &comm) -> Status {
+    int32_t value = 1;
+    return comm.allReduceSum(&value, 1, rank == 0 ? DType::I32 : DType::F32);
+  });
+  EXPECT_NE(status.message().find("gives another element type (the ranks disagree)"),
+            std::string::npos)
+      << status.message();
 }
 
 TEST(InProcessTest, RanksThatDisagreeOnASizeGetAnError) {

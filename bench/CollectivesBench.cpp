@@ -1,0 +1,127 @@
+//===- CollectivesBench.cpp - collectives against the machine's bandwidth -===//
+//
+// `shardc-bench-collectives [MiB] [repeats]`: all-reduce of a float32 buffer
+// (25 MiB by default, the size of GPT-2's logits) between ranks, median
+// seconds over the repeats, beside what the machine allows:
+// - run directly: 2 ranks as threads of one process (InProcessWorld), against
+//   one thread's memcpy of the same bytes (the shared-memory bound);
+// - under mpirun: shardc's MPI communicator against MPI_Allreduce itself on
+//   the same buffer, in the same run.
+// Bandwidth is reported as bytes / seconds ("algorithm bandwidth").
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/comm/InProcess.h"
+#include "runtime/comm/Mpi.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+using namespace shardc::rt;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double median(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
+/// Median seconds of `run` over `repeats` calls, after one warm-up call.
+double timeMedian(int repeats, const std::function<void()> &run) {
+  run();
+  std::vector<double> samples;
+  for (int i = 0; i < repeats; ++i) {
+    Clock::time_point start = Clock::now();
+    run();
+    samples.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return median(samples);
+}
+
+void report(const char *what, size_t bytes, double seconds) {
+  std::printf("%-34s %9.3f ms  %7.2f GB/s\n", what, seconds * 1e3, bytes / seconds / 1e9);
+}
+
+int inProcess(size_t count, int repeats) {
+  const size_t bytes = count * sizeof(float);
+  std::vector<float> from(count, 1.f), to(count);
+  double copy = timeMedian(repeats, [&] { std::memcpy(to.data(), from.data(), bytes); });
+  report("memcpy (1 thread)", bytes, copy);
+
+  comm::InProcessWorld world(2);
+  std::vector<std::vector<double>> samples(2);
+  Status status = world.run([&](int rank, Communicator &comm) -> Status {
+    std::vector<float> data(count, float(rank + 1));
+    for (int i = 0; i <= repeats; ++i) {
+      Clock::time_point start = Clock::now();
+      if (Status s = comm.allReduceSum(data.data(), count, DType::F32); !s)
+        return s;
+      if (i > 0) // the first call is the warm-up
+        samples[rank].push_back(std::chrono::duration<double>(Clock::now() - start).count());
+      // Keep the values from growing without bound: back to 1 and 2.
+      std::fill(data.begin(), data.end(), float(rank + 1));
+    }
+    return data[0] == float(rank + 1) ? Status() : Status::error("reset failed");
+  });
+  if (!status) {
+    std::fprintf(stderr, "all_reduce failed: %s\n", status.message().c_str());
+    return 1;
+  }
+  double allReduce = median(samples[0]);
+  report("in-process all_reduce (2 threads)", bytes, allReduce);
+  std::printf("all_reduce / memcpy bandwidth: %.2f\n", copy / allReduce);
+  return 0;
+}
+
+int underMpi(int &argc, char **&argv, size_t count, int repeats) {
+  auto session = comm::MpiSession::start(argc, argv);
+  if (!session.ok()) {
+    std::fprintf(stderr, "%s\n", session.status().message().c_str());
+    return 1;
+  }
+  auto world = (*session)->world();
+  if (!world.ok()) {
+    std::fprintf(stderr, "%s\n", world.status().message().c_str());
+    return 1;
+  }
+  const size_t bytes = count * sizeof(float);
+  std::vector<float> data(count, 1.f);
+  Status failed;
+  double ours = timeMedian(repeats, [&] {
+    if (Status status = (*world)->allReduceSum(data.data(), count, DType::F32); !status)
+      failed = status;
+  });
+  if (!failed) {
+    std::fprintf(stderr, "all_reduce failed: %s\n", failed.message().c_str());
+    return 1;
+  }
+  double theirs = timeMedian(repeats, [&] {
+    MPI_Allreduce(MPI_IN_PLACE, data.data(), int(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  });
+  if ((*session)->rank() == 0) {
+    report("shardc MPI all_reduce", bytes, ours);
+    report("MPI_Allreduce", bytes, theirs);
+    std::printf("shardc / MPI_Allreduce time: %.2f\n", ours / theirs);
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const double mib = argc > 1 ? std::atof(argv[1]) : 25.0;
+  const int repeats = argc > 2 ? std::atoi(argv[2]) : 20;
+  if (mib <= 0 || repeats < 1) {
+    std::fprintf(stderr, "usage: shardc-bench-collectives [MiB > 0] [repeats >= 1]\n");
+    return 1;
+  }
+  const size_t count = size_t(mib * 1024 * 1024) / sizeof(float);
+  return comm::launchedByMpi() ? underMpi(argc, argv, count, repeats) : inProcess(count, repeats);
+}
