@@ -18,9 +18,11 @@ std::string describe(DType dtype, const Shape &shape) {
 
 /// Whether a vector's elements are aligned for loads of T. FlatBuffers'
 /// verifier checks the length field's alignment only, so a hostile file can
-/// place a vector of 8-byte elements at an address that is 4 mod 8.
+/// place a vector of 8-byte elements at an address that is 4 mod 8. (An
+/// empty one may sit anywhere: the builder writes them so.)
 template <typename T> bool aligned(const flatbuffers::Vector<T> *vector) {
-  return !vector || reinterpret_cast<uintptr_t>(vector->Data()) % alignof(T) == 0;
+  return !vector || vector->size() == 0 ||
+         reinterpret_cast<uintptr_t>(vector->Data()) % alignof(T) == 0;
 }
 
 /// The checks of one program, buffer by buffer, then step by step. A
