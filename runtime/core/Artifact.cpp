@@ -33,7 +33,8 @@ StatusOr<std::string> pathIn(const std::string &directory, const std::string &fi
                              const std::string &manifest) {
   if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos ||
       file.find('\0') != std::string::npos)
-    return fail(manifest, "names the file '" + file + "'; expected a file of the artifact");
+    return fail(manifest,
+                "names the file '" + io::printable(file) + "'; expected a file of the artifact");
   std::string path = join(directory, file);
   char resolvedDirectory[PATH_MAX], resolvedFile[PATH_MAX];
   if (!::realpath(directory.empty() ? "." : directory.c_str(), resolvedDirectory) ||
@@ -103,7 +104,7 @@ StatusOr<std::string> checkedFile(const std::string &file, const nlohmann::json 
   const std::string &path = *confined;
   const nlohmann::json &files = manifest.at("files");
   if (!files.is_object() || !files.contains(file))
-    return fail(manifestPath, "does not list the size and CRC-32 of '" + file + "'");
+    return fail(manifestPath, "does not list the size and CRC-32 of '" + io::printable(file) + "'");
   const nlohmann::json &facts = files.at(file);
   if (Status status = checkRegular(path, "is missing; the artifact is incomplete"); !status)
     return status;
@@ -156,8 +157,8 @@ StatusOr<MeshShape> meshOf(const schema::Program &program, const nlohmann::json 
     same = axes.contains(mesh.names[i]) && axes.at(mesh.names[i]).is_number_integer() &&
            axes.at(mesh.names[i]).get<int64_t>() == mesh.sizes[i];
   if (!same)
-    return fail(manifestPath, "lists the mesh " + axes.dump() + " but " + path + " is for (" +
-                                  mesh.describe() + ")");
+    return fail(manifestPath, "lists the mesh " + io::printable(axes.dump()) + " but " + path +
+                                  " is for (" + io::printable(mesh.describe()) + ")");
   return mesh;
 }
 
@@ -183,18 +184,18 @@ Status checkRankIdentity(const nlohmann::json &entry, const MeshShape &mesh, int
            listed.at(mesh.names[i]).get<int64_t>() == coords[i];
   if (!same)
     return fail(manifestPath, "gives rank " + std::to_string(rank) + " the coordinates " +
-                                  listed.dump() + "; the mesh puts it at " +
-                                  coordinatesText(mesh, rank));
+                                  io::printable(listed.dump()) + "; the mesh puts it at " +
+                                  io::printable(coordinatesText(mesh, rank)));
   const io::SafeTensorsMetadata &metadata = weights.metadata();
   auto value = [&](const std::string &key) {
     auto found = metadata.find(key);
-    return found == metadata.end() ? std::string("(none)") : found->second;
+    return found == metadata.end() ? std::string("(none)") : io::printable(found->second);
   };
   if (value("rank") != std::to_string(rank) || value("coords") != coordinatesText(mesh, rank))
     return fail(weights.path(), "holds the weights of rank " + value("rank") + " (" +
                                     value("coords") + " of mesh " + value("mesh") +
                                     "); expected rank " + std::to_string(rank) + " (" +
-                                    coordinatesText(mesh, rank) + ")");
+                                    io::printable(coordinatesText(mesh, rank)) + ")");
   return {};
 }
 

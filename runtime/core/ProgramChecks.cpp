@@ -16,6 +16,15 @@ std::string describe(DType dtype, const Shape &shape) {
   return std::string(dtypeName(dtype)) + " " + formatShape(shape);
 }
 
+/// Whether a vector's elements are aligned for loads of T. FlatBuffers'
+/// verifier checks the length field's alignment only, so a hostile file can
+/// place a vector of 8-byte elements at an address that is 4 mod 8. (An
+/// empty one may sit anywhere: the builder writes them so.)
+template <typename T> bool aligned(const flatbuffers::Vector<T> *vector) {
+  return !vector || vector->size() == 0 ||
+         reinterpret_cast<uintptr_t>(vector->Data()) % alignof(T) == 0;
+}
+
 /// The checks of one program, buffer by buffer, then step by step. A
 /// buffer's `root` is the buffer whose memory it is (itself but for views);
 /// a root is `written` once a step wrote it, or from the start when its
@@ -42,7 +51,8 @@ public:
         return status;
     for (size_t index = 0; index < inputs.size(); ++index)
       if (!boundInputs[index])
-        return fail("the manifest's input '" + inputs[index].name + "' has no buffer");
+        return fail("the manifest's input '" + io::printable(inputs[index].name) +
+                    "' has no buffer");
     for (uint32_t index = 0; index < program.steps()->size(); ++index)
       if (Status status = checkStep(index); !status)
         return status;
@@ -61,6 +71,8 @@ private:
       return fail(where + " has an unknown element type");
     if (!buffer.shape())
       return fail(where + " has no shape");
+    if (!aligned(buffer.shape()))
+      return fail(where + " has a misaligned shape");
     DType dtype = static_cast<DType>(buffer.dtype());
     Shape shape(buffer.shape()->begin(), buffer.shape()->end());
     std::optional<uint64_t> bytes = io::checkedByteCount(dtype, shape);
@@ -77,8 +89,8 @@ private:
                     std::to_string(program.arena_bytes()) + " bytes");
       break;
     case schema::Storage::Weight: {
-      std::string name = buffer.name() ? buffer.name()->str() : std::string();
-      const TensorView *weight = weights.find(name);
+      std::string name = io::printable(buffer.name() ? buffer.name()->str() : std::string());
+      const TensorView *weight = weights.find(buffer.name() ? buffer.name()->str() : "");
       if (!weight)
         return fail("weight '" + name + "' is missing from " + weights.path());
       if (weight->dtype != dtype || weight->shape != shape)
@@ -93,7 +105,8 @@ private:
                     ", which the manifest lacks");
       const TensorSignature &input = inputs[buffer.index()];
       if (input.dtype != dtype || input.shape != shape)
-        return fail(where + " is input '" + input.name + "' as " + describe(dtype, shape) +
+        return fail(where + " is input '" + io::printable(input.name) + "' as " +
+                    describe(dtype, shape) +
                     "; the manifest declares " + describe(input.dtype, input.shape));
       boundInputs[buffer.index()] = true;
       written = true;
@@ -122,8 +135,14 @@ private:
 
   Status checkStep(uint32_t index) {
     const schema::Step &step = *program.steps()->Get(index);
-    std::string where = "step " + std::to_string(index) + " (" + step.kernel()->str() + ")";
+    std::string where =
+        "step " + std::to_string(index) + " (" + io::printable(step.kernel()->str()) + ")";
     uint32_t count = program.buffers()->size();
+    if (step.params())
+      for (const schema::Param *param : *step.params())
+        if (!aligned(param->ints()) || !aligned(param->floats()))
+          return fail(where + " has a misaligned parameter '" + io::printable(param->key()->str()) +
+                      "'");
     if (step.inputs())
       for (uint32_t id : *step.inputs()) {
         if (id >= count)
@@ -149,9 +168,10 @@ private:
     for (size_t i = 0; i < given; ++i) {
       const schema::Output &output = *program.outputs()->Get(static_cast<uint32_t>(i));
       const TensorSignature &expected = outputs[i];
-      std::string where = "output " + std::to_string(i) + " '" + output.name()->str() + "'";
+      std::string where =
+          "output " + std::to_string(i) + " '" + io::printable(output.name()->str()) + "'";
       if (output.name()->str() != expected.name)
-        return fail(where + " is '" + expected.name + "' in the manifest");
+        return fail(where + " is '" + io::printable(expected.name) + "' in the manifest");
       if (output.buffer() >= program.buffers()->size())
         return fail(where + " refers to a missing buffer");
       const schema::Buffer &buffer = *program.buffers()->Get(output.buffer());
