@@ -5,8 +5,10 @@
 
 Asserts exit code 1 (not a crash, not a hang: 60 s limit), exactly one line on
 stderr that starts with "<tool>: error: ", nothing on stdout, no file at the
-command's -o path, and nothing new in the folders of its output paths (-o,
---outputs, --report): nothing half-written, no staging left. Prints the error
+command's -o path, and nothing new beside its output paths (-o, --outputs,
+--report) whose name holds theirs: nothing half-written, no staging left
+(staging is named after its target; other tests may write in the same folder
+meanwhile). Prints the error
 line so FileCheck can check its text.
 
 --unchanged PATH    PATH (a file or a folder's whole tree, symlinks not
@@ -60,13 +62,14 @@ def main():
             file_size_limit = int(args[1])
         args = args[2:]
     command = args
-    output, folders = None, set()
+    output, folders = None, {}
     for i, arg in enumerate(command):
         flag, _, value = arg.partition("=")
         if flag in OUTPUT_FLAGS and not value and i + 1 < len(command):
             value = command[i + 1]
         if flag in OUTPUT_FLAGS and value and value != "-":
-            folders.add(folder_of(value))
+            name = os.path.basename(value.rstrip("/")) or value
+            folders.setdefault(folder_of(value), set()).add(name)
             if flag == "-o":
                 output = value
     if output and not unchanged and os.path.isfile(output):
@@ -91,7 +94,9 @@ def main():
     if output and not unchanged and output != "-" and os.path.exists(output):
         problems.append(f"output file {output} was written")
     for folder, names in listed.items():
-        new = set(os.listdir(folder)) - names
+        targets = folders[folder]
+        new = {name for name in set(os.listdir(folder)) - names
+               if any(target in name for target in targets)}
         if new:
             problems.append(f"left in {folder}: {sorted(new)}")
     for path, entries in before.items():
