@@ -92,11 +92,15 @@ void raiseMoe(TopKOp topk) {
   auto router = softmax ? producer<LinearOp>(softmax.getInput()) : LinearOp();
   if (!router || topk.getAxis() != softmax.getAxis())
     return;
-  // x is what the router reads before any view of it: the router and the
-  // experts may each view the tokens their own way ([T, H] and [1, T, H]).
+  // x is what the router reads, or the value it views when others view it
+  // too: the router and the experts may each view the tokens their own way
+  // ([T, H] and [1, T, H]).
   Value x = router.getInput();
-  while (auto view = producer<ReshapeOp>(x))
+  while (auto view = producer<ReshapeOp>(x)) {
+    if (view.getInput().hasOneUse())
+      break;
     x = view.getInput();
+  }
   Operation *join = joinOf(x);
   if (!join || join->isBeforeInBlock(topk))
     return;
