@@ -35,7 +35,8 @@ void compile(const std::string &bytes, llvm::StringRef path) {
   shardc::import::ImportOptions options;
   auto module = shardc::import::importModel(context, *model, options);
   if (succeeded(module))
-    (void)shardc::driver::runPipeline(**module, shardc::driver::Phase::Graph);
+    (void)shardc::driver::runPipeline(**module, std::nullopt, shardc::driver::Phase::Graph,
+                                      shardc::driver::PipelineSettings());
 }
 
 } // namespace
