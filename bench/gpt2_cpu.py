@@ -11,12 +11,18 @@ and with the same thread count, it times onnxruntime's CPU session and
 ratio (throughput of shardrun / onnxruntime), the largest output difference,
 and shardrun's planned arena against its measured peak RSS.
 
-    .venv/bin/python bench/gpt2_cpu.py [--threads N] [--iters I] [--layers L]
+    .venv/bin/python bench/gpt2_cpu.py [--threads N] [--iters I] [--layers L] [--scaling]
+
+With --scaling it also compiles --tp 2 and times, in the same run, one rank
+with 1 thread, one rank with 2 threads, and the tp=2 artifact as 2 rank
+threads of 1 thread each (and under mpirun -np 2 when mpirun is found):
+strong scaling on two cores, as ratios of the medians.
 """
 import argparse
 import os
 import pathlib
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -117,12 +123,47 @@ def median_ms(function, warmup, iters):
     return statistics.median(times) * 1e3
 
 
+def shardrun_ms(build, artifact, inputs, outputs, threads, iters, ranks=None, mpi=False):
+    """Median ms/iter that shardrun reports for `artifact` (ranks as threads, or under mpirun)."""
+    command = [str(build / "bin" / "shardrun"), str(artifact), "--inputs", str(inputs),
+               "--outputs", str(outputs), "--threads", str(threads), "--warmup", "2",
+               "--iters", str(iters)]
+    env = dict(os.environ)
+    if mpi:
+        command = ["mpirun", "--oversubscribe", "-np", str(ranks)] + command
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    elif ranks:
+        command += ["--np", str(ranks)]
+    run = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
+    return float(re.search(r"([0-9.]+) ms/iter", run.stdout).group(1))
+
+
+def scaling(build, model_path, tmp, iters):
+    """Strong scaling on two cores: tp=2 ranks against one rank."""
+    subprocess.run([str(build / "bin" / "shardc"), str(model_path), "--tp", "2", "-o",
+                    str(tmp / "tp2")], check=True)
+    inputs, outputs = tmp / "inputs.npz", tmp / "scaling.npz"
+    one_1 = shardrun_ms(build, tmp / "artifact", inputs, outputs, 1, iters)
+    one_2 = shardrun_ms(build, tmp / "artifact", inputs, outputs, 2, iters)
+    tp2 = shardrun_ms(build, tmp / "tp2", inputs, outputs, 2, iters, ranks=2)
+    print(f"  scaling: 1 rank x 1 thread {one_1:.1f} ms, 1 rank x 2 threads {one_2:.1f} ms, "
+          f"tp=2 as 2 threads x 1 {tp2:.1f} ms")
+    print(f"    tp=2 (threads) vs 1 rank x 1 thread: {one_1 / tp2:.2f}x; "
+          f"vs 1 rank x 2 threads: {one_2 / tp2:.2f}x")
+    if shutil.which("mpirun"):
+        tp2_mpi = shardrun_ms(build, tmp / "tp2", inputs, outputs, 1, iters, ranks=2, mpi=True)
+        print(f"    tp=2 under mpirun (1 thread each) {tp2_mpi:.1f} ms: vs 1 rank x 1 thread "
+              f"{one_1 / tp2_mpi:.2f}x; vs 1 rank x 2 threads {one_2 / tp2_mpi:.2f}x")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--iters", type=int, default=10)
     parser.add_argument("--layers", type=int, default=12)
     parser.add_argument("--build", type=pathlib.Path, default=REPO / "build")
+    parser.add_argument("--scaling", action="store_true",
+                        help="also time --tp 2 ranks against one rank (1 and 2 threads)")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     seq, vocab = 128, 50257
@@ -177,6 +218,8 @@ def main():
         total = sum(by_kernel.values())
         print("  where shardrun's time goes: " + ", ".join(
             f"{k} {100 * v / total:.0f}%" for k, v in sorted(by_kernel.items(), key=lambda kv: -kv[1])[:6]))
+        if args.scaling:
+            scaling(args.build, model_path, tmp, args.iters)
         return 0 if diff <= 1e-4 else 1
 
 
