@@ -31,6 +31,14 @@ if config.shardc_sanitized:
 config.substitutions.append(("%mpirun", "env " + mpi_environment + " " + config.mpiexec
                              + " --oversubscribe -np"))
 
+# The Python binding this build made (python/; not in sanitized builds, whose
+# module a plain interpreter cannot load): the tests import it from here,
+# whatever build the venv's .pth file names.
+binding_dir = os.path.join(config.test_exec_root, "..", "python")
+if os.path.isdir(binding_dir) and any(name.startswith("shardc.") for name in os.listdir(binding_dir)):
+    config.available_features.add("python-binding")
+    config.environment["PYTHONPATH"] = os.path.abspath(binding_dir)
+
 # Sanitized builds are slower; the suites stay the same.
 if config.shardc_sanitized:
     config.available_features.add("sanitized")

@@ -340,10 +340,10 @@ LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef direct
     }
     rt::io::SafeTensorsMetadata metadata = {
         {"rank", std::to_string(rank)}, {"mesh", mesh.describe()}, {"coords", coordText}};
-    if (rt::io::Status status =
+    if (rt::Status status =
             rt::io::writeSafeTensors(join(weightFile), weights.views(), metadata);
         !status)
-      return emitError(location) << status.error();
+      return emitError(location) << status.message();
     for (const std::string &file : {programFile, weightFile}) {
       auto crc = rt::io::crc32File(join(file));
       uint64_t size = 0;

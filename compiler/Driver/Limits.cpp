@@ -3,6 +3,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "runtime/core/MeshAxes.h"
 
 namespace shardc::driver {
 
@@ -19,7 +20,7 @@ llvm::Error checkRankCount(const sharding::MeshShape &mesh, int64_t maxRanks) {
 }
 
 std::string batchSplitWarning(mlir::ModuleOp module, const sharding::MeshShape &mesh) {
-  std::optional<unsigned> dp = mesh.axis("dp");
+  std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
   if (!dp)
     return "";
   int64_t degree = mesh.sizes[*dp], batch = 0;

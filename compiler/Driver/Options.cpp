@@ -1,6 +1,7 @@
 //===- Options.cpp - parsing the driver's model-shape flags ---------------===//
 #include "compiler/Driver/Options.h"
 
+#include "runtime/core/MeshAxes.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace llvm;
@@ -86,11 +87,12 @@ Expected<sharding::MeshShape> parseMesh(StringRef mesh, int64_t dp, int64_t tp) 
       std::optional<int64_t> size = assignment ? parseSize(assignment->second) : std::nullopt;
       if (!size || *size < 1)
         return flagError("mesh", mesh, "AXIS=N,... with N a positive integer (e.g. dp=2,tp=4)");
-      // The passes give axes their meaning by name (dp splits the batch, tp
-      // the weights); pp and ep will join them.
-      if (assignment->first != "dp" && assignment->first != "tp")
+      // The passes give axes their meaning by name (runtime/core/MeshAxes.h).
+      auto axis = rt::meshAxisNamed(assignment->first);
+      if (!axis || !axis->supported)
         return flagError("mesh", mesh,
-                         "axes named dp or tp; '" + assignment->first + "' is unknown");
+                         "axes named " + rt::supportedAxisNames() + "; '" + assignment->first +
+                             "' is unknown");
       if (shape.axis(assignment->first))
         return flagError("mesh", mesh, "each axis named once");
       if (*size > 1) {
@@ -100,8 +102,9 @@ Expected<sharding::MeshShape> parseMesh(StringRef mesh, int64_t dp, int64_t tp) 
     }
     return shape;
   }
-  // The rank layout puts the last axis fastest: tp groups are neighbours.
-  for (auto [name, size] : {std::pair<StringRef, int64_t>{"dp", dp}, {"tp", tp}}) {
+  // In the axes' order (MeshAxes.h): tp last, so tp groups are neighbours.
+  for (auto [name, size] :
+       {std::pair<StringRef, int64_t>{rt::kDataAxis, dp}, {rt::kTensorAxis, tp}}) {
     if (size < 0)
       return flagError(name, std::to_string(size), "a positive integer");
     if (size > 1) {

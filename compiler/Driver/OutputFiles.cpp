@@ -13,19 +13,19 @@ llvm::Error toError(const std::string &message) {
 } // namespace
 
 llvm::Error checkOutputFile(llvm::StringRef path) {
-  if (rt::io::Expected<std::string> file = rt::io::replaceableFile(path.str()); !file)
-    return toError(file.error());
+  if (rt::StatusOr<std::string> file = rt::io::replaceableFile(path.str()); !file)
+    return toError(file.message());
   return llvm::Error::success();
 }
 
 llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text) {
-  rt::io::Expected<rt::io::AtomicFile> file = rt::io::AtomicFile::create(path.str());
+  rt::StatusOr<rt::io::AtomicFile> file = rt::io::AtomicFile::create(path.str());
   if (!file)
-    return toError(file.error());
-  if (rt::io::Status status = file->write(text.data(), text.size()); !status)
-    return toError(status.error());
-  if (rt::io::Status status = file->commit(); !status)
-    return toError(status.error());
+    return toError(file.message());
+  if (rt::Status status = file->write(text.data(), text.size()); !status)
+    return toError(status.message());
+  if (rt::Status status = file->commit(); !status)
+    return toError(status.message());
   return llvm::Error::success();
 }
 

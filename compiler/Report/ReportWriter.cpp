@@ -7,6 +7,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/NodeLocation.h"
+#include "runtime/core/MeshAxes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -156,7 +157,8 @@ private:
     if (!layers.empty()) {
       layerAttention.assign(layers.size(), nullptr);
       for (auto &[position, attention] : attentions)
-        if (std::optional<unsigned> layer = layers.layerOf(graph::onnxModuleOf(attention->getLoc())))
+        if (std::optional<unsigned> layer =
+                layers.layerOf(graph::onnxModuleOf(attention->getLoc())))
           if (!layerAttention[*layer])
             layerAttention[*layer] = attention;
       for (Collective &collective : collectives)
@@ -195,7 +197,7 @@ private:
   /// Megatron-LM's forward traffic per device for one layer: 2 all-reduces
   /// of b*s*h, b the batch of one data-parallel replica.
   std::optional<double> megatronTraffic(unsigned layer) const {
-    std::optional<unsigned> tp = mesh.axis("tp");
+    std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis);
     if (!tp || !layerAttention[layer])
       return std::nullopt;
     // b*s*h as one tp group holds it: the attention output's local
@@ -204,17 +206,18 @@ private:
     Value output = layerAttention[layer]->getResult(0);
     const ValueSharding &split = sharding.find(output)->second;
     double t = double(mesh.sizes[*tp]);
-    double bsh =
-        double(localBytes(output)) / double(graph::elementByteWidth(tensorType(output).getElementType()));
+    double bsh = double(localBytes(output)) /
+                 double(graph::elementByteWidth(tensorType(output).getElementType()));
     for (const AxisList &axes : split.dims)
       if (llvm::is_contained(axes, *tp))
         bsh *= t;
-    return 2 * 2 * (t - 1) / t * bsh * double(graph::elementByteWidth(tensorType(output).getElementType()));
+    return 2 * 2 * (t - 1) / t * bsh *
+           double(graph::elementByteWidth(tensorType(output).getElementType()));
   }
 
   double layerTraffic(unsigned layer, std::map<std::string, int> *kinds = nullptr) const {
     double traffic = 0;
-    std::optional<unsigned> tp = mesh.axis("tp");
+    std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis);
     for (const Collective &collective : collectives) {
       if (collective.layer != layer || !tp || collective.step.axes != AxisList{*tp})
         continue;
@@ -318,9 +321,10 @@ std::string ReportBuilder::summary(bool priced) const {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "plan on " << (mesh.numAxes() ? mesh.describe() : "one device") << " ("
-     << (priced ? device.name : "cpu") << "): " << collectives.size() << " collectives per step; per device "
-     << formatBytes(double(paramBytes)) << " weights, " << formatBytes(double(peakActivation))
-     << " peak activations; " << llvm::formatv("{0:E2}", flops) << " flop\n";
+     << (priced ? device.name : "cpu") << "): " << collectives.size()
+     << " collectives per step; per device " << formatBytes(double(paramBytes)) << " weights, "
+     << formatBytes(double(peakActivation)) << " peak activations; "
+     << llvm::formatv("{0:E2}", flops) << " flop\n";
   for (unsigned layer = 0; layer < layerAttention.size(); ++layer) {
     std::map<std::string, int> kinds;
     double traffic = layerTraffic(layer, &kinds);

@@ -35,7 +35,7 @@ bool tooLargeToFold(Type type) {
 }
 
 /// The folded attribute, provided the evaluator produced exactly the op's result type.
-Attribute asResult(const ce::Result<HostTensor> &tensor, Type resultType) {
+Attribute asResult(const ce::StatusOr<HostTensor> &tensor, Type resultType) {
   if (!tensor)
     return {};
   DenseElementsAttr attribute = toElementsAttr(*tensor, resultType.getContext());
@@ -255,7 +255,7 @@ LogicalResult SplitOp::fold(FoldAdaptor adaptor, SmallVectorImpl<OpFoldResult> &
   if (!pieces || pieces->size() != getNumResults())
     return failure();
   for (auto [piece, result] : llvm::zip(*pieces, getResults())) {
-    Attribute attribute = asResult(ce::Result<HostTensor>(piece), result.getType());
+    Attribute attribute = asResult(ce::StatusOr<HostTensor>(piece), result.getType());
     if (!attribute)
       return failure();
     results.push_back(attribute);

@@ -6,6 +6,7 @@
 #include "passes/Sharding/ShardingProblem.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "runtime/core/MeshAxes.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -247,7 +248,7 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
   /// Whether `op` is attention that the plan leaves whole over tp.
   static bool isAttentionWhole(Operation *op, ArrayRef<ValueSharding> results,
                                const MeshShape &meshShape) {
-    std::optional<unsigned> tp = meshShape.axis("tp");
+    std::optional<unsigned> tp = meshShape.axis(rt::kTensorAxis);
     return isa<graph::AttentionOp>(op) && tp && !results.empty() &&
            llvm::none_of(results.front().dims,
                          [&](const AxisList &axes) { return llvm::is_contained(axes, *tp); });
@@ -264,7 +265,7 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
     graph::AttentionOp first = attention.front();
     auto query = cast<RankedTensorType>(first.getQuery().getType());
     int64_t heads = query.getDimSize(query.getRank() - 3);
-    int64_t ranks = meshShape.sizes[*meshShape.axis("tp")];
+    int64_t ranks = meshShape.sizes[*meshShape.axis(rt::kTensorAxis)];
     auto warning = first.emitWarning()
                    << "attention with " << heads << " heads is not split over tp=" << ranks
                    << ": it is replicated, each of the " << ranks << " tp ranks computes all of it";

@@ -17,6 +17,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/InferredOps.h"
 #include "dialects/Graph/TypeUtils.h"
+#include "runtime/core/MeshAxes.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -91,8 +92,8 @@ Value repeatedWeight(OpBuilder &builder, graph::WeightOp weight, int64_t axis, i
 Value replicate(const KvChain &chain, int64_t depth, int64_t times) {
   graph::LinearOp linear = chain.linear;
   auto weight = linear.getWeight().getDefiningOp<graph::WeightOp>();
-  auto bias = linear.getBias() ? linear.getBias().getDefiningOp<graph::WeightOp>()
-                               : graph::WeightOp();
+  auto bias =
+      linear.getBias() ? linear.getBias().getDefiningOp<graph::WeightOp>() : graph::WeightOp();
   if (!weight || weight.getRepeatBlocks() || (linear.getBias() && !bias))
     return {};
   OpBuilder builder(linear);
@@ -101,9 +102,8 @@ Value replicate(const KvChain &chain, int64_t depth, int64_t times) {
                                  repeatedWeight(builder, weight, outAxis, depth, times)};
   if (bias)
     operands.push_back(repeatedWeight(builder, bias, 0, depth, times));
-  Operation *rebuilt =
-      graph::createInferred(builder, linear.getLoc(), linear->getName(), operands,
-                            linear->getAttrs());
+  Operation *rebuilt = graph::createInferred(builder, linear.getLoc(), linear->getName(), operands,
+                                             linear->getAttrs());
   Value value = rebuilt ? rebuilt->getResult(0) : Value();
   for (Operation *step : chain.steps) {
     if (!value)
@@ -134,8 +134,7 @@ void replicateKvHeads(graph::AttentionOp attention, int64_t tp) {
   if (q.size() < 3 || k.size() != q.size() || v.size() != q.size())
     return;
   int64_t queryHeads = q[q.size() - 3], kvHeads = k[k.size() - 3];
-  if (kvHeads >= tp || tp % kvHeads != 0 || queryHeads % tp != 0 ||
-      v[v.size() - 3] != kvHeads)
+  if (kvHeads >= tp || tp % kvHeads != 0 || queryHeads % tp != 0 || v[v.size() - 3] != kvHeads)
     return;
   // The head dim must sit right before the sequence and depth dims of the
   // projection's [.., heads, depth] view for the heads to be the weight's
@@ -153,8 +152,8 @@ void replicateKvHeads(graph::AttentionOp attention, int64_t tp) {
   SmallVector<Value> operands(attention->getOperands());
   operands[1] = key;
   operands[2] = value;
-  auto replaced = builder.create<graph::AttentionOp>(
-      attention.getLoc(), attention.getType(), operands, attention->getAttrs());
+  auto replaced = builder.create<graph::AttentionOp>(attention.getLoc(), attention.getType(),
+                                                     operands, attention->getAttrs());
   attention.replaceAllUsesWith(replaced.getResult());
   attention.erase();
   // The original chains (and weights no one else reads) are dead now.
@@ -178,7 +177,7 @@ struct ReplicateKvHeadsPass : impl::ReplicateKvHeadsPassBase<ReplicateKvHeadsPas
     if (!*mesh)
       return;
     MeshShape shape = meshShapeOf(*mesh);
-    std::optional<unsigned> tp = shape.axis("tp");
+    std::optional<unsigned> tp = shape.axis(rt::kTensorAxis);
     if (!tp || shape.sizes[*tp] < 2)
       return;
     SmallVector<graph::AttentionOp> attentions;

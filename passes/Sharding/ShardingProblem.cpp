@@ -3,6 +3,7 @@
 
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Graph/GraphOps.h"
+#include "runtime/core/MeshAxes.h"
 
 #include <limits>
 
@@ -89,14 +90,14 @@ StrategyLimits ShardingProblem::limitsFor(Operation *op) {
   // Data parallelism replicates weights (ZeRO would split them, later);
   // --tp means every linear layer's weight is split over tp (experts'
   // included, when they are gathered per token), but routers' and gates'.
-  bool hasWeights = limits.weightOperands.any() &&
-                    ((isa<graph::LinearOp, graph::MatMulOp>(op) && !scoresTokens(op)) ||
-                     selectsWeightsForProduct(op) ||
-                     (options.splitEmbeddings && isa<graph::GatherOp>(op)));
+  bool hasWeights =
+      limits.weightOperands.any() &&
+      ((isa<graph::LinearOp, graph::MatMulOp>(op) && !scoresTokens(op)) ||
+       selectsWeightsForProduct(op) || (options.splitEmbeddings && isa<graph::GatherOp>(op)));
   for (unsigned axis = 0; axis < mesh.numAxes(); ++axis) {
-    if (mesh.names[axis] != "dp" || !options.applyPolicies)
+    if (mesh.names[axis] != rt::kDataAxis || !options.applyPolicies)
       limits.axisMaySplitWeights.set(axis);
-    if (mesh.names[axis] == "tp" && hasWeights && options.applyPolicies)
+    if (mesh.names[axis] == rt::kTensorAxis && hasWeights && options.applyPolicies)
       limits.axisMustSplitWeights.set(axis);
   }
   return limits;
@@ -139,7 +140,7 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
   // the sequence (the dim before the normalized ones) over tp, without it
   // whole over tp, as Megatron-LM keeps them: the block's partial sums are
   // then resolved by one all-reduce rather than split into cheaper pieces.
-  std::optional<unsigned> tp = mesh.axis("tp");
+  std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis);
   bool isNorm = isa<graph::LayerNormOp, graph::RmsNormOp>(op);
   bool feedsNorm = llvm::any_of(op->getUsers(), [](Operation *user) {
     return isa<graph::LayerNormOp, graph::RmsNormOp>(user);
@@ -152,7 +153,7 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
       // The stream itself stays split along the sequence (what --sp is for:
       // activations between blocks held 1/tp per rank).
       for (Operation *user : op->getUsers()) {
-        int64_t axis = isa<graph::LayerNormOp>(user)  ? cast<graph::LayerNormOp>(user).getAxis()
+        int64_t axis = isa<graph::LayerNormOp>(user) ? cast<graph::LayerNormOp>(user).getAxis()
                        : isa<graph::RmsNormOp>(user) ? cast<graph::RmsNormOp>(user).getAxis()
                                                      : -1;
         if (axis < 1 || op->getNumResults() != 1 || choices.rule.results.empty())
@@ -176,7 +177,7 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
   };
   // --dp splits the batch: the factors that carry dim 0 of the program's
   // inputs. When the batch cannot be split (a batch of one), dp repeats the op.
-  std::optional<unsigned> dp = mesh.axis("dp");
+  std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
   llvm::SmallBitVector batch = batchFactors(op, choices.rule);
   auto policy = [&](const Strategy &strategy, bool splitBatch) {
     if (dp) {
@@ -277,7 +278,8 @@ double ShardingProblem::reshardSeconds(Value value, const ValueSharding &from,
   if (auto steps = planReshard(from, to, type.getShape(), mesh)) {
     seconds = 0;
     for (const CollectiveStep &step : *steps)
-      seconds += collectiveSeconds(step, graph::elementByteWidth(type.getElementType()), mesh, options.device);
+      seconds += collectiveSeconds(step, graph::elementByteWidth(type.getElementType()), mesh,
+                                   options.device);
   }
   cache.emplace_back(from, to, seconds);
   return seconds;

@@ -1,7 +1,7 @@
 //===- Reduction.cpp - the sums every communicator computes ---------------===//
 #include "runtime/comm/Reduction.h"
 
-#include "runtime/cpu/HalfFloat.h"
+#include "runtime/core/HalfFloat.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -88,10 +88,10 @@ namespace {
 void widenInto(const void *in, float *out, size_t count, DType dtype) {
   if (dtype == DType::F16)
     for (size_t i = 0; i < count; ++i)
-      out[i] = cpu::toFloat(static_cast<const cpu::Half *>(in)[i]);
+      out[i] = rt::toFloat(static_cast<const rt::Half *>(in)[i]);
   else
     for (size_t i = 0; i < count; ++i)
-      out[i] = cpu::toFloat(static_cast<const cpu::BFloat16 *>(in)[i]);
+      out[i] = rt::toFloat(static_cast<const rt::BFloat16 *>(in)[i]);
 }
 
 } // namespace
@@ -144,10 +144,10 @@ void sumInOrder(const std::vector<const void *> &sources, void *out, size_t coun
 void narrow(const float *in, void *out, size_t count, DType dtype) {
   if (dtype == DType::F16)
     for (size_t i = 0; i < count; ++i)
-      static_cast<cpu::Half *>(out)[i] = cpu::toHalf(in[i]);
+      static_cast<rt::Half *>(out)[i] = rt::toHalf(in[i]);
   else
     for (size_t i = 0; i < count; ++i)
-      static_cast<cpu::BFloat16 *>(out)[i] = cpu::toBFloat16(in[i]);
+      static_cast<rt::BFloat16 *>(out)[i] = rt::toBFloat16(in[i]);
 }
 
 } // namespace shardc::rt::comm

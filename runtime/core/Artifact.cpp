@@ -116,9 +116,8 @@ StatusOr<std::string> checkedFile(const std::string &file, const nlohmann::json 
   if (size != expected)
     return fail(path, "holds " + std::to_string(size) + " bytes; expected " +
                           std::to_string(expected) + " (truncated or replaced?)");
-  if (io::Status status = io::verifyCrc32File(path, facts.at("crc32").get<std::string>());
-      !status)
-    return Status::error(status.error());
+  if (Status status = io::verifyCrc32File(path, facts.at("crc32").get<std::string>()); !status)
+    return status;
   return path;
 }
 
@@ -238,25 +237,24 @@ StatusOr<nlohmann::json> readManifest(const std::string &manifestPath) {
 
 } // namespace
 
-StatusOr<Artifact> loadArtifact(const std::string &directory, int rank) {
+StatusOr<Artifact> loadArtifact(const ArtifactLayout &layout, int rank) {
+  const std::string &directory = layout.directory;
+  const nlohmann::json &manifest = *layout.manifest;
   Artifact artifact;
   artifact.directory = directory;
   artifact.rank = rank;
   std::string manifestPath = join(directory, "manifest.json");
-  auto manifest = readManifest(manifestPath);
-  if (!manifest)
-    return manifest.status();
   try {
-    artifact.target = manifest->at("target").get<std::string>();
-    auto inputs = signatureOf(manifest->at("inputs"), manifestPath);
-    auto outputs = signatureOf(manifest->at("outputs"), manifestPath);
+    artifact.target = layout.target;
+    auto inputs = signatureOf(manifest.at("inputs"), manifestPath);
+    auto outputs = signatureOf(manifest.at("outputs"), manifestPath);
     if (!inputs)
       return inputs.status();
     if (!outputs)
       return outputs.status();
     artifact.inputs = *inputs;
     artifact.outputs = *outputs;
-    const nlohmann::json &ranks = manifest->at("ranks");
+    const nlohmann::json &ranks = manifest.at("ranks");
     artifact.ranks = static_cast<int>(ranks.size());
     if (rank < 0 || rank >= artifact.ranks)
       return fail(manifestPath, "has " + std::to_string(artifact.ranks) + " rank(s); rank " +
@@ -267,39 +265,49 @@ StatusOr<Artifact> loadArtifact(const std::string &directory, int rank) {
                                     " in place " + std::to_string(rank));
     const std::string programFile = entry.at("program").get<std::string>();
     const std::string weightsFile = entry.at("weights").get<std::string>();
-    std::set<std::string> otherRanksFiles;
+    // The other ranks' files are theirs to check, and what the layout
+    // checked is not read again.
+    std::set<std::string> skipped = layout.checkedFiles;
     for (const nlohmann::json &other : ranks)
       for (const char *key : {"program", "weights"})
-        otherRanksFiles.insert(other.at(key).get<std::string>());
-    otherRanksFiles.erase(programFile);
-    otherRanksFiles.erase(weightsFile);
-    if (Status status = checkFiles(*manifest, directory, otherRanksFiles); !status)
+        skipped.insert(other.at(key).get<std::string>());
+    skipped.erase(weightsFile);
+    const bool firstProgram = programFile == layout.firstProgramFile;
+    if (!firstProgram)
+      skipped.erase(programFile);
+    if (Status status = checkFiles(manifest, directory, skipped); !status)
       return status;
-    auto programPath = checkedFile(programFile, *manifest, directory);
-    if (!programPath)
-      return programPath.status();
-    auto weightsPath = checkedFile(weightsFile, *manifest, directory);
+    std::string programPath = join(directory, programFile);
+    if (firstProgram) {
+      artifact.programBytes = *layout.firstProgram;
+    } else {
+      auto checked = checkedFile(programFile, manifest, directory);
+      if (!checked)
+        return checked.status();
+      programPath = *checked;
+      auto programBytes = readProgram(programPath);
+      if (!programBytes)
+        return programBytes.status();
+      artifact.programBytes = std::move(*programBytes);
+    }
+    auto weightsPath = checkedFile(weightsFile, manifest, directory);
     if (!weightsPath)
       return weightsPath.status();
-    auto programBytes = readProgram(*programPath);
-    if (!programBytes)
-      return programBytes.status();
-    artifact.programBytes = std::move(*programBytes);
     artifact.program = schema::GetProgram(artifact.programBytes.data());
     auto weights = io::SafeTensorsFile::open(*weightsPath);
     if (!weights)
-      return Status::error(weights.error());
+      return weights.status();
     artifact.weights = std::make_unique<io::SafeTensorsFile>(std::move(*weights));
-    auto mesh = meshOf(*artifact.program, *manifest, *programPath, manifestPath);
+    auto mesh = meshOf(*artifact.program, manifest, programPath, manifestPath);
     if (!mesh)
       return mesh.status();
     artifact.mesh = std::move(*mesh);
-    if (Status status = checkRankIdentity(entry, artifact.mesh, rank, *artifact.weights,
-                                          manifestPath);
+    if (Status status =
+            checkRankIdentity(entry, artifact.mesh, rank, *artifact.weights, manifestPath);
         !status)
       return status;
     if (Status status = checkProgram(*artifact.program, artifact.inputs, artifact.outputs,
-                                     *artifact.weights, *programPath);
+                                     *artifact.weights, programPath);
         !status)
       return status;
   } catch (const nlohmann::json::exception &error) {
@@ -317,6 +325,7 @@ std::string ArtifactLayout::describe() const {
 
 StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory) {
   ArtifactLayout layout;
+  layout.directory = directory;
   std::string manifestPath = join(directory, "manifest.json");
   auto manifest = readManifest(manifestPath);
   if (!manifest)
@@ -327,28 +336,31 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory) {
     if (manifest->contains("cuda_arch") && manifest->at("cuda_arch").is_string())
       layout.cudaArch = manifest->at("cuda_arch").get<std::string>();
     if (manifest->contains("cuda_kernels") && manifest->at("cuda_kernels").is_string()) {
-      auto kernels =
-          checkedFile(manifest->at("cuda_kernels").get<std::string>(), *manifest, directory);
+      const std::string file = manifest->at("cuda_kernels").get<std::string>();
+      auto kernels = checkedFile(file, *manifest, directory);
       if (!kernels)
         return kernels.status();
       layout.cudaKernels = *kernels;
+      layout.checkedFiles.insert(file);
     }
     layout.ranks = static_cast<int>(manifest->at("ranks").size());
-    auto programPath = checkedFile(manifest->at("ranks").at(0).at("program").get<std::string>(),
-                                   *manifest, directory);
+    layout.firstProgramFile = manifest->at("ranks").at(0).at("program").get<std::string>();
+    auto programPath = checkedFile(layout.firstProgramFile, *manifest, directory);
     if (!programPath)
       return programPath.status();
     auto programBytes = readProgram(*programPath);
     if (!programBytes)
       return programBytes.status();
-    auto mesh = meshOf(*schema::GetProgram(programBytes->data()), *manifest, *programPath,
-                       manifestPath);
+    auto mesh =
+        meshOf(*schema::GetProgram(programBytes->data()), *manifest, *programPath, manifestPath);
     if (!mesh)
       return mesh.status();
     layout.mesh = std::move(*mesh);
+    layout.firstProgram = std::make_shared<const std::vector<uint8_t>>(std::move(*programBytes));
   } catch (const nlohmann::json::exception &error) {
     return fail(manifestPath, std::string("is malformed: ") + error.what());
   }
+  layout.manifest = std::make_shared<const nlohmann::json>(std::move(*manifest));
   return layout;
 }
 

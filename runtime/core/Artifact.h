@@ -17,7 +17,10 @@
 #include "runtime/io/SafeTensors.h"
 #include "runtime/schemas/program_generated.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,14 +53,12 @@ struct Artifact {
   std::unique_ptr<io::SafeTensorsFile> weights;
 };
 
-/// Loads `rank`'s share of the artifact in `directory`: the manifest, the
-/// rank's program and weights (their sizes and CRC-32s checked).
-StatusOr<Artifact> loadArtifact(const std::string &directory, int rank);
-
 /// What a launcher needs before it starts ranks: how many the artifact was
 /// compiled for, on which mesh, for which target. Reads the manifest and
-/// rank 0's program (not the weights), so it is cheap.
+/// rank 0's program (not the weights), so it is cheap; every rank's load
+/// then starts from it, so neither is read twice.
 struct ArtifactLayout {
+  std::string directory;
   std::string target;
   /// The GPU architecture a cuda artifact's kernels were built for ("sm_90");
   /// empty for other targets.
@@ -69,8 +70,22 @@ struct ArtifactLayout {
   MeshShape mesh;
   /// "4 ranks (mesh dp=2, tp=2)", "1 rank", for messages.
   std::string describe() const;
+
+  /// The parsed manifest, shared by every rank's load.
+  std::shared_ptr<const nlohmann::json> manifest;
+  /// Rank 0's program file (the manifest's name for it) and its checked
+  /// bytes, which rank 0's load takes instead of reading the file again.
+  std::string firstProgramFile;
+  std::shared_ptr<const std::vector<uint8_t>> firstProgram;
+  /// Files whose size and CRC-32 were checked here, not checked again.
+  std::set<std::string> checkedFiles;
 };
 StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory);
+
+/// Loads `rank`'s share of the artifact `layout` was read from: the rank's
+/// program and weights (their sizes and CRC-32s checked, and every other
+/// file the manifest lists but the other ranks' ones).
+StatusOr<Artifact> loadArtifact(const ArtifactLayout &layout, int rank);
 
 } // namespace shardc::rt
 

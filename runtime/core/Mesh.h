@@ -6,10 +6,8 @@
 // through these functions.
 //
 // THE RANK LAYOUT: ranks enumerate the mesh in row-major order with the LAST
-// axis fastest-varying. The compiler builds meshes as ["dp", "tp"] (and
-// ["dp", "pp", "tp"]), so consecutive ranks are tensor-parallel peers (tp
-// fastest, then pp, then dp): on a 2x2 ["dp"=2, "tp"=2] mesh rank 1 is
-// (dp 0, tp 1) and rank 2 is (dp 1, tp 0).
+// axis fastest-varying. The order of the axes, and so which ranks are
+// neighbours, is MeshAxes.h's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CORE_MESH_H

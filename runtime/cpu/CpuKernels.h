@@ -25,7 +25,7 @@
 
 #include "runtime/cpu/Attention.h"
 #include "runtime/cpu/Elementwise.h"
-#include "runtime/cpu/HalfFloat.h"
+#include "runtime/core/HalfFloat.h"
 #include "runtime/cpu/Indexing.h"
 #include "runtime/cpu/MatMul.h"
 #include "runtime/cpu/Movement.h"

@@ -15,7 +15,7 @@
 #define SHARDC_RUNTIME_CPU_KERNELSUPPORT_H
 
 #include "runtime/core/Tensor.h"
-#include "runtime/cpu/HalfFloat.h"
+#include "runtime/core/HalfFloat.h"
 #include "runtime/cpu/Status.h"
 
 #include <algorithm>

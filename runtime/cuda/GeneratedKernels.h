@@ -3,7 +3,8 @@
 // shardc --target=cuda writes one specialized CUDA kernel per fused
 // elementwise step into the artifact's fatbin (kernels.fatbin, named by the
 // manifest's "cuda_kernels") and names it in the step's `cuda_kernel`
-// parameter. shardrun loads that fatbin once, before any rank runs, through
+// parameter. The runtime session loads that fatbin once, when it plans the
+// device (runtime/session/DevicePlan.cpp), before any rank runs, through
 // the CUDA runtime's library API (no driver library to link); the "fused"
 // kernel then launches the named function instead of interpreting the
 // expression. A fatbin without code for the device's architecture is

@@ -37,42 +37,43 @@ void syncDirectory(const std::string &dir) {
 }
 } // namespace
 
-Expected<std::string> replaceableFile(const std::string &path) {
+StatusOr<std::string> replaceableFile(const std::string &path) {
   struct stat info;
   if (::lstat(path.c_str(), &info) != 0) {
     int error = errno;
     if (error != ENOENT)
-      return fail(path + ": cannot be written: " + errnoMessage(error));
+      return Status::error(path + ": cannot be written: " + errnoMessage(error));
     std::string dir = splitPath(path).first;
     struct stat folder;
     if (!dir.empty() && (::stat(dir.c_str(), &folder) != 0 || !S_ISDIR(folder.st_mode)))
-      return fail(path + ": the folder '" + dir.substr(0, dir.size() > 1 ? dir.size() - 1 : 1) +
-                  "' does not exist");
+      return Status::error(path + ": the folder '" +
+                           dir.substr(0, dir.size() > 1 ? dir.size() - 1 : 1) + "' does not exist");
     return path;
   }
   if (S_ISREG(info.st_mode))
     return path;
   if (S_ISDIR(info.st_mode))
-    return fail(path + ": is a directory; expected a file name");
+    return Status::error(path + ": is a directory; expected a file name");
   if (S_ISLNK(info.st_mode)) {
     char target[PATH_MAX];
     if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
         ::realpath(path.c_str(), target))
       return std::string(target);
-    return fail(path + ": is a symbolic link to something other than a regular file; "
-                       "refusing to replace it");
+    return Status::error(path + ": is a symbolic link to something other than a regular file; "
+                                "refusing to replace it");
   }
-  return fail(path + ": is not a regular file (a device, FIFO or socket); refusing to replace it");
+  return Status::error(
+      path + ": is not a regular file (a device, FIFO or socket); refusing to replace it");
 }
 
-Expected<AtomicFile> AtomicFile::create(const std::string &requested) {
-  Expected<std::string> destination = replaceableFile(requested);
+StatusOr<AtomicFile> AtomicFile::create(const std::string &requested) {
+  StatusOr<std::string> destination = replaceableFile(requested);
   if (!destination)
-    return destination.takeError();
+    return destination.status();
   const std::string &path = *destination;
   auto [dir, name] = splitPath(path);
   if (name.empty())
-    return fail(path + ": not a file name");
+    return Status::error(path + ": not a file name");
 
   // pid + a process-wide counter make the name unique among concurrent
   // writers; O_EXCL turns the rare leftover from a crashed run into a retry
@@ -80,8 +81,8 @@ Expected<AtomicFile> AtomicFile::create(const std::string &requested) {
   // result has the permissions a direct write would have had.
   static std::atomic<unsigned> counter{0};
   for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string tempPath = dir + "." + name + ".tmp." + std::to_string(::getpid()) + "." +
-                           std::to_string(counter++);
+    std::string tempPath =
+        dir + "." + name + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
     // Watched before it exists: a signal right after the open must find it.
     SignalCleanup cleanup(tempPath);
     int fd = ::open(tempPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -90,9 +91,9 @@ Expected<AtomicFile> AtomicFile::create(const std::string &requested) {
     int error = errno;
     cleanup.release(); // the name is someone else's
     if (error != EEXIST)
-      return fail(path + ": cannot create '" + tempPath + "': " + errnoMessage(error));
+      return Status::error(path + ": cannot create '" + tempPath + "': " + errnoMessage(error));
   }
-  return fail(path + ": cannot create a temporary file next to it");
+  return Status::error(path + ": cannot create a temporary file next to it");
 }
 
 AtomicFile::AtomicFile(AtomicFile &&other) noexcept
@@ -117,7 +118,7 @@ void AtomicFile::discard() {
 
 Status AtomicFile::write(const void *data, size_t size) {
   if (fd_ < 0)
-    return fail(path_ + ": write after the file was closed");
+    return Status::error(path_ + ": write after the file was closed");
   const char *bytes = static_cast<const char *>(data);
   while (size > 0) {
     // Linux writes at most ~2 GiB per call; keep chunks well below that.
@@ -126,7 +127,7 @@ Status AtomicFile::write(const void *data, size_t size) {
     if (written < 0) {
       if (errno == EINTR)
         continue;
-      return fail(path_ + ": write failed: " + errnoMessage(errno));
+      return Status::error(path_ + ": write failed: " + errnoMessage(errno));
     }
     bytes += written;
     size -= static_cast<size_t>(written);
@@ -148,25 +149,25 @@ Status AtomicFile::writeZeros(size_t count) {
 
 Status AtomicFile::commit() {
   if (fd_ < 0)
-    return fail(path_ + ": commit after the file was closed");
+    return Status::error(path_ + ": commit after the file was closed");
   // fsync before rename: otherwise a crash can leave the new name pointing at
   // a file whose data never reached the disk.
   if (::fsync(fd_) != 0) {
     std::string message = path_ + ": cannot flush to disk: " + errnoMessage(errno);
     discard();
-    return fail(message);
+    return Status::error(message);
   }
   int fd = std::exchange(fd_, -1);
   if (::close(fd) != 0) {
     std::string message = path_ + ": cannot close: " + errnoMessage(errno);
     discard();
-    return fail(message);
+    return Status::error(message);
   }
   if (::rename(tempPath_.c_str(), path_.c_str()) != 0) {
-    std::string message = path_ + ": cannot rename '" + tempPath_ + "' over it: " +
-                          errnoMessage(errno);
+    std::string message =
+        path_ + ": cannot rename '" + tempPath_ + "' over it: " + errnoMessage(errno);
     discard();
-    return fail(message);
+    return Status::error(message);
   }
   committed_ = true;
   cleanup_.release();

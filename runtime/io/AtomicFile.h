@@ -12,7 +12,7 @@
 #ifndef SHARDC_RUNTIME_IO_ATOMICFILE_H
 #define SHARDC_RUNTIME_IO_ATOMICFILE_H
 
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 #include "runtime/io/SignalCleanup.h"
 
 #include <cstddef>
@@ -26,7 +26,7 @@ namespace shardc::rt::io {
 /// symlink to a regular file (the link stays). Anything else is refused,
 /// since renaming over it would replace it: a directory, a device
 /// ("--outputs /dev/full" run as root), a FIFO, a socket, a dangling link.
-Expected<std::string> replaceableFile(const std::string &path);
+StatusOr<std::string> replaceableFile(const std::string &path);
 
 class AtomicFile {
 public:
@@ -34,7 +34,7 @@ public:
   /// (replaceableFile), with the mode a plain create would give (0666 minus
   /// the umask). The temporary is removed if the process is stopped by a
   /// signal (SignalCleanup).
-  static Expected<AtomicFile> create(const std::string &path);
+  static StatusOr<AtomicFile> create(const std::string &path);
 
   AtomicFile(AtomicFile &&other) noexcept;
   AtomicFile &operator=(AtomicFile &&other) = delete;

@@ -31,14 +31,14 @@ uint32_t crc32Update(uint32_t crc, const void *data, size_t size) {
 
 std::string crc32Hex(uint32_t crc) { return hex32(crc); }
 
-Expected<std::string> crc32File(const std::string &path) {
+StatusOr<std::string> crc32File(const std::string &path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return fail(path + ": cannot open: " + errnoMessage(errno));
+    return Status::error(path + ": cannot open: " + errnoMessage(errno));
   struct stat info;
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     ::close(fd);
-    return fail(path + ": not a regular file");
+    return Status::error(path + ": not a regular file");
   }
 
   std::vector<unsigned char> buffer(size_t(1) << 20);
@@ -50,7 +50,7 @@ Expected<std::string> crc32File(const std::string &path) {
         continue;
       int error = errno;
       ::close(fd);
-      return fail(path + ": read failed: " + errnoMessage(error));
+      return Status::error(path + ": read failed: " + errnoMessage(error));
     }
     if (got == 0)
       break;
@@ -68,13 +68,13 @@ Status verifyCrc32File(const std::string &path, const std::string &expectedHex) 
     wellFormed = wellFormed && std::isxdigit(static_cast<unsigned char>(c));
   }
   if (!wellFormed)
-    return fail(path + ": expected checksum '" + expectedHex +
-                "' is not 8 hex digits");
-  Expected<std::string> actual = crc32File(path);
+    return Status::error(path + ": expected checksum '" + expectedHex + "' is not 8 hex digits");
+  StatusOr<std::string> actual = crc32File(path);
   if (!actual)
-    return actual.takeError();
+    return actual.status();
   if (*actual != expected)
-    return fail(path + ": checksum mismatch: expected " + expected + ", file has " + *actual);
+    return Status::error(path + ": checksum mismatch: expected " + expected + ", file has " +
+                         *actual);
   return {};
 }
 

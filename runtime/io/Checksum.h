@@ -12,7 +12,7 @@
 #ifndef SHARDC_RUNTIME_IO_CHECKSUM_H
 #define SHARDC_RUNTIME_IO_CHECKSUM_H
 
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -29,7 +29,7 @@ std::string crc32Hex(uint32_t crc);
 
 /// The CRC-32 of a file's contents, read in 1 MiB chunks (so any size, in
 /// constant memory), as 8 lowercase hex digits.
-Expected<std::string> crc32File(const std::string &path);
+StatusOr<std::string> crc32File(const std::string &path);
 
 /// Fails unless the file's CRC-32 is `expectedHex` (case-insensitive):
 /// "x: checksum mismatch: expected 0a1b2c3d, file has 5e6f7a8b".

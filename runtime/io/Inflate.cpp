@@ -20,12 +20,11 @@ struct StreamGuard {
 };
 } // namespace
 
-Expected<std::vector<std::byte>> inflateRaw(const std::byte *in, size_t inSize,
-                                            size_t outSize) {
+StatusOr<std::vector<std::byte>> inflateRaw(const std::byte *in, size_t inSize, size_t outSize) {
   z_stream stream{};
   // Negative window bits: a raw deflate stream, as zip stores it.
   if (inflateInit2(&stream, -MAX_WBITS) != Z_OK)
-    return fail("cannot initialize zlib");
+    return Status::error("cannot initialize zlib");
   StreamGuard guard{&stream};
 
   std::vector<std::byte> out(outSize);
@@ -58,27 +57,27 @@ Expected<std::vector<std::byte>> inflateRaw(const std::byte *in, size_t inSize,
       // No progress was possible: either the output is full and the stream
       // wants to write more, or the input ran out before the end.
       if (stream.avail_out == 0 && outGiven == outSize)
-        return fail("inflated data is larger than the recorded " + std::to_string(outSize) +
-                    " bytes");
-      return fail("deflate data is truncated");
+        return Status::error("inflated data is larger than the recorded " +
+                             std::to_string(outSize) + " bytes");
+      return Status::error("deflate data is truncated");
     }
     if (status == Z_DATA_ERROR)
-      return fail(std::string("corrupt deflate data: ") +
-                  (stream.msg ? stream.msg : "invalid stream"));
+      return Status::error(std::string("corrupt deflate data: ") +
+                           (stream.msg ? stream.msg : "invalid stream"));
     if (status == Z_NEED_DICT)
-      return fail("corrupt deflate data: asks for a preset dictionary");
+      return Status::error("corrupt deflate data: asks for a preset dictionary");
     if (status == Z_MEM_ERROR)
-      return fail("out of memory while inflating");
-    return fail("inflate failed with zlib status " + std::to_string(status));
+      return Status::error("out of memory while inflating");
+    return Status::error("inflate failed with zlib status " + std::to_string(status));
   }
 
   size_t produced = outGiven - stream.avail_out;
   if (produced != outSize)
-    return fail("inflated data is " + std::to_string(produced) + " bytes, the archive records " +
-                std::to_string(outSize));
+    return Status::error("inflated data is " + std::to_string(produced) +
+                         " bytes, the archive records " + std::to_string(outSize));
   size_t unused = inSize - inFed + stream.avail_in;
   if (unused != 0)
-    return fail(std::to_string(unused) + " bytes follow the end of the deflate stream");
+    return Status::error(std::to_string(unused) + " bytes follow the end of the deflate stream");
   return out;
 }
 

@@ -11,7 +11,7 @@
 #ifndef SHARDC_RUNTIME_IO_INFLATE_H
 #define SHARDC_RUNTIME_IO_INFLATE_H
 
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 
 #include <cstddef>
 #include <vector>
@@ -21,8 +21,7 @@ namespace shardc::rt::io {
 /// Inflates the raw deflate stream in[0, inSize) into exactly `outSize`
 /// bytes. Errors: "corrupt deflate data: invalid block type", "deflate data
 /// is truncated", "inflated data is larger than the recorded N bytes".
-Expected<std::vector<std::byte>> inflateRaw(const std::byte *in, size_t inSize,
-                                            size_t outSize);
+StatusOr<std::vector<std::byte>> inflateRaw(const std::byte *in, size_t inSize, size_t outSize);
 
 } // namespace shardc::rt::io
 

@@ -17,21 +17,21 @@ std::string errnoMessage(int error) {
   return std::error_code(error, std::generic_category()).message();
 }
 
-Expected<MappedFile> MappedFile::open(const std::string &path) {
+StatusOr<MappedFile> MappedFile::open(const std::string &path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return fail(path + ": cannot open: " + errnoMessage(errno));
+    return Status::error(path + ": cannot open: " + errnoMessage(errno));
 
   struct stat info;
   if (::fstat(fd, &info) != 0) {
     int error = errno;
     ::close(fd);
-    return fail(path + ": cannot stat: " + errnoMessage(error));
+    return Status::error(path + ": cannot stat: " + errnoMessage(error));
   }
   // A directory or FIFO has no size to map; say so instead of failing later.
   if (!S_ISREG(info.st_mode)) {
     ::close(fd);
-    return fail(path + ": not a regular file");
+    return Status::error(path + ": not a regular file");
   }
 
   MappedFile file;
@@ -43,8 +43,8 @@ Expected<MappedFile> MappedFile::open(const std::string &path) {
     if (address == MAP_FAILED) {
       int error = errno;
       ::close(fd);
-      return fail(path + ": cannot map " + std::to_string(file.size_) +
-                  " bytes: " + errnoMessage(error));
+      return Status::error(path + ": cannot map " + std::to_string(file.size_) +
+                           " bytes: " + errnoMessage(error));
     }
     file.data_ = static_cast<const std::byte *>(address);
   }

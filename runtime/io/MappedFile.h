@@ -16,7 +16,7 @@
 #ifndef SHARDC_RUNTIME_IO_MAPPEDFILE_H
 #define SHARDC_RUNTIME_IO_MAPPEDFILE_H
 
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 
 #include <cstddef>
 #include <string>
@@ -27,7 +27,7 @@ class MappedFile {
 public:
   /// Maps the regular file at `path`. Errors name the path ("x: cannot open:
   /// No such file or directory", "x: not a regular file").
-  static Expected<MappedFile> open(const std::string &path);
+  static StatusOr<MappedFile> open(const std::string &path);
 
   MappedFile() = default;
   MappedFile(MappedFile &&other) noexcept;

@@ -18,7 +18,7 @@
 #define SHARDC_RUNTIME_IO_NPY_H
 
 #include "runtime/core/Tensor.h"
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 
 #include <cstddef>
 #include <string>
@@ -27,20 +27,20 @@
 namespace shardc::rt::io {
 
 /// Decodes a whole .npy image, copying the data into a new HostTensor.
-Expected<HostTensor> decodeNpy(const std::byte *data, size_t size);
+StatusOr<HostTensor> decodeNpy(const std::byte *data, size_t size);
 
 /// Decodes a whole .npy image, reusing `image`'s storage for the tensor (the
 /// header is shifted out), so an inflated npz entry is not copied again.
-Expected<HostTensor> decodeNpy(std::vector<std::byte> &&image);
+StatusOr<HostTensor> decodeNpy(std::vector<std::byte> &&image);
 
 /// Everything that precedes the data in a .npy file for this dtype and shape:
 /// version 1.0 (2.0 if the header exceeds 64 KiB), padded like numpy with
 /// spaces so the data starts at a multiple of 64 bytes. Fails on a negative
 /// dim or a byte count past INT64_MAX.
-Expected<std::string> encodeNpyHeader(DType dtype, const Shape &shape);
+StatusOr<std::string> encodeNpyHeader(DType dtype, const Shape &shape);
 
 /// Reads a .npy file (mapped, then copied once into the tensor).
-Expected<HostTensor> readNpy(const std::string &path);
+StatusOr<HostTensor> readNpy(const std::string &path);
 
 /// Writes a .npy file atomically (temporary name, then rename). The view's
 /// `data` must hold view.bytes() bytes; it is only read.

@@ -12,15 +12,15 @@ struct Code {
   DType dtype;
   const char *kindAndSize;
 };
-constexpr Code kCodes[] = {
-    {DType::F32, "f4"}, {DType::F16, "f2"}, {DType::BF16, "V2"}, {DType::F64, "f8"},
-    {DType::I64, "i8"}, {DType::I32, "i4"}, {DType::I16, "i2"},  {DType::I8, "i1"},
-    {DType::U8, "u1"},  {DType::Bool, "b1"}};
+constexpr Code kCodes[] = {{DType::F32, "f4"}, {DType::F16, "f2"}, {DType::BF16, "V2"},
+                           {DType::F64, "f8"}, {DType::I64, "i8"}, {DType::I32, "i4"},
+                           {DType::I16, "i2"}, {DType::I8, "i1"},  {DType::U8, "u1"},
+                           {DType::Bool, "b1"}};
 } // namespace
 
-Expected<DType> dtypeFromNpyDescr(std::string_view descr) {
+StatusOr<DType> dtypeFromNpyDescr(std::string_view descr) {
   auto unsupported = [&](const char *why) {
-    return fail("unsupported dtype '" + printable(descr) + "'" + why);
+    return Status::error("unsupported dtype '" + printable(descr) + "'" + why);
   };
   if (descr.size() < 2)
     return unsupported("");
@@ -44,16 +44,26 @@ Expected<DType> dtypeFromNpyDescr(std::string_view descr) {
 
 const char *npyDescr(DType dtype) {
   switch (dtype) {
-  case DType::F32: return "<f4";
-  case DType::F16: return "<f2";
-  case DType::BF16: return "<V2";
-  case DType::F64: return "<f8";
-  case DType::I64: return "<i8";
-  case DType::I32: return "<i4";
-  case DType::I16: return "<i2";
-  case DType::I8: return "|i1";
-  case DType::U8: return "|u1";
-  case DType::Bool: return "|b1";
+  case DType::F32:
+    return "<f4";
+  case DType::F16:
+    return "<f2";
+  case DType::BF16:
+    return "<V2";
+  case DType::F64:
+    return "<f8";
+  case DType::I64:
+    return "<i8";
+  case DType::I32:
+    return "<i4";
+  case DType::I16:
+    return "<i2";
+  case DType::I8:
+    return "|i1";
+  case DType::U8:
+    return "|u1";
+  case DType::Bool:
+    return "|b1";
   }
   return "|V0";
 }

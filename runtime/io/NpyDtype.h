@@ -14,7 +14,7 @@
 #define SHARDC_RUNTIME_IO_NPYDTYPE_H
 
 #include "runtime/core/Tensor.h"
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 
 #include <string_view>
 
@@ -22,7 +22,7 @@ namespace shardc::rt::io {
 
 /// The DType of a little-endian descr: "<f4" -> F32. Errors: "unsupported
 /// dtype '<c8'", "unsupported dtype '>f4' (big-endian)".
-Expected<DType> dtypeFromNpyDescr(std::string_view descr);
+StatusOr<DType> dtypeFromNpyDescr(std::string_view descr);
 
 /// The descr numpy writes for `dtype`: "<f4", "|b1", "<V2" for BF16.
 const char *npyDescr(DType dtype);

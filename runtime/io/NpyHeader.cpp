@@ -14,7 +14,7 @@ class DictParser {
 public:
   explicit DictParser(std::string_view text) : text_(text) {}
 
-  Expected<NpyHeaderDict> parse() {
+  StatusOr<NpyHeaderDict> parse() {
     NpyHeaderDict dict;
     bool seenDescr = false, seenOrder = false, seenShape = false;
     skipSpace();
@@ -24,9 +24,9 @@ public:
       skipSpace();
       if (consume('}'))
         break;
-      Expected<std::string> key = parseString();
+      StatusOr<std::string> key = parseString();
       if (!key)
-        return key.takeError();
+        return key.status();
       skipSpace();
       if (!consume(':'))
         return error("expected ':' after '" + printable(*key) + "'");
@@ -37,16 +37,16 @@ public:
                    : *key == "shape"         ? &seenShape
                                              : nullptr;
       if (!seen)
-        return fail("npy header has unexpected key '" + printable(*key) + "'");
+        return Status::error("npy header has unexpected key '" + printable(*key) + "'");
       if (*seen)
-        return fail("npy header has key '" + *key + "' twice");
+        return Status::error("npy header has key '" + *key + "' twice");
       *seen = true;
 
       Status value = *key == "descr"           ? parseDescr(dict.descr)
                      : *key == "fortran_order" ? parseBool(dict.fortranOrder)
                                                : parseShape(dict.shape);
       if (!value)
-        return value.takeError();
+        return value;
 
       skipSpace();
       if (consume(','))
@@ -59,24 +59,26 @@ public:
     if (pos_ != text_.size())
       return error("unexpected text after the dict");
     if (!seenDescr || !seenOrder || !seenShape)
-      return fail(std::string("npy header lacks '") +
-                  (!seenDescr ? "descr" : !seenOrder ? "fortran_order" : "shape") + "'");
+      return Status::error(std::string("npy header lacks '") +
+                           (!seenDescr   ? "descr"
+                            : !seenOrder ? "fortran_order"
+                                         : "shape") +
+                           "'");
     return dict;
   }
 
 private:
-  Error error(const std::string &what) const {
+  Status error(const std::string &what) const {
     if (pos_ >= text_.size())
-      return fail("malformed npy header: " + what + ", found the end");
-    return fail("malformed npy header: " + what + " at offset " + std::to_string(pos_));
+      return Status::error("malformed npy header: " + what + ", found the end");
+    return Status::error("malformed npy header: " + what + " at offset " + std::to_string(pos_));
   }
 
   void skipSpace() {
     // numpy pads with spaces and ends with '\n'; old versions used '\x20'
     // padding before a '\n' too. Tabs and CRs are legal Python whitespace.
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' ||
-            text_[pos_] == '\r'))
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' ||
+                                   text_[pos_] == '\t' || text_[pos_] == '\r'))
       ++pos_;
   }
   bool consume(char c) {
@@ -93,7 +95,7 @@ private:
     return true;
   }
 
-  Expected<std::string> parseString() {
+  StatusOr<std::string> parseString() {
     if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"'))
       return error("expected a quoted string");
     char quote = text_[pos_++];
@@ -112,10 +114,10 @@ private:
 
   Status parseDescr(std::string &descr) {
     if (pos_ < text_.size() && text_[pos_] == '[')
-      return fail("structured dtypes are not supported");
-    Expected<std::string> text = parseString();
+      return Status::error("structured dtypes are not supported");
+    StatusOr<std::string> text = parseString();
     if (!text)
-      return text.takeError();
+      return text.status();
     descr = std::move(*text);
     return {};
   }
@@ -138,7 +140,7 @@ private:
       if (consume(')'))
         return {};
       if (pos_ < text_.size() && text_[pos_] == '-')
-        return fail("npy header has a negative dimension");
+        return Status::error("npy header has a negative dimension");
       if (pos_ >= text_.size() || text_[pos_] < '0' || text_[pos_] > '9')
         return error("expected a dimension");
       uint64_t dim = 0;
@@ -146,7 +148,7 @@ private:
         if (__builtin_mul_overflow(dim, uint64_t(10), &dim) ||
             __builtin_add_overflow(dim, uint64_t(text_[pos_] - '0'), &dim) ||
             dim > uint64_t(INT64_MAX))
-          return fail("npy header has a dimension too large for int64");
+          return Status::error("npy header has a dimension too large for int64");
         ++pos_;
       }
       consume('L'); // Python 2 wrote long ints as "3L"
@@ -169,7 +171,7 @@ private:
 
 } // namespace
 
-Expected<NpyHeaderDict> parseNpyHeaderDict(std::string_view text) {
+StatusOr<NpyHeaderDict> parseNpyHeaderDict(std::string_view text) {
   return DictParser(text).parse();
 }
 
@@ -181,8 +183,9 @@ std::string formatNpyHeaderDict(const NpyHeaderDict &dict) {
   if (dict.shape.size() == 1)
     shape += ",";
   shape += ")";
-  return "{'descr': '" + dict.descr + "', 'fortran_order': " +
-         (dict.fortranOrder ? "True" : "False") + ", 'shape': " + shape + ", }";
+  return "{'descr': '" + dict.descr +
+         "', 'fortran_order': " + (dict.fortranOrder ? "True" : "False") + ", 'shape': " + shape +
+         ", }";
 }
 
 } // namespace shardc::rt::io

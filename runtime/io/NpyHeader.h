@@ -14,7 +14,7 @@
 #define SHARDC_RUNTIME_IO_NPYHEADER_H
 
 #include "runtime/core/Tensor.h"
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 
 #include <string>
 #include <string_view>
@@ -29,7 +29,7 @@ struct NpyHeaderDict {
 
 /// Parses the dict text (after the magic, version and length; padding and
 /// the final newline included).
-Expected<NpyHeaderDict> parseNpyHeaderDict(std::string_view text);
+StatusOr<NpyHeaderDict> parseNpyHeaderDict(std::string_view text);
 
 /// The dict text exactly as numpy formats it, without padding:
 /// "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }".

@@ -24,28 +24,28 @@ bool endsWithSuffix(const std::string &name) {
 }
 /// Stored entries are decoded straight from the mapping (one copy, into the
 /// tensor); deflated ones are inflated into a buffer that becomes the tensor.
-Expected<HostTensor> decodeEntry(const ZipReader &archive, const ZipEntry &entry) {
+StatusOr<HostTensor> decodeEntry(const ZipReader &archive, const ZipEntry &entry) {
   if (entry.method == zip::kMethodStored) {
-    Expected<const std::byte *> data = archive.storedData(entry);
+    StatusOr<const std::byte *> data = archive.storedData(entry);
     if (!data)
-      return data.takeError();
+      return data.status();
     return decodeNpy(*data, entry.uncompressedSize);
   }
-  Expected<std::vector<std::byte>> bytes = archive.extract(entry);
+  StatusOr<std::vector<std::byte>> bytes = archive.extract(entry);
   if (!bytes)
-    return bytes.takeError();
+    return bytes.status();
   return decodeNpy(std::move(*bytes));
 }
 } // namespace
 
-Expected<std::vector<NamedTensor>> readNpz(const std::string &path) {
-  return catchExceptions(path, [&]() -> Expected<std::vector<NamedTensor>> {
-    Expected<MappedFile> file = MappedFile::open(path);
+StatusOr<std::vector<NamedTensor>> readNpz(const std::string &path) {
+  return catchExceptions(path, [&]() -> StatusOr<std::vector<NamedTensor>> {
+    StatusOr<MappedFile> file = MappedFile::open(path);
     if (!file)
-      return file.takeError();
-    Expected<ZipReader> archive = ZipReader::open(file->data(), file->size());
+      return file.status();
+    StatusOr<ZipReader> archive = ZipReader::open(file->data(), file->size());
     if (!archive)
-      return fail(path + ": " + archive.error());
+      return Status::error(path + ": " + archive.message());
 
     std::vector<NamedTensor> tensors;
     std::set<std::string> seen;
@@ -53,15 +53,15 @@ Expected<std::vector<NamedTensor>> readNpz(const std::string &path) {
       // np.load would hand back a non-.npy member as raw bytes; the runtime
       // has no use for those, and a stray file is more likely a mistake.
       if (!endsWithSuffix(entry.name))
-        return fail(path + ": entry '" + printable(entry.name) + "' is not a .npy file");
+        return Status::error(path + ": entry '" + printable(entry.name) + "' is not a .npy file");
       std::string key = entry.name.substr(0, entry.name.size() - kSuffix.size());
       std::string where = path + ": entry '" + printable(key) + "': ";
       if (!seen.insert(key).second)
-        return fail(where + "appears twice");
+        return Status::error(where + "appears twice");
 
-      Expected<HostTensor> tensor = decodeEntry(*archive, entry);
+      StatusOr<HostTensor> tensor = decodeEntry(*archive, entry);
       if (!tensor)
-        return fail(where + tensor.error());
+        return Status::error(where + tensor.message());
       tensors.push_back({std::move(key), std::move(*tensor)});
     }
     return tensors;
@@ -77,24 +77,24 @@ Status writeNpz(const std::string &path, const std::vector<NamedView> &entries,
     for (const NamedView &entry : entries) {
       std::string where = path + ": entry '" + printable(entry.name) + "': ";
       if (entry.name.empty())
-        return fail(path + ": an entry has an empty name");
+        return Status::error(path + ": an entry has an empty name");
       if (entry.name.find('\0') != std::string::npos)
-        return fail(where + "name contains a NUL byte");
+        return Status::error(where + "name contains a NUL byte");
       if (entry.name.size() + kSuffix.size() > 0xffff)
-        return fail(where + "name is longer than a zip entry name can be");
+        return Status::error(where + "name is longer than a zip entry name can be");
       if (!seen.insert(entry.name).second)
-        return fail(where + "appears twice");
-      Expected<std::string> header = encodeNpyHeader(entry.view.dtype, entry.view.shape);
+        return Status::error(where + "appears twice");
+      StatusOr<std::string> header = encodeNpyHeader(entry.view.dtype, entry.view.shape);
       if (!header)
-        return fail(where + header.error());
+        return Status::error(where + header.message());
       if (entry.view.bytes() != 0 && entry.view.data == nullptr)
-        return fail(where + "tensor has no data");
+        return Status::error(where + "tensor has no data");
       headers.push_back(std::move(*header));
     }
 
-    Expected<AtomicFile> file = AtomicFile::create(path);
+    StatusOr<AtomicFile> file = AtomicFile::create(path);
     if (!file)
-      return file.takeError();
+      return file.status();
     ZipWriter zip(*file, options.forceZip64);
     for (size_t i = 0; i < entries.size(); ++i) {
       const NamedView &entry = entries[i];
@@ -115,9 +115,9 @@ Status writeNpz(const std::string &path, const std::vector<NamedTensor> &entries
     std::vector<NamedView> views;
     views.reserve(entries.size());
     for (const NamedTensor &entry : entries) {
-      Expected<TensorView> view = viewOf(entry.tensor);
+      StatusOr<TensorView> view = viewOf(entry.tensor);
       if (!view)
-        return fail(path + ": entry '" + printable(entry.name) + "': " + view.error());
+        return Status::error(path + ": entry '" + printable(entry.name) + "': " + view.message());
       views.push_back({entry.name, std::move(*view)});
     }
     return writeNpz(path, views, options);

@@ -18,7 +18,7 @@
 #ifndef SHARDC_RUNTIME_IO_NPZ_H
 #define SHARDC_RUNTIME_IO_NPZ_H
 
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 #include "runtime/io/NamedTensor.h"
 
 #include <string>
@@ -27,7 +27,7 @@
 namespace shardc::rt::io {
 
 /// Every array in the archive, in archive order, names without ".npy".
-Expected<std::vector<NamedTensor>> readNpz(const std::string &path);
+StatusOr<std::vector<NamedTensor>> readNpz(const std::string &path);
 
 struct NpzWriteOptions {
   /// Write zip64 records even for small archives (for tests of readers;

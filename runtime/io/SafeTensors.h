@@ -31,7 +31,7 @@
 #ifndef SHARDC_RUNTIME_IO_SAFETENSORS_H
 #define SHARDC_RUNTIME_IO_SAFETENSORS_H
 
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 #include "runtime/io/MappedFile.h"
 #include "runtime/io/NamedTensor.h"
 
@@ -77,7 +77,7 @@ class SafeTensorsFile {
 public:
   /// Maps and validates the file. Errors name it: "w.safetensors: tensor
   /// 'wq': data_offsets [0, 12] hold 12 bytes, float32 [2, 3] needs 24".
-  static Expected<SafeTensorsFile> open(const std::string &path);
+  static StatusOr<SafeTensorsFile> open(const std::string &path);
 
   const std::string &path() const { return file_.path(); }
   const SafeTensorsMetadata &metadata() const { return metadata_; }

@@ -18,8 +18,8 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr std::pair<DType, const char *> kDtypeNames[] = {
-    {DType::F32, "F32"}, {DType::F16, "F16"}, {DType::BF16, "BF16"}, {DType::F64, "F64"},
-    {DType::I64, "I64"}, {DType::I32, "I32"}, {DType::I16, "I16"},   {DType::I8, "I8"},
+    {DType::F32, "F32"}, {DType::F16, "F16"},  {DType::BF16, "BF16"}, {DType::F64, "F64"},
+    {DType::I64, "I64"}, {DType::I32, "I32"},  {DType::I16, "I16"},   {DType::I8, "I8"},
     {DType::U8, "U8"},   {DType::Bool, "BOOL"}};
 
 /// A valid header nests three deep ({"w": {"shape": [2]}}); anything much
@@ -34,12 +34,11 @@ struct ParseAbort {
 /// Parses JSON, refusing duplicate keys (nlohmann would keep the last one
 /// silently, so two entries for one tensor could hide a bad one) and deep
 /// nesting.
-Expected<Json> parseStrictJson(std::string_view text) {
+StatusOr<Json> parseStrictJson(std::string_view text) {
   std::vector<std::set<std::string>> openObjects;
   auto callback = [&](int depth, Json::parse_event_t event, Json &parsed) {
     if (depth > kMaxDepth)
-      throw ParseAbort{"header JSON nests deeper than " + std::to_string(kMaxDepth) +
-                       " levels"};
+      throw ParseAbort{"header JSON nests deeper than " + std::to_string(kMaxDepth) + " levels"};
     if (event == Json::parse_event_t::object_start) {
       openObjects.emplace_back();
     } else if (event == Json::parse_event_t::object_end) {
@@ -55,14 +54,14 @@ Expected<Json> parseStrictJson(std::string_view text) {
   try {
     return Json::parse(text.begin(), text.end(), callback);
   } catch (const ParseAbort &abort) {
-    return fail(abort.message);
+    return Status::error(abort.message);
   } catch (const Json::exception &e) {
     // Drop nlohmann's "[json.exception.parse_error.101] " tag.
     std::string what = e.what();
     size_t tagEnd = what.find("] ");
     if (tagEnd != std::string::npos)
       what = what.substr(tagEnd + 2);
-    return fail("header is not valid JSON: " + printable(what));
+    return Status::error("header is not valid JSON: " + printable(what));
   }
 }
 
@@ -82,42 +81,42 @@ Status parseMetadata(const Json &value, std::map<std::string, std::string> &meta
   if (value.is_null()) // what the reference writer emits for "no metadata"
     return {};
   if (!value.is_object())
-    return fail("'__metadata__' is not an object");
+    return Status::error("'__metadata__' is not an object");
   for (const auto &[key, item] : value.items()) {
     if (!item.is_string())
-      return fail("'__metadata__' value of '" + printable(key) + "' is not a string");
+      return Status::error("'__metadata__' value of '" + printable(key) + "' is not a string");
     metadata[key] = item.get<std::string>();
   }
   return {};
 }
 
-Expected<SafeTensorsRecord> parseRecord(const std::string &name, const Json &value,
+StatusOr<SafeTensorsRecord> parseRecord(const std::string &name, const Json &value,
                                         uint64_t bufferSize) {
   std::string where = "tensor '" + printable(name) + "': ";
   if (!value.is_object())
-    return fail(where + "entry is not an object");
+    return Status::error(where + "entry is not an object");
   for (const auto &[key, item] : value.items()) {
     (void)item;
     if (key != "dtype" && key != "shape" && key != "data_offsets")
-      return fail(where + "unexpected key '" + printable(key) + "'");
+      return Status::error(where + "unexpected key '" + printable(key) + "'");
   }
 
   auto dtypeIt = value.find("dtype");
   if (dtypeIt == value.end() || !dtypeIt->is_string())
-    return fail(where + "'dtype' is missing or not a string");
+    return Status::error(where + "'dtype' is missing or not a string");
   const std::string &dtypeText = dtypeIt->get_ref<const std::string &>();
   std::optional<DType> dtype = dtypeFromSafeTensorsName(dtypeText);
   if (!dtype)
-    return fail(where + "unsupported dtype '" + printable(dtypeText) + "'");
+    return Status::error(where + "unsupported dtype '" + printable(dtypeText) + "'");
 
   auto shapeIt = value.find("shape");
   if (shapeIt == value.end() || !shapeIt->is_array())
-    return fail(where + "'shape' is missing or not an array");
+    return Status::error(where + "'shape' is missing or not an array");
   Shape shape;
   for (const Json &dim : *shapeIt) {
     uint64_t size;
     if (!asIndex(dim, size))
-      return fail(where + "'shape' must hold non-negative integers");
+      return Status::error(where + "'shape' must hold non-negative integers");
     shape.push_back(static_cast<int64_t>(size));
   }
 
@@ -125,20 +124,21 @@ Expected<SafeTensorsRecord> parseRecord(const std::string &name, const Json &val
   uint64_t begin, end;
   if (offsetsIt == value.end() || !offsetsIt->is_array() || offsetsIt->size() != 2 ||
       !asIndex((*offsetsIt)[0], begin) || !asIndex((*offsetsIt)[1], end))
-    return fail(where + "'data_offsets' must be [begin, end], two non-negative integers");
+    return Status::error(where + "'data_offsets' must be [begin, end], two non-negative integers");
 
   std::optional<uint64_t> bytes = checkedByteCount(*dtype, shape);
   if (!bytes)
-    return fail(where + "shape " + formatShape(shape) + " is too large");
+    return Status::error(where + "shape " + formatShape(shape) + " is too large");
   if (begin > end)
-    return fail(where + "data_offsets " + formatRange(begin, end) + " end before they begin");
+    return Status::error(where + "data_offsets " + formatRange(begin, end) +
+                         " end before they begin");
   if (end > bufferSize)
-    return fail(where + "data_offsets " + formatRange(begin, end) +
-                " run past the data buffer of " + std::to_string(bufferSize) + " bytes");
+    return Status::error(where + "data_offsets " + formatRange(begin, end) +
+                         " run past the data buffer of " + std::to_string(bufferSize) + " bytes");
   if (end - begin != *bytes)
-    return fail(where + "data_offsets " + formatRange(begin, end) + " hold " +
-                std::to_string(end - begin) + " bytes, " + dtypeName(*dtype) + " " +
-                formatShape(shape) + " needs " + std::to_string(*bytes));
+    return Status::error(where + "data_offsets " + formatRange(begin, end) + " hold " +
+                         std::to_string(end - begin) + " bytes, " + dtypeName(*dtype) + " " +
+                         formatShape(shape) + " needs " + std::to_string(*bytes));
   return SafeTensorsRecord{name, *dtype, std::move(shape), begin, end};
 }
 
@@ -158,24 +158,23 @@ std::optional<DType> dtypeFromSafeTensorsName(std::string_view name) {
   return std::nullopt;
 }
 
-Expected<SafeTensorsHeader> parseSafeTensorsHeader(std::string_view json,
-                                                   uint64_t bufferSize) {
-  Expected<Json> root = parseStrictJson(json);
+StatusOr<SafeTensorsHeader> parseSafeTensorsHeader(std::string_view json, uint64_t bufferSize) {
+  StatusOr<Json> root = parseStrictJson(json);
   if (!root)
-    return root.takeError();
+    return root.status();
   if (!root->is_object())
-    return fail("header is not a JSON object");
+    return Status::error("header is not a JSON object");
 
   SafeTensorsHeader header;
   for (const auto &[key, value] : root->items()) {
     if (key == "__metadata__") {
       if (Status status = parseMetadata(value, header.metadata); !status)
-        return status.takeError();
+        return status;
       continue;
     }
-    Expected<SafeTensorsRecord> record = parseRecord(key, value, bufferSize);
+    StatusOr<SafeTensorsRecord> record = parseRecord(key, value, bufferSize);
     if (!record)
-      return record.takeError();
+      return record.status();
     header.tensors.push_back(std::move(*record));
   }
 
@@ -190,17 +189,17 @@ Expected<SafeTensorsHeader> parseSafeTensorsHeader(std::string_view json,
     if (record.begin == record.end)
       continue;
     if (furthest && record.begin < furthest->end)
-      return fail("tensors '" + printable(furthest->name) + "' " +
-                  formatRange(furthest->begin, furthest->end) + " and '" +
-                  printable(record.name) + "' " + formatRange(record.begin, record.end) +
-                  " overlap");
+      return Status::error("tensors '" + printable(furthest->name) + "' " +
+                           formatRange(furthest->begin, furthest->end) + " and '" +
+                           printable(record.name) + "' " + formatRange(record.begin, record.end) +
+                           " overlap");
     if (!furthest || record.end > furthest->end)
       furthest = &record;
   }
   return header;
 }
 
-Expected<std::string> formatSafeTensorsHeader(const SafeTensorsHeader &header) {
+StatusOr<std::string> formatSafeTensorsHeader(const SafeTensorsHeader &header) {
   // ordered_json keeps insertion order, so the header lists tensors in file
   // order and a person reading it sees the layout.
   using OrderedJson = nlohmann::ordered_json;
@@ -209,14 +208,14 @@ Expected<std::string> formatSafeTensorsHeader(const SafeTensorsHeader &header) {
     OrderedJson metadata = OrderedJson::object();
     for (const auto &[key, value] : header.metadata) {
       if (!isValidUtf8(key) || !isValidUtf8(value))
-        return fail("metadata '" + printable(key) + "' is not valid UTF-8");
+        return Status::error("metadata '" + printable(key) + "' is not valid UTF-8");
       metadata[key] = value;
     }
     root["__metadata__"] = std::move(metadata);
   }
   for (const SafeTensorsRecord &record : header.tensors) {
     if (!isValidUtf8(record.name))
-      return fail("tensor name '" + printable(record.name) + "' is not valid UTF-8");
+      return Status::error("tensor name '" + printable(record.name) + "' is not valid UTF-8");
     OrderedJson entry = OrderedJson::object();
     entry["dtype"] = safeTensorsDtypeName(record.dtype);
     entry["shape"] = record.shape;

@@ -10,7 +10,7 @@
 #define SHARDC_RUNTIME_IO_SAFETENSORSHEADER_H
 
 #include "runtime/core/Tensor.h"
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 
 #include <cstdint>
 #include <map>
@@ -37,12 +37,11 @@ struct SafeTensorsHeader {
 /// Parses and validates the JSON text against a data buffer of `bufferSize`
 /// bytes (see SafeTensors.h for the rules). Records come back sorted by
 /// (begin, end, name).
-Expected<SafeTensorsHeader> parseSafeTensorsHeader(std::string_view json,
-                                                   uint64_t bufferSize);
+StatusOr<SafeTensorsHeader> parseSafeTensorsHeader(std::string_view json, uint64_t bufferSize);
 
 /// The JSON text of a header, "__metadata__" first (when not empty), then the
 /// tensors in the given order. Fails on names or strings that are not UTF-8.
-Expected<std::string> formatSafeTensorsHeader(const SafeTensorsHeader &header);
+StatusOr<std::string> formatSafeTensorsHeader(const SafeTensorsHeader &header);
 
 /// Whether `text` is well-formed UTF-8 (JSON cannot carry anything else).
 bool isValidUtf8(std::string_view text);

@@ -15,30 +15,29 @@ constexpr uint64_t kMaxHeaderLength = 100'000'000;
 constexpr uint64_t kLengthFieldSize = 8;
 } // namespace
 
-Expected<SafeTensorsFile> SafeTensorsFile::open(const std::string &path) {
-  return catchExceptions(path, [&]() -> Expected<SafeTensorsFile> {
-    Expected<MappedFile> file = MappedFile::open(path);
+StatusOr<SafeTensorsFile> SafeTensorsFile::open(const std::string &path) {
+  return catchExceptions(path, [&]() -> StatusOr<SafeTensorsFile> {
+    StatusOr<MappedFile> file = MappedFile::open(path);
     if (!file)
-      return file.takeError();
+      return file.status();
     if (file->size() < kLengthFieldSize)
-      return fail(path + ": too short to be a safetensors file (" +
-                  std::to_string(file->size()) + " bytes)");
+      return Status::error(path + ": too short to be a safetensors file (" +
+                           std::to_string(file->size()) + " bytes)");
     uint64_t headerLength = loadLE64(file->data());
     if (!inRange(kLengthFieldSize, headerLength, file->size()))
-      return fail(path + ": header length " + std::to_string(headerLength) +
-                  " runs past the end of the file (" + std::to_string(file->size()) +
-                  " bytes)");
+      return Status::error(path + ": header length " + std::to_string(headerLength) +
+                           " runs past the end of the file (" + std::to_string(file->size()) +
+                           " bytes)");
     if (headerLength > kMaxHeaderLength)
-      return fail(path + ": header length " + std::to_string(headerLength) +
-                  " exceeds the limit of " + std::to_string(kMaxHeaderLength) + " bytes");
+      return Status::error(path + ": header length " + std::to_string(headerLength) +
+                           " exceeds the limit of " + std::to_string(kMaxHeaderLength) + " bytes");
 
     uint64_t dataOffset = kLengthFieldSize + headerLength;
     std::string_view json(reinterpret_cast<const char *>(file->data() + kLengthFieldSize),
                           headerLength);
-    Expected<SafeTensorsHeader> header =
-        parseSafeTensorsHeader(json, file->size() - dataOffset);
+    StatusOr<SafeTensorsHeader> header = parseSafeTensorsHeader(json, file->size() - dataOffset);
     if (!header)
-      return fail(path + ": " + header.error());
+      return Status::error(path + ": " + header.message());
 
     SafeTensorsFile result;
     result.dataOffset_ = dataOffset;

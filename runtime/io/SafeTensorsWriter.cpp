@@ -26,8 +26,8 @@ Status writeSafeTensors(const std::string &path, const std::vector<NamedView> &t
   return catchExceptions(path, [&]() -> Status {
     const uint64_t alignment = options.alignment;
     if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > kMaxAlignment)
-      return fail(path + ": alignment " + std::to_string(alignment) +
-                  " is not a power of two up to " + std::to_string(kMaxAlignment));
+      return Status::error(path + ": alignment " + std::to_string(alignment) +
+                           " is not a power of two up to " + std::to_string(kMaxAlignment));
     // Lay out and validate everything before creating the file.
     SafeTensorsHeader header;
     header.metadata = metadata;
@@ -36,36 +36,35 @@ Status writeSafeTensors(const std::string &path, const std::vector<NamedView> &t
     for (const NamedView &tensor : tensors) {
       std::string where = path + ": tensor '" + printable(tensor.name) + "': ";
       if (tensor.name.empty())
-        return fail(path + ": a tensor has an empty name");
+        return Status::error(path + ": a tensor has an empty name");
       if (tensor.name == "__metadata__")
-        return fail(where + "the name is reserved for metadata");
+        return Status::error(where + "the name is reserved for metadata");
       if (!seen.insert(tensor.name).second)
-        return fail(where + "appears twice");
+        return Status::error(where + "appears twice");
       std::optional<uint64_t> bytes = checkedByteCount(tensor.view.dtype, tensor.view.shape);
       if (!bytes)
-        return fail(where + "invalid shape " + formatShape(tensor.view.shape));
+        return Status::error(where + "invalid shape " + formatShape(tensor.view.shape));
       if (*bytes != 0 && tensor.view.data == nullptr)
-        return fail(where + "tensor has no data");
+        return Status::error(where + "tensor has no data");
       uint64_t begin = alignUp(cursor, alignment);
       if (*bytes > kMaxTotalBytes - begin)
-        return fail(where + "the file would exceed 2^62 bytes");
+        return Status::error(where + "the file would exceed 2^62 bytes");
       cursor = begin + *bytes;
-      header.tensors.push_back(
-          {tensor.name, tensor.view.dtype, tensor.view.shape, begin, cursor});
+      header.tensors.push_back({tensor.name, tensor.view.dtype, tensor.view.shape, begin, cursor});
     }
-    Expected<std::string> json = formatSafeTensorsHeader(header);
+    StatusOr<std::string> json = formatSafeTensorsHeader(header);
     if (!json)
-      return fail(path + ": " + json.error());
+      return Status::error(path + ": " + json.message());
     // Spaces (valid JSON whitespace) until the data buffer starts at a
     // multiple of the alignment, and of 8 as the format asks.
     uint64_t headerAlignment = std::max(alignment, kHeaderAlignment);
-    json->append(alignUp(kLengthFieldSize + json->size(), headerAlignment) -
-                     kLengthFieldSize - json->size(),
+    json->append(alignUp(kLengthFieldSize + json->size(), headerAlignment) - kLengthFieldSize -
+                     json->size(),
                  ' ');
 
-    Expected<AtomicFile> file = AtomicFile::create(path);
+    StatusOr<AtomicFile> file = AtomicFile::create(path);
     if (!file)
-      return file.takeError();
+      return file.status();
     std::string lengthField;
     appendLE(lengthField, json->size(), 8);
     if (Status status = file->write(lengthField); !status)
@@ -75,11 +74,9 @@ Status writeSafeTensors(const std::string &path, const std::vector<NamedView> &t
     const uint64_t dataOffset = file->offset();
     for (size_t i = 0; i < tensors.size(); ++i) {
       const SafeTensorsRecord &record = header.tensors[i];
-      if (Status status = file->writeZeros(record.begin - (file->offset() - dataOffset));
-          !status)
+      if (Status status = file->writeZeros(record.begin - (file->offset() - dataOffset)); !status)
         return status;
-      if (Status status = file->write(tensors[i].view.data, record.end - record.begin);
-          !status)
+      if (Status status = file->write(tensors[i].view.data, record.end - record.begin); !status)
         return status;
     }
     return file->commit();
@@ -92,9 +89,9 @@ Status writeSafeTensors(const std::string &path, const std::vector<NamedTensor> 
     std::vector<NamedView> views;
     views.reserve(tensors.size());
     for (const NamedTensor &tensor : tensors) {
-      Expected<TensorView> view = viewOf(tensor.tensor);
+      StatusOr<TensorView> view = viewOf(tensor.tensor);
       if (!view)
-        return fail(path + ": tensor '" + printable(tensor.name) + "': " + view.error());
+        return Status::error(path + ": tensor '" + printable(tensor.name) + "': " + view.message());
       views.push_back({tensor.name, std::move(*view)});
     }
     return writeSafeTensors(path, views, metadata, options);

@@ -12,7 +12,7 @@
 #define SHARDC_RUNTIME_IO_TENSORBYTES_H
 
 #include "runtime/core/Tensor.h"
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 
 #include <cstdint>
 #include <optional>
@@ -39,16 +39,15 @@ inline std::optional<uint64_t> checkedByteCount(DType dtype, const Shape &shape)
 /// the tensor's byte vector does not match its dtype and shape (a caller's
 /// bug, but one that must not make a writer read past the vector). The
 /// const_cast is sound because writers never write through the view.
-inline Expected<TensorView> viewOf(const HostTensor &tensor) {
+inline StatusOr<TensorView> viewOf(const HostTensor &tensor) {
   std::optional<uint64_t> bytes = checkedByteCount(tensor.dtype, tensor.shape);
   if (!bytes)
-    return fail("invalid shape " + formatShape(tensor.shape));
+    return Status::error("invalid shape " + formatShape(tensor.shape));
   if (*bytes != tensor.bytes.size())
-    return fail("tensor of " + std::string(dtypeName(tensor.dtype)) + " " +
-                formatShape(tensor.shape) + " needs " + std::to_string(*bytes) +
-                " bytes but holds " + std::to_string(tensor.bytes.size()));
-  return TensorView{const_cast<std::byte *>(tensor.bytes.data()), tensor.dtype,
-                    tensor.shape};
+    return Status::error("tensor of " + std::string(dtypeName(tensor.dtype)) + " " +
+                         formatShape(tensor.shape) + " needs " + std::to_string(*bytes) +
+                         " bytes but holds " + std::to_string(tensor.bytes.size()));
+  return TensorView{const_cast<std::byte *>(tensor.bytes.data()), tensor.dtype, tensor.shape};
 }
 
 /// `value` rounded up to a multiple of `alignment` (a power of two); callers

@@ -20,19 +20,19 @@ namespace {
 constexpr uint64_t kMaxDeflateRatio = 1032;
 } // namespace
 
-Expected<ZipReader> ZipReader::open(const std::byte *data, size_t size) {
+StatusOr<ZipReader> ZipReader::open(const std::byte *data, size_t size) {
   ZipReader reader(data, size);
   uint64_t entryCount = 0;
   if (Status status = reader.readEndRecords(entryCount); !status)
-    return status.takeError();
+    return status;
   if (Status status = reader.readCentralDirectory(entryCount); !status)
-    return status.takeError();
+    return status;
   return reader;
 }
 
 Status ZipReader::readEndRecords(uint64_t &entryCount) {
   if (size_ < kEndSize)
-    return fail("not a zip archive (" + std::to_string(size_) + " bytes)");
+    return Status::error("not a zip archive (" + std::to_string(size_) + " bytes)");
 
   // The end record is the last thing in the file, followed only by its own
   // comment of up to 64 KiB: search backwards for a signature whose comment
@@ -41,7 +41,8 @@ Status ZipReader::readEndRecords(uint64_t &entryCount) {
   std::optional<uint64_t> endPos;
   for (uint64_t pos = size_ - kEndSize;; --pos) {
     const std::byte *p = data_ + pos;
-    if (loadLE32(p) == kEndSignature && pos + kEndSize + loadLE16(p + end::kCommentLength) == size_) {
+    if (loadLE32(p) == kEndSignature &&
+        pos + kEndSize + loadLE16(p + end::kCommentLength) == size_) {
       endPos = pos;
       break;
     }
@@ -49,7 +50,7 @@ Status ZipReader::readEndRecords(uint64_t &entryCount) {
       break;
   }
   if (!endPos)
-    return fail("not a zip archive (no end of central directory record)");
+    return Status::error("not a zip archive (no end of central directory record)");
 
   const std::byte *record = data_ + *endPos;
   uint64_t disk = loadLE16(record + end::kDisk);
@@ -69,13 +70,14 @@ Status ZipReader::readEndRecords(uint64_t &entryCount) {
     const std::byte *locatorRecord = data_ + *endPos - kZip64LocatorSize;
     if (loadLE32(locatorRecord + locator::kDisk) != 0 ||
         loadLE32(locatorRecord + locator::kTotalDisks) > 1)
-      return fail("multi-disk zip archives are not supported");
+      return Status::error("multi-disk zip archives are not supported");
     uint64_t end64Pos = loadLE64(locatorRecord + locator::kEndOffset);
     if (!inRange(end64Pos, kZip64EndSize, *endPos - kZip64LocatorSize))
-      return fail("zip64 end record offset " + std::to_string(end64Pos) + " is out of range");
+      return Status::error("zip64 end record offset " + std::to_string(end64Pos) +
+                           " is out of range");
     const std::byte *end64Record = data_ + end64Pos;
     if (loadLE32(end64Record) != kZip64EndSignature)
-      return fail("bad zip64 end record signature");
+      return Status::error("bad zip64 end record signature");
     disk = loadLE32(end64Record + end64::kDisk);
     directoryDisk = loadLE32(end64Record + end64::kDirectoryDisk);
     entriesOnDisk = loadLE64(end64Record + end64::kEntriesOnDisk);
@@ -84,19 +86,19 @@ Status ZipReader::readEndRecords(uint64_t &entryCount) {
     directoryOffset_ = loadLE64(end64Record + end64::kDirectoryOffset);
     directoryEnd = end64Pos;
   } else if (saturated) {
-    return fail("truncated zip64 archive (no zip64 end record locator)");
+    return Status::error("truncated zip64 archive (no zip64 end record locator)");
   }
 
   if (disk != 0 || directoryDisk != 0 || entriesOnDisk != entryCount)
-    return fail("multi-disk zip archives are not supported");
+    return Status::error("multi-disk zip archives are not supported");
   if (!inRange(directoryOffset_, directorySize_, directoryEnd))
-    return fail("central directory (offset " + std::to_string(directoryOffset_) + ", " +
-                std::to_string(directorySize_) + " bytes) lies outside the archive");
+    return Status::error("central directory (offset " + std::to_string(directoryOffset_) + ", " +
+                         std::to_string(directorySize_) + " bytes) lies outside the archive");
   // Checked before anything is reserved, so a hostile count cannot make us
   // allocate more than the directory could describe.
   if (entryCount > directorySize_ / kCentralHeaderSize)
-    return fail("central directory of " + std::to_string(directorySize_) +
-                " bytes cannot hold " + std::to_string(entryCount) + " entries");
+    return Status::error("central directory of " + std::to_string(directorySize_) +
+                         " bytes cannot hold " + std::to_string(entryCount) + " entries");
   return {};
 }
 
@@ -106,16 +108,15 @@ Status ZipReader::readCentralDirectory(uint64_t entryCount) {
   entries_.reserve(entryCount);
   for (uint64_t index = 0; index < entryCount; ++index) {
     if (!inRange(pos, kCentralHeaderSize, directoryEnd))
-      return fail("truncated central directory");
+      return Status::error("truncated central directory");
     const std::byte *p = data_ + pos;
     if (loadLE32(p) != kCentralHeaderSignature)
-      return fail("bad central directory record at offset " + std::to_string(pos));
+      return Status::error("bad central directory record at offset " + std::to_string(pos));
     uint64_t nameLength = loadLE16(p + central::kNameLength);
     uint64_t extraLength = loadLE16(p + central::kExtraLength);
     uint64_t commentLength = loadLE16(p + central::kCommentLength);
-    if (!inRange(pos + kCentralHeaderSize, nameLength + extraLength + commentLength,
-                 directoryEnd))
-      return fail("truncated central directory");
+    if (!inRange(pos + kCentralHeaderSize, nameLength + extraLength + commentLength, directoryEnd))
+      return Status::error("truncated central directory");
 
     ZipEntry entry;
     entry.name.assign(reinterpret_cast<const char *>(p + kCentralHeaderSize), nameLength);
@@ -138,7 +139,7 @@ Status ZipReader::readCentralDirectory(uint64_t entryCount) {
       uint64_t id = loadLE16(extra + at);
       uint64_t length = loadLE16(extra + at + 2);
       if (!inRange(at + 4, length, extraLength))
-        return fail("entry '" + printable(entry.name) + "': malformed extra field");
+        return Status::error("entry '" + printable(entry.name) + "': malformed extra field");
       if (id == kZip64ExtraId) {
         const std::byte *field = extra + at + 4;
         uint64_t left = length;
@@ -155,15 +156,16 @@ Status ZipReader::readCentralDirectory(uint64_t entryCount) {
         if (!take(needUncompressed, entry.uncompressedSize, 8) ||
             !take(needCompressed, entry.compressedSize, 8) ||
             !take(needOffset, entry.localHeaderOffset, 8) || !take(needDisk, diskStart, 4))
-          return fail("entry '" + printable(entry.name) + "': zip64 extra field is too short");
+          return Status::error("entry '" + printable(entry.name) +
+                               "': zip64 extra field is too short");
         needUncompressed = needCompressed = needOffset = needDisk = false;
       }
       at += 4 + length;
     }
     if (needUncompressed || needCompressed || needOffset || needDisk)
-      return fail("entry '" + printable(entry.name) + "': zip64 extra field is missing");
+      return Status::error("entry '" + printable(entry.name) + "': zip64 extra field is missing");
     if (diskStart != 0)
-      return fail("multi-disk zip archives are not supported");
+      return Status::error("multi-disk zip archives are not supported");
 
     entries_.push_back(std::move(entry));
     pos += kCentralHeaderSize + nameLength + extraLength + commentLength;
@@ -171,34 +173,34 @@ Status ZipReader::readCentralDirectory(uint64_t entryCount) {
   return {};
 }
 
-Expected<const std::byte *> ZipReader::locateData(const ZipEntry &entry) const {
+StatusOr<const std::byte *> ZipReader::locateData(const ZipEntry &entry) const {
   if (entry.flags & (kFlagEncrypted | kFlagStrongEncryption))
-    return fail("encrypted entries are not supported");
+    return Status::error("encrypted entries are not supported");
   if (entry.method != kMethodStored && entry.method != kMethodDeflate)
-    return fail("compression method " + std::to_string(entry.method) +
-                " is not supported (only stored and deflate)");
+    return Status::error("compression method " + std::to_string(entry.method) +
+                         " is not supported (only stored and deflate)");
 
   // Entry data precedes the central directory; anything else overlaps it.
   if (!inRange(entry.localHeaderOffset, kLocalHeaderSize, directoryOffset_))
-    return fail("local header offset " + std::to_string(entry.localHeaderOffset) +
-                " is out of range");
+    return Status::error("local header offset " + std::to_string(entry.localHeaderOffset) +
+                         " is out of range");
   const std::byte *header = data_ + entry.localHeaderOffset;
   if (loadLE32(header) != kLocalHeaderSignature)
-    return fail("bad local header signature at offset " +
-                std::to_string(entry.localHeaderOffset));
+    return Status::error("bad local header signature at offset " +
+                         std::to_string(entry.localHeaderOffset));
   uint64_t nameLength = loadLE16(header + local::kNameLength);
   uint64_t extraLength = loadLE16(header + local::kExtraLength);
   uint64_t dataStart = entry.localHeaderOffset + kLocalHeaderSize + nameLength + extraLength;
   if (dataStart > directoryOffset_)
-    return fail("local header runs into the central directory");
-  std::string_view localName(reinterpret_cast<const char *>(header + kLocalHeaderSize),
-                             nameLength);
+    return Status::error("local header runs into the central directory");
+  std::string_view localName(reinterpret_cast<const char *>(header + kLocalHeaderSize), nameLength);
   if (localName != entry.name)
-    return fail("local header names '" + printable(localName) +
-                "', the central directory '" + printable(entry.name) + "'");
+    return Status::error("local header names '" + printable(localName) +
+                         "', the central directory '" + printable(entry.name) + "'");
   if (!inRange(dataStart, entry.compressedSize, directoryOffset_))
-    return fail("data (" + std::to_string(entry.compressedSize) + " bytes at offset " +
-                std::to_string(dataStart) + ") runs past the start of the central directory");
+    return Status::error("data (" + std::to_string(entry.compressedSize) + " bytes at offset " +
+                         std::to_string(dataStart) +
+                         ") runs past the start of the central directory");
   return data_ + dataStart;
 }
 
@@ -206,45 +208,46 @@ namespace {
 Status checkCrc(const ZipEntry &entry, const std::byte *data, size_t size) {
   uint32_t crc = crc32Update(0, data, size);
   if (crc != entry.crc32)
-    return fail("CRC-32 mismatch: archive records " + hex32(entry.crc32) + ", data has " +
-                hex32(crc));
+    return Status::error("CRC-32 mismatch: archive records " + hex32(entry.crc32) + ", data has " +
+                         hex32(crc));
   return {};
 }
 } // namespace
 
-Expected<const std::byte *> ZipReader::storedData(const ZipEntry &entry) const {
-  Expected<const std::byte *> data = locateData(entry);
+StatusOr<const std::byte *> ZipReader::storedData(const ZipEntry &entry) const {
+  StatusOr<const std::byte *> data = locateData(entry);
   if (!data)
     return data;
   if (entry.method != kMethodStored)
-    return fail("entry is compressed, not stored");
+    return Status::error("entry is compressed, not stored");
   if (entry.compressedSize != entry.uncompressedSize)
-    return fail("stored entry has compressed size " + std::to_string(entry.compressedSize) +
-                " but uncompressed size " + std::to_string(entry.uncompressedSize));
+    return Status::error("stored entry has compressed size " +
+                         std::to_string(entry.compressedSize) + " but uncompressed size " +
+                         std::to_string(entry.uncompressedSize));
   if (Status status = checkCrc(entry, *data, entry.uncompressedSize); !status)
-    return status.takeError();
+    return status;
   return data;
 }
 
-Expected<std::vector<std::byte>> ZipReader::extract(const ZipEntry &entry) const {
+StatusOr<std::vector<std::byte>> ZipReader::extract(const ZipEntry &entry) const {
   if (entry.method == kMethodStored) {
-    Expected<const std::byte *> data = storedData(entry);
+    StatusOr<const std::byte *> data = storedData(entry);
     if (!data)
-      return data.takeError();
+      return data.status();
     return std::vector<std::byte>(*data, *data + entry.uncompressedSize);
   }
-  Expected<const std::byte *> compressed = locateData(entry);
+  StatusOr<const std::byte *> compressed = locateData(entry);
   if (!compressed)
-    return compressed.takeError();
+    return compressed.status();
   if (entry.uncompressedSize / kMaxDeflateRatio > entry.compressedSize + 1)
-    return fail("implausible uncompressed size " + std::to_string(entry.uncompressedSize) +
-                " for " + std::to_string(entry.compressedSize) + " compressed bytes");
-  Expected<std::vector<std::byte>> bytes =
+    return Status::error("implausible uncompressed size " + std::to_string(entry.uncompressedSize) +
+                         " for " + std::to_string(entry.compressedSize) + " compressed bytes");
+  StatusOr<std::vector<std::byte>> bytes =
       inflateRaw(*compressed, entry.compressedSize, entry.uncompressedSize);
   if (!bytes)
     return bytes;
   if (Status status = checkCrc(entry, bytes->data(), bytes->size()); !status)
-    return status.takeError();
+    return status;
   return bytes;
 }
 

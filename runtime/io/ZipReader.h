@@ -19,7 +19,7 @@
 #ifndef SHARDC_RUNTIME_IO_ZIPREADER_H
 #define SHARDC_RUNTIME_IO_ZIPREADER_H
 
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -44,7 +44,7 @@ public:
   /// Parses the end record(s) and the central directory of the archive in
   /// data[0, size), which must outlive the reader. Errors: "not a zip
   /// archive", "truncated central directory", ...
-  static Expected<ZipReader> open(const std::byte *data, size_t size);
+  static StatusOr<ZipReader> open(const std::byte *data, size_t size);
 
   /// In central directory order (the order the writer added them).
   const std::vector<ZipEntry> &entries() const { return entries_; }
@@ -53,18 +53,18 @@ public:
   /// archive records 1a2b3c4d, data has 5e6f7a8b", "compression method 12 is
   /// not supported", "data (...) runs past the start of the central
   /// directory", ...
-  Expected<std::vector<std::byte>> extract(const ZipEntry &entry) const;
+  StatusOr<std::vector<std::byte>> extract(const ZipEntry &entry) const;
 
   /// A stored entry's bytes where they lie in the archive, CRC-checked, so
   /// the caller can copy them once, straight to their destination.
-  Expected<const std::byte *> storedData(const ZipEntry &entry) const;
+  StatusOr<const std::byte *> storedData(const ZipEntry &entry) const;
 
 private:
   ZipReader(const std::byte *data, size_t size) : data_(data), size_(size) {}
   Status readEndRecords(uint64_t &entryCount);
   Status readCentralDirectory(uint64_t entryCount);
   /// Checks the local header and returns where the entry's data starts.
-  Expected<const std::byte *> locateData(const ZipEntry &entry) const;
+  StatusOr<const std::byte *> locateData(const ZipEntry &entry) const;
 
   const std::byte *data_;
   size_t size_;

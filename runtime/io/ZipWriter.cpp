@@ -30,7 +30,7 @@ uint16_t nameFlags(const std::string &name) {
 
 Status ZipWriter::addStored(const std::string &name, const std::vector<ByteSpan> &pieces) {
   if (name.empty() || name.size() > 0xffff)
-    return fail(file_.path() + ": zip entry name must be 1 to 65535 bytes");
+    return Status::error(file_.path() + ": zip entry name must be 1 to 65535 bytes");
 
   // The CRC and size go in the local header, before the data: compute them
   // first rather than seeking back or writing a data descriptor.

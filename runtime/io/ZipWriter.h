@@ -17,7 +17,7 @@
 #define SHARDC_RUNTIME_IO_ZIPWRITER_H
 
 #include "runtime/io/AtomicFile.h"
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 
 #include <cstddef>
 #include <cstdint>

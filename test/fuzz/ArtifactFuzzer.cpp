@@ -72,8 +72,10 @@ std::string withChecksums(std::string_view manifest, std::string_view program,
 
 void runArtifact() {
   using namespace shardc::rt;
-  (void)readArtifactLayout(directory());
-  StatusOr<Artifact> artifact = loadArtifact(directory(), 0);
+  StatusOr<ArtifactLayout> layout = readArtifactLayout(directory());
+  if (!layout)
+    return;
+  StatusOr<Artifact> artifact = loadArtifact(*layout, 0);
   if (!artifact || artifact->program->arena_bytes() > kMaxBytes)
     return;
   std::vector<HostTensor> inputs;

@@ -12,7 +12,9 @@ shardrun's timings (make demo).
 
 Sharded: --shard "--tp 2 --sp" is passed to shardc, and the artifact's ranks
 run as threads (--launch threads: shardrun --np N) or as MPI processes
-(--launch mpi: mpirun -np N shardrun). A fixture whose dims the mesh cannot
+(--launch mpi: mpirun -np N shardrun), or through the Python binding
+(--launch python: shardc.Session(DIR, ranks="threads").run(feeds), no
+shardrun and no files in between). A fixture whose dims the mesh cannot
 split (shardc says "not divisible" or "cannot split") is reported as
 skipped, with the reason, and does not count as passed.
 """
@@ -74,6 +76,15 @@ def launcher(launch, ranks, shardrun):
     return [shardrun, "--np", str(ranks)]
 
 
+def run_in_python(artifact, feeds, ranks):
+    """The outputs of the binding's session, or the one line it raised."""
+    import shardc
+    try:
+        return shardc.Session(artifact, ranks="threads" if ranks > 1 else None).run(feeds), None
+    except shardc.Error as error:
+        return None, str(error)
+
+
 def check(model_path, dims, shardc, shardrun, workdir, verbose=False, shard=(), launch="threads",
           tolerance=TOLERANCE, feeds=None):
     """Compiles, runs and compares one model; `feeds` default to random inputs."""
@@ -97,6 +108,12 @@ def check(model_path, dims, shardc, shardrun, workdir, verbose=False, shard=(), 
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_btl_vader_single_copy_mechanism="none")
     for step in ("compile", "run"):
+        if step == "run" and launch == "python":
+            ranks = len(json.loads((artifact / "manifest.json").read_text())["ranks"])
+            produced, error = run_in_python(artifact, feeds, ranks)
+            if error:
+                return [f"shardc.Session failed: {error}"], None
+            break
         if step == "compile":
             command = compile_cmd
         else:
@@ -114,7 +131,8 @@ def check(model_path, dims, shardc, shardrun, workdir, verbose=False, shard=(), 
             return [f"{pathlib.Path(command[0]).name} failed: {message}"], None
         if verbose:
             print(f"$ {' '.join(command)}\n  ({time.perf_counter() - start:.2f} s) {run.stdout.strip()}")
-    produced = np.load(outputs)
+    if launch != "python":
+        produced = np.load(outputs)
     problems, worst = [], 0.0
     for name, expected in reference.items():
         if name not in produced:
@@ -144,7 +162,7 @@ def main():
                         help="more shardc flags, e.g. '--tp 2 --sp' or '--dtype bf16'")
     parser.add_argument("--tolerance", type=float, default=TOLERANCE,
                         help="max |diff| allowed, times max |ref| (default 1e-4)")
-    parser.add_argument("--launch", choices=["threads", "mpi"], default="threads")
+    parser.add_argument("--launch", choices=["threads", "mpi", "python"], default="threads")
     args = parser.parse_args()
     if args.model:
         dims = {k: int(v) for k, v in (d.split("=") for d in args.dim)}

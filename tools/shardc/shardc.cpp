@@ -17,6 +17,7 @@
 #include "compiler/Driver/Pipeline.h"
 #include "compiler/Import/Importer.h"
 #include "compiler/Report/ReportWriter.h"
+#include "runtime/core/MeshAxes.h"
 #include "tools/Version.h"
 
 #include "dialects/Dist/DistDialect.h"
@@ -95,9 +96,10 @@ cl::OptionCategory meshCategory("Sharding over many devices");
 // Degrees are parsed by parseDegree, not llvm::cl: "0" and "1.5" are
 // refused like "-3", in our words.
 cl::opt<std::string> tensorParallel(
-    "tp", cl::desc("Tensor-parallel degree: split every linear layer's weight over N devices"),
+    llvm::StringRef(rt::kTensorAxis),
+    cl::desc("Tensor-parallel degree: split every linear layer's weight over N devices"),
     cl::value_desc("N"), cl::cat(meshCategory));
-cl::opt<std::string> dataParallel("dp",
+cl::opt<std::string> dataParallel(llvm::StringRef(rt::kDataAxis),
                                   cl::desc("Data-parallel degree: split the batch over N devices"),
                                   cl::value_desc("N"), cl::cat(meshCategory));
 cl::opt<bool> sequenceParallel(
@@ -213,10 +215,9 @@ int run() {
     return 1;
   }
   // Output paths are checked before compiling: a refused one costs nothing.
-  if (llvm::Error error =
-          *phase == driver::Phase::Artifact
-              ? artifact::checkArtifactDestination(outputPath).takeError()
-              : llvm::Error::success()) {
+  if (llvm::Error error = *phase == driver::Phase::Artifact
+                              ? artifact::checkArtifactDestination(outputPath).takeError()
+                              : llvm::Error::success()) {
     driver::printError(kTool, llvm::toString(std::move(error)));
     return 1;
   }
@@ -230,8 +231,8 @@ int run() {
     driver::printError(kTool, llvm::toString(importOptions.takeError()));
     return 1;
   }
-  auto dp = driver::parseDegree("dp", dataParallel);
-  auto tp = driver::parseDegree("tp", tensorParallel);
+  auto dp = driver::parseDegree(rt::kDataAxis, dataParallel);
+  auto tp = driver::parseDegree(rt::kTensorAxis, tensorParallel);
   if (!dp || !tp) {
     driver::printError(kTool, llvm::toString(dp ? tp.takeError() : dp.takeError()));
     return 1;
@@ -245,7 +246,7 @@ int run() {
     driver::printError(kTool, llvm::toString(std::move(error)));
     return 1;
   }
-  if (sequenceParallel && !mesh->axis("tp")) {
+  if (sequenceParallel && !mesh->axis(rt::kTensorAxis)) {
     driver::printError(kTool, "--sp splits activations over tp; give --tp N with N > 1");
     return 1;
   }

@@ -87,7 +87,7 @@ LogicalResult importRange(NodeContext &node) {
     return failure();
   auto values = constfold::range(*start, *limit, *delta);
   if (!values)
-    return node.error() << values.error();
+    return node.error() << values.message();
   return node.define(node.constant(*values));
 }
 

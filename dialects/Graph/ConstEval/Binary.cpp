@@ -61,11 +61,11 @@ void zip(const HostTensor &lhs, const std::vector<L> &l, const HostTensor &rhs,
 }
 
 /// The type of the result, or why the operand types do not suit `op`.
-Result<ScalarType> resultType(BinaryOp op, ScalarType l, ScalarType r) {
+StatusOr<ScalarType> resultType(BinaryOp op, ScalarType l, ScalarType r) {
   std::string name = binaryOpName(op);
   auto mismatch = [&](const char *need) {
-    return fail(name + " needs " + need + " but got " + typeName(l) + " and " +
-                typeName(r));
+    return Status::error(name + " needs " + need + " but got " + typeName(l) + " and " +
+                         typeName(r));
   };
   if (isLogical(op)) {
     if (l != ScalarType::Bool || r != ScalarType::Bool)
@@ -123,8 +123,8 @@ void floatArithmetic(BinaryOp op, const HostTensor &lhs, const HostTensor &rhs,
   detail::roundAll(out.floats, out.type);
 }
 
-Result<HostTensor> intArithmetic(BinaryOp op, const HostTensor &lhs,
-                                 const HostTensor &rhs, HostTensor &out) {
+StatusOr<HostTensor> intArithmetic(BinaryOp op, const HostTensor &lhs, const HostTensor &rhs,
+                                   HostTensor &out) {
   const ScalarType type = out.type;
   // Computing in uint64_t makes overflow defined; wrapInt then keeps the bits
   // the element type holds, which is the same as wrapping at its own width.
@@ -145,7 +145,7 @@ Result<HostTensor> intArithmetic(BinaryOp op, const HostTensor &lhs,
     // Every divisor element is used when the result is not empty.
     if (out.numElements() > 0 &&
         std::find(rhs.ints.begin(), rhs.ints.end(), 0) != rhs.ints.end())
-      return fail("integer division by zero");
+      return Status::error("integer division by zero");
     run([type](int64_t a, int64_t b) {
       // INT64_MIN / -1 overflows (undefined in C++): negate with wrapping.
       if (b == -1)
@@ -157,7 +157,7 @@ Result<HostTensor> intArithmetic(BinaryOp op, const HostTensor &lhs,
   case BinaryOp::FMod: {
     if (out.numElements() > 0 &&
         std::find(rhs.ints.begin(), rhs.ints.end(), 0) != rhs.ints.end())
-      return fail("integer division by zero");
+      return Status::error("integer division by zero");
     const bool floored = op == BinaryOp::Mod;
     run([floored](int64_t a, int64_t b) {
       // INT64_MIN % -1 overflows in C++; the remainder is 0.
@@ -224,8 +224,7 @@ std::optional<int64_t> intPow(ScalarType type, int64_t base, int64_t exponent) {
   return wrapInt(type, result);
 }
 
-Result<HostTensor> power(const HostTensor &base, const HostTensor &exponent,
-                         HostTensor &out) {
+StatusOr<HostTensor> power(const HostTensor &base, const HostTensor &exponent, HostTensor &out) {
   if (isFloat(base.type)) {
     auto pow = [](double b, auto e) { return std::pow(b, double(e)); };
     if (isFloat(exponent.type))
@@ -245,8 +244,8 @@ Result<HostTensor> power(const HostTensor &base, const HostTensor &exponent,
           return v.value_or(0);
         });
     if (failed)
-      return fail(std::string("pow result is NaN, infinite or out of range for ") +
-                  typeName(type));
+      return Status::error(std::string("pow result is NaN, infinite or out of range for ") +
+                           typeName(type));
     return std::move(out);
   }
   zip(base, base.ints, exponent, exponent.ints, out, out.ints,
@@ -256,25 +255,24 @@ Result<HostTensor> power(const HostTensor &base, const HostTensor &exponent,
         return v.value_or(0);
       });
   if (failed)
-    return fail("integer pow of 0 to a negative exponent");
+    return Status::error("integer pow of 0 to a negative exponent");
   return std::move(out);
 }
 
 } // namespace
 
-Result<HostTensor> binary(BinaryOp op, const HostTensor &lhs,
-                          const HostTensor &rhs) {
-  if (auto error = detail::checkOperand(lhs, "lhs"))
-    return *error;
-  if (auto error = detail::checkOperand(rhs, "rhs"))
-    return *error;
-  Result<ScalarType> type = resultType(op, lhs.type, rhs.type);
+StatusOr<HostTensor> binary(BinaryOp op, const HostTensor &lhs, const HostTensor &rhs) {
+  if (Status status = detail::checkOperand(lhs, "lhs"); !status)
+    return status;
+  if (Status status = detail::checkOperand(rhs, "rhs"); !status)
+    return status;
+  StatusOr<ScalarType> type = resultType(op, lhs.type, rhs.type);
   if (!type)
-    return fail(type.error());
-  Result<Shape> shape = broadcastShapes(lhs.shape, rhs.shape);
+    return Status::error(type.message());
+  StatusOr<Shape> shape = broadcastShapes(lhs.shape, rhs.shape);
   if (!shape)
-    return fail(shape.error());
-  Result<HostTensor> out = detail::allocate(*type, *shape);
+    return Status::error(shape.message());
+  StatusOr<HostTensor> out = detail::allocate(*type, *shape);
   if (!out)
     return out;
 

@@ -9,9 +9,9 @@
 
 namespace shardc::constfold {
 
-Result<HostTensor> cast(const HostTensor &operand, ScalarType to) {
-  if (auto error = detail::checkOperand(operand, "operand"))
-    return *error;
+StatusOr<HostTensor> cast(const HostTensor &operand, ScalarType to) {
+  if (Status status = detail::checkOperand(operand, "operand"); !status)
+    return status;
   const ScalarType from = operand.type;
   HostTensor out{to, operand.shape, {}, {}};
 
@@ -44,7 +44,7 @@ Result<HostTensor> cast(const HostTensor &operand, ScalarType to) {
       std::ostringstream message;
       message << "cannot cast " << typeName(from) << " value " << v << " to "
               << typeName(to) << ": not finite or out of range";
-      return fail(message.str());
+      return Status::error(message.str());
     }
     out.ints.push_back(*truncated);
   }

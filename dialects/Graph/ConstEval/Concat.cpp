@@ -8,40 +8,37 @@
 
 namespace shardc::constfold {
 
-Result<HostTensor> concat(const std::vector<const HostTensor *> &inputs,
-                          int64_t axis) {
+StatusOr<HostTensor> concat(const std::vector<const HostTensor *> &inputs, int64_t axis) {
   if (inputs.empty())
-    return fail("concat needs at least one input");
+    return Status::error("concat needs at least one input");
   for (size_t i = 0; i < inputs.size(); ++i) {
     std::string role = "concat input " + std::to_string(i);
     if (!inputs[i])
-      return fail(role + " is null");
-    if (auto error = detail::checkOperand(*inputs[i], role.c_str()))
-      return *error;
+      return Status::error(role + " is null");
+    if (Status status = detail::checkOperand(*inputs[i], role.c_str()); !status)
+      return status;
   }
   const HostTensor &first = *inputs.front();
-  if (auto error = detail::checkAxis(axis, first.rank()))
-    return *error;
+  if (Status status = detail::checkAxis(axis, first.rank()); !status)
+    return status;
 
   Shape shape = first.shape;
   shape[size_t(axis)] = 0;
   for (const HostTensor *input : inputs) {
-    if (auto error = detail::checkSameType(first, *input, "concat"))
-      return *error;
+    if (Status status = detail::checkSameType(first, *input, "concat"); !status)
+      return status;
     bool compatible = input->rank() == first.rank();
     for (size_t d = 0; compatible && d < shape.size(); ++d)
       compatible = int64_t(d) == axis || input->shape[d] == first.shape[d];
     if (!compatible)
-      return fail("concat along axis " + std::to_string(axis) +
-                  " needs equal other dims but got " +
-                  formatShape(first.shape) + " and " +
-                  formatShape(input->shape));
+      return Status::error("concat along axis " + std::to_string(axis) +
+                           " needs equal other dims but got " + formatShape(first.shape) + " and " +
+                           formatShape(input->shape));
     int64_t &joined = shape[size_t(axis)];
     if (__builtin_add_overflow(joined, input->shape[size_t(axis)], &joined))
-      return fail("concat result along axis " + std::to_string(axis) +
-                  " is too large");
+      return Status::error("concat result along axis " + std::to_string(axis) + " is too large");
   }
-  Result<HostTensor> out = detail::allocate(first.type, shape);
+  StatusOr<HostTensor> out = detail::allocate(first.type, shape);
   if (!out)
     return out;
 

@@ -8,16 +8,15 @@
 
 namespace shardc::constfold {
 
-Result<HostTensor> cumSum(const HostTensor &operand, int64_t axis,
-                          bool exclusive, bool reverse) {
-  if (auto error = detail::checkOperand(operand, "operand"))
-    return *error;
-  if (auto error = detail::checkAxis(axis, operand.rank()))
-    return *error;
+StatusOr<HostTensor> cumSum(const HostTensor &operand, int64_t axis, bool exclusive, bool reverse) {
+  if (Status status = detail::checkOperand(operand, "operand"); !status)
+    return status;
+  if (Status status = detail::checkAxis(axis, operand.rank()); !status)
+    return status;
   const ScalarType type = operand.type;
   if (!isFloat(type) && type != ScalarType::I32 && type != ScalarType::I64)
-    return fail(std::string("cumsum needs an int32, int64 or float operand but got ") +
-                typeName(type));
+    return Status::error(std::string("cumsum needs an int32, int64 or float operand but got ") +
+                         typeName(type));
 
   // The operand as [outer, dim, inner]: each (outer, inner) pair is a line.
   const int64_t dim = operand.shape[size_t(axis)];

@@ -50,8 +50,7 @@ const char *unaryOpName(UnaryOp op);
 /// Integer Div truncates toward zero (C semantics, like onnxruntime; numpy
 /// floors instead); an integer division by zero fails. Float division by zero
 /// gives IEEE inf/NaN. Max/Min propagate NaN (numpy maximum/minimum).
-Result<HostTensor> binary(BinaryOp op, const HostTensor &lhs,
-                          const HostTensor &rhs);
+StatusOr<HostTensor> binary(BinaryOp op, const HostTensor &lhs, const HostTensor &rhs);
 
 /// Elementwise unary op; the result has the operand type.
 /// Types:
@@ -65,15 +64,14 @@ Result<HostTensor> binary(BinaryOp op, const HostTensor &lhs,
 /// Sigmoid, Silu and Gelu are evaluated in double in forms that do not
 /// overflow for large |x|; Gelu is the erf form, GeluTanh the tanh
 /// approximation (ONNX Gelu approximate="tanh").
-Result<HostTensor> unary(UnaryOp op, const HostTensor &operand);
+StatusOr<HostTensor> unary(UnaryOp op, const HostTensor &operand);
 
 /// ONNX IsNaN: a Bool tensor of the float operand's shape.
-Result<HostTensor> isNaN(const HostTensor &operand);
+StatusOr<HostTensor> isNaN(const HostTensor &operand);
 
 /// ONNX IsInf: true where a float element is +inf (when detectPositive) or
 /// -inf (when detectNegative).
-Result<HostTensor> isInf(const HostTensor &operand, bool detectPositive,
-                         bool detectNegative);
+StatusOr<HostTensor> isInf(const HostTensor &operand, bool detectPositive, bool detectNegative);
 
 /// ONNX Cast.
 ///  - float -> integer truncates toward zero. NaN, +-inf, and values whose
@@ -83,12 +81,11 @@ Result<HostTensor> isInf(const HostTensor &operand, bool detectPositive,
 ///  - anything -> Bool is x != 0 (NaN -> true); Bool -> anything is 0/1.
 ///  - integer -> float and float -> float round once to nearest even
 ///    (overflow gives inf, e.g. 1e6 -> f16 is inf).
-Result<HostTensor> cast(const HostTensor &operand, ScalarType to);
+StatusOr<HostTensor> cast(const HostTensor &operand, ScalarType to);
 
 /// ONNX Where: cond (Bool) ? x : y, all three broadcast together; x and y must
 /// have the same type, which is the result type.
-Result<HostTensor> where(const HostTensor &cond, const HostTensor &x,
-                         const HostTensor &y);
+StatusOr<HostTensor> where(const HostTensor &cond, const HostTensor &x, const HostTensor &y);
 
 } // namespace shardc::constfold
 

@@ -6,13 +6,13 @@
 
 namespace shardc::constfold {
 
-Result<HostTensor> expand(const HostTensor &operand, const Shape &shape) {
-  if (auto error = detail::checkOperand(operand, "operand"))
-    return *error;
-  Result<Shape> result = broadcastShapes(operand.shape, shape);
+StatusOr<HostTensor> expand(const HostTensor &operand, const Shape &shape) {
+  if (Status status = detail::checkOperand(operand, "operand"); !status)
+    return status;
+  StatusOr<Shape> result = broadcastShapes(operand.shape, shape);
   if (!result)
-    return fail("cannot expand: " + result.error());
-  Result<HostTensor> out = detail::allocate(operand.type, *result);
+    return Status::error("cannot expand: " + result.message());
+  StatusOr<HostTensor> out = detail::allocate(operand.type, *result);
   if (out) // stride 0 repeats the broadcast dims
     detail::stridedCopy(operand, *out, 0,
                         broadcastStrides(operand.shape, *result));

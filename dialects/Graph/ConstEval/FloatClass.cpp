@@ -11,12 +11,12 @@ namespace {
 
 /// A Bool tensor of the float operand's shape, true where `test` holds.
 template <typename Test>
-Result<HostTensor> classify(const char *name, const HostTensor &operand, Test test) {
-  if (auto error = detail::checkOperand(operand, "operand"))
-    return *error;
+StatusOr<HostTensor> classify(const char *name, const HostTensor &operand, Test test) {
+  if (Status status = detail::checkOperand(operand, "operand"); !status)
+    return status;
   if (!isFloat(operand.type))
-    return fail(std::string(name) + " needs a float operand but got " +
-                typeName(operand.type));
+    return Status::error(std::string(name) + " needs a float operand but got " +
+                         typeName(operand.type));
   HostTensor out{ScalarType::Bool, operand.shape, {}, {}};
   out.ints.reserve(operand.floats.size());
   for (double value : operand.floats)
@@ -26,12 +26,11 @@ Result<HostTensor> classify(const char *name, const HostTensor &operand, Test te
 
 } // namespace
 
-Result<HostTensor> isNaN(const HostTensor &operand) {
+StatusOr<HostTensor> isNaN(const HostTensor &operand) {
   return classify("is_nan", operand, [](double x) { return std::isnan(x); });
 }
 
-Result<HostTensor> isInf(const HostTensor &operand, bool detectPositive,
-                         bool detectNegative) {
+StatusOr<HostTensor> isInf(const HostTensor &operand, bool detectPositive, bool detectNegative) {
   return classify("is_inf", operand, [&](double x) {
     return std::isinf(x) && (x > 0 ? detectPositive : detectNegative);
   });

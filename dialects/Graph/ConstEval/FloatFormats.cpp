@@ -1,110 +1,51 @@
 //===- FloatFormats.cpp - Round-to-nearest-even for narrow floats ---------===//
+//
+// f16 and bf16 go through the runtime's conversions (runtime/core/HalfFloat.h),
+// so folded constants and converted weights hold the bits the kernels make.
+//
+//===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/ConstEval/FloatFormats.h"
 
-#include <algorithm>
+#include "runtime/core/HalfFloat.h"
+
 #include <cfloat>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace shardc::constfold {
 namespace {
 
-struct BinaryFormat {
-  int mantissaBits;   // stored fraction bits
-  int minNormalExp;   // exponent of the smallest normal number
-  int maxExp;         // exponent of the largest finite number
-};
-
-constexpr BinaryFormat kF16{10, -14, 15};
-constexpr BinaryFormat kBF16{7, -126, 127};
-constexpr BinaryFormat kF32{23, -126, 127};
-
-// Rounds arithmetically instead of by bit twiddling: within one binade the
-// representable numbers are the integer multiples of a power-of-two quantum,
-// so scaling by it, rounding to an integer (ties to even) and scaling back is
-// exact in double for every format narrower than double. Subnormals share the
-// quantum of the smallest normal binade, which gives gradual underflow for free.
-double roundToFormat(double value, const BinaryFormat &format) {
-  if (!std::isfinite(value) || value == 0)
-    return value;
-  double magnitude = std::fabs(value);
-  int exponent = std::max(std::ilogb(magnitude), format.minNormalExp);
-  double quantum = std::ldexp(1.0, exponent - format.mantissaBits);
-  double scaled = magnitude / quantum; // exact: division by a power of two
-  double whole = std::floor(scaled);
-  double fraction = scaled - whole;
-  // whole < 2^(mantissaBits + 1), so the integer conversion is exact.
-  if (fraction > 0.5 || (fraction == 0.5 && (int64_t(whole) & 1)))
-    whole += 1;
-  double rounded = whole * quantum;
-  double maxFinite =
-      std::ldexp(2.0 - std::ldexp(1.0, -format.mantissaBits), format.maxExp);
-  if (rounded > maxFinite)
-    rounded = std::numeric_limits<double>::infinity();
-  return std::copysign(rounded, value);
-}
+/// The double rounded once to float, to odd (rt::toFloatRoundToOdd): the
+/// shared fp16/bf16 conversions then round it correctly, as if from the
+/// double itself.
+float narrowed(double value) { return rt::toFloatRoundToOdd(value); }
 
 } // namespace
 
-double roundToF16(double value) { return roundToFormat(value, kF16); }
-double roundToBF16(double value) { return roundToFormat(value, kBF16); }
+uint16_t f16Bits(double value) { return rt::toHalf(narrowed(value)).bits; }
+uint16_t bf16Bits(double value) { return rt::toBFloat16(narrowed(value)).bits; }
+double f16FromBits(uint16_t bits) { return double(rt::toFloat(rt::Half{bits})); }
+double bf16FromBits(uint16_t bits) { return double(rt::toFloat(rt::BFloat16{bits})); }
+
+double roundToF16(double value) {
+  // NaN stays the value itself (its payload), as folding never encodes it here.
+  return std::isnan(value) ? value : f16FromBits(f16Bits(value));
+}
+double roundToBF16(double value) {
+  return std::isnan(value) ? value : bf16FromBits(bf16Bits(value));
+}
 
 double roundToF32(double value) {
   // The hardware conversion is correct and fast, but only defined in range.
-  if (std::fabs(value) <= double(FLT_MAX))
+  if (!std::isfinite(value) || std::fabs(value) <= double(FLT_MAX))
     return double(static_cast<float>(value));
-  return roundToFormat(value, kF32); // NaN, inf, or overflow handling
-}
-
-uint16_t f16Bits(double value) {
-  double rounded = roundToF16(value);
-  uint16_t sign = std::signbit(rounded) ? 0x8000 : 0;
-  if (std::isnan(rounded))
-    return sign | 0x7e00;
-  if (std::isinf(rounded))
-    return sign | 0x7c00;
-  double magnitude = std::fabs(rounded);
-  if (magnitude == 0)
-    return sign;
-  int exponent = std::ilogb(magnitude);
-  if (exponent < kF16.minNormalExp) // subnormal: a multiple of 2^-24
-    return sign | uint16_t(std::ldexp(magnitude, 24));
-  auto fraction = uint16_t(std::ldexp(magnitude, 10 - exponent) - 1024);
-  return sign | uint16_t((exponent + 15) << 10) | fraction;
-}
-
-double f16FromBits(uint16_t bits) {
-  int biasedExp = (bits >> 10) & 0x1f;
-  int fraction = bits & 0x3ff;
-  double magnitude;
-  if (biasedExp == 0x1f)
-    magnitude = fraction ? std::numeric_limits<double>::quiet_NaN()
-                         : std::numeric_limits<double>::infinity();
-  else if (biasedExp == 0)
-    magnitude = std::ldexp(double(fraction), -24);
-  else
-    magnitude = std::ldexp(double(1024 + fraction), biasedExp - 25);
-  return (bits & 0x8000) ? -magnitude : magnitude;
-}
-
-uint16_t bf16Bits(double value) {
-  double rounded = roundToBF16(value);
-  if (std::isnan(rounded))
-    return uint16_t((std::signbit(rounded) ? 0x8000 : 0) | 0x7fc0);
-  // bf16 is the top half of an f32, and the rounded value is exact in f32.
-  auto asFloat = static_cast<float>(rounded);
-  uint32_t bits;
-  std::memcpy(&bits, &asFloat, sizeof bits);
-  return uint16_t(bits >> 16);
-}
-
-double bf16FromBits(uint16_t bits) {
-  uint32_t wide = uint32_t(bits) << 16;
-  float asFloat;
-  std::memcpy(&asFloat, &wide, sizeof asFloat);
-  return double(asFloat);
+  // Beyond FLT_MAX: FLT_MAX up to the midpoint to the next binade's first
+  // step (2^128 - 2^103), infinity from it on (ties go to the even, inf).
+  const double overflow = 0x1p128 - 0x1p103;
+  return std::copysign(std::fabs(value) < overflow ? double(FLT_MAX)
+                                                   : std::numeric_limits<double>::infinity(),
+                       value);
 }
 
 } // namespace shardc::constfold

@@ -4,8 +4,8 @@
 // type, so each op computes in double and rounds once at the end. These are the
 // roundings (IEEE round-to-nearest-even, overflow to infinity, gradual
 // underflow) plus the bit encodings a folder needs to build an attribute.
-// Written out rather than taken from a library so the evaluator depends on
-// nothing but the C++ standard library.
+// The f16 and bf16 ones are the runtime's (runtime/core/HalfFloat.h, plain
+// C++), so the compiler and the kernels round alike.
 //
 //===----------------------------------------------------------------------===//
 

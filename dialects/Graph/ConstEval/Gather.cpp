@@ -9,15 +9,14 @@
 
 namespace shardc::constfold {
 
-Result<HostTensor> gather(const HostTensor &data, const HostTensor &indices,
-                          int64_t axis) {
-  if (auto error = detail::checkIndexOperands("gather", data, indices, nullptr, axis))
-    return *error;
+StatusOr<HostTensor> gather(const HostTensor &data, const HostTensor &indices, int64_t axis) {
+  if (Status status = detail::checkIndexOperands("gather", data, indices, nullptr, axis); !status)
+    return status;
 
   // Check and resolve all indices up front so the copy loop cannot fail.
   const int64_t dim = data.shape[size_t(axis)];
-  if (auto error = detail::checkAxisIndices("gather", indices, axis, dim))
-    return *error;
+  if (Status status = detail::checkAxisIndices("gather", indices, axis, dim); !status)
+    return status;
   std::vector<int64_t> positions(indices.ints);
   for (int64_t &index : positions)
     if (index < 0)
@@ -26,7 +25,7 @@ Result<HostTensor> gather(const HostTensor &data, const HostTensor &indices,
   Shape shape(data.shape.begin(), data.shape.begin() + axis);
   shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
   shape.insert(shape.end(), data.shape.begin() + axis + 1, data.shape.end());
-  Result<HostTensor> out = detail::allocate(data.type, shape);
+  StatusOr<HostTensor> out = detail::allocate(data.type, shape);
   if (!out)
     return out;
 

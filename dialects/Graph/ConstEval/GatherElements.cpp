@@ -7,20 +7,21 @@
 
 namespace shardc::constfold {
 
-Result<HostTensor> gatherElements(const HostTensor &data,
-                                  const HostTensor &indices, int64_t axis) {
+StatusOr<HostTensor> gatherElements(const HostTensor &data, const HostTensor &indices,
+                                    int64_t axis) {
   const char *name = "gather_elements";
-  if (auto error = detail::checkIndexOperands(name, data, indices, nullptr, axis))
-    return *error;
+  if (Status status = detail::checkIndexOperands(name, data, indices, nullptr, axis); !status)
+    return status;
   if (!detail::fitsOutsideAxis(indices, data, axis))
-    return fail("gather_elements indices " + formatShape(indices.shape) +
-                " do not fit data " + formatShape(data.shape) + " outside axis " +
-                std::to_string(axis));
+    return Status::error("gather_elements indices " + formatShape(indices.shape) +
+                         " do not fit data " + formatShape(data.shape) + " outside axis " +
+                         std::to_string(axis));
 
-  if (auto error = detail::checkAxisIndices(name, indices, axis, data.shape[size_t(axis)]))
-    return *error;
+  if (Status status = detail::checkAxisIndices(name, indices, axis, data.shape[size_t(axis)]);
+      !status)
+    return status;
 
-  Result<HostTensor> out = detail::allocate(data.type, indices.shape);
+  StatusOr<HostTensor> out = detail::allocate(data.type, indices.shape);
   if (!out)
     return out;
   detail::withStorage(data, *out, [&](const auto &in, auto &result) {

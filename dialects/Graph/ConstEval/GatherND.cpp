@@ -10,40 +10,40 @@
 namespace shardc::constfold {
 namespace {
 
-std::optional<Error> checkShapes(const HostTensor &data,
-                                 const HostTensor &indices, int64_t batchDims) {
+Status checkShapes(const HostTensor &data, const HostTensor &indices, int64_t batchDims) {
   const int64_t rank = data.rank(), indexRank = indices.rank();
   if (rank < 1 || indexRank < 1)
-    return fail("gather_nd needs data and indices of rank >= 1 but got " +
-                formatShape(data.shape) + " and " + formatShape(indices.shape));
+    return Status::error("gather_nd needs data and indices of rank >= 1 but got " +
+                         formatShape(data.shape) + " and " + formatShape(indices.shape));
   if (batchDims < 0 || batchDims >= std::min(rank, indexRank))
-    return fail("gather_nd batch_dims " + std::to_string(batchDims) +
-                " is out of range for ranks " + std::to_string(rank) + " and " +
-                std::to_string(indexRank));
+    return Status::error("gather_nd batch_dims " + std::to_string(batchDims) +
+                         " is out of range for ranks " + std::to_string(rank) + " and " +
+                         std::to_string(indexRank));
   if (!std::equal(data.shape.begin(), data.shape.begin() + batchDims,
                   indices.shape.begin()))
-    return fail("gather_nd batch dims of data " + formatShape(data.shape) +
-                " and indices " + formatShape(indices.shape) + " differ");
+    return Status::error("gather_nd batch dims of data " + formatShape(data.shape) +
+                         " and indices " + formatShape(indices.shape) + " differ");
   const int64_t k = indices.shape.back();
   if (k < 1 || k > rank - batchDims)
-    return fail("gather_nd index tuples have " + std::to_string(k) +
-                " entries; expected 1 to " + std::to_string(rank - batchDims));
-  return std::nullopt;
+    return Status::error("gather_nd index tuples have " + std::to_string(k) +
+                         " entries; expected 1 to " + std::to_string(rank - batchDims));
+  return {};
 }
 
 } // namespace
 
-Result<HostTensor> gatherND(const HostTensor &data, const HostTensor &indices,
-                            int64_t batchDims) {
-  if (auto error = detail::checkIndexOperands("gather_nd", data, indices, nullptr, std::nullopt))
-    return *error;
-  if (auto error = checkShapes(data, indices, batchDims))
-    return *error;
+StatusOr<HostTensor> gatherND(const HostTensor &data, const HostTensor &indices,
+                              int64_t batchDims) {
+  if (Status status = detail::checkIndexOperands("gather_nd", data, indices, nullptr, std::nullopt);
+      !status)
+    return status;
+  if (Status status = checkShapes(data, indices, batchDims); !status)
+    return status;
 
   const size_t b = size_t(batchDims), k = size_t(indices.shape.back());
   Shape shape(indices.shape.begin(), indices.shape.end() - 1);
   shape.insert(shape.end(), data.shape.begin() + int64_t(b + k), data.shape.end());
-  Result<HostTensor> out = detail::allocate(data.type, shape);
+  StatusOr<HostTensor> out = detail::allocate(data.type, shape);
   if (!out)
     return out;
 
@@ -62,9 +62,9 @@ Result<HostTensor> gatherND(const HostTensor &data, const HostTensor &indices,
       const int64_t dim = data.shape[b + j];
       int64_t index = indices.ints[size_t(t) * k + j];
       if (index < -dim || index >= dim)
-        return fail("gather_nd index " + std::to_string(index) +
-                    " is out of range for dim " + std::to_string(b + j) +
-                    " of size " + std::to_string(dim));
+        return Status::error("gather_nd index " + std::to_string(index) +
+                             " is out of range for dim " + std::to_string(b + j) + " of size " +
+                             std::to_string(dim));
       if (index < 0)
         index += dim;
       offset += index * strides[b + j];

@@ -22,7 +22,6 @@
 #ifndef SHARDC_DIALECTS_GRAPH_CONSTEVAL_HOSTTENSOR_H
 #define SHARDC_DIALECTS_GRAPH_CONSTEVAL_HOSTTENSOR_H
 
-#include "dialects/Graph/ConstEval/Result.h"
 #include "dialects/Graph/ConstEval/ScalarType.h"
 #include "dialects/Graph/ConstEval/Shape.h"
 

@@ -6,24 +6,22 @@
 
 namespace shardc::constfold::detail {
 
-std::optional<Error> checkIndexOperands(const char *op, const HostTensor &data,
-                                        const HostTensor &indices,
-                                        const HostTensor *updates,
-                                        std::optional<int64_t> axis) {
-  if (auto error = checkOperand(data, "data"))
-    return error;
-  if (auto error = checkOperand(indices, "indices"))
-    return error;
+Status checkIndexOperands(const char *op, const HostTensor &data, const HostTensor &indices,
+                          const HostTensor *updates, std::optional<int64_t> axis) {
+  if (Status status = checkOperand(data, "data"); !status)
+    return status;
+  if (Status status = checkOperand(indices, "indices"); !status)
+    return status;
   if (updates)
-    if (auto error = checkOperand(*updates, "updates"))
-      return error;
+    if (Status status = checkOperand(*updates, "updates"); !status)
+      return status;
   if (axis)
-    if (auto error = checkAxis(*axis, data.rank()))
-      return error;
+    if (Status status = checkAxis(*axis, data.rank()); !status)
+      return status;
   if (!isInteger(indices.type))
-    return fail(std::string(op) + " indices must have an integer type but got " +
-                typeName(indices.type));
-  return std::nullopt;
+    return Status::error(std::string(op) + " indices must have an integer type but got " +
+                         typeName(indices.type));
+  return {};
 }
 
 bool fitsOutsideAxis(const HostTensor &indices, const HostTensor &data, int64_t axis) {
@@ -33,14 +31,13 @@ bool fitsOutsideAxis(const HostTensor &indices, const HostTensor &data, int64_t 
   return fits;
 }
 
-std::optional<Error> checkAxisIndices(const char *op, const HostTensor &indices,
-                                      int64_t axis, int64_t dim) {
+Status checkAxisIndices(const char *op, const HostTensor &indices, int64_t axis, int64_t dim) {
   for (int64_t index : indices.ints)
     if (index < -dim || index >= dim)
-      return fail(std::string(op) + " index " + std::to_string(index) +
-                  " is out of range for axis " + std::to_string(axis) +
-                  " of size " + std::to_string(dim));
-  return std::nullopt;
+      return Status::error(std::string(op) + " index " + std::to_string(index) +
+                           " is out of range for axis " + std::to_string(axis) + " of size " +
+                           std::to_string(dim));
+  return {};
 }
 
 } // namespace shardc::constfold::detail

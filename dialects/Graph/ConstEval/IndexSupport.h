@@ -20,10 +20,8 @@ namespace shardc::constfold::detail {
 /// In this order: data, indices and (for a scatter) updates well-formed,
 /// `axis` within data's rank (for the ops that have one), and indices of an
 /// integer type ("<op> indices must have an integer type but got ...").
-std::optional<Error> checkIndexOperands(const char *op, const HostTensor &data,
-                                        const HostTensor &indices,
-                                        const HostTensor *updates,
-                                        std::optional<int64_t> axis);
+Status checkIndexOperands(const char *op, const HostTensor &data, const HostTensor &indices,
+                          const HostTensor *updates, std::optional<int64_t> axis);
 
 /// Whether indices have data's rank and are no larger than data in every dim
 /// but `axis` (torch.gather's rule, which onnxruntime also follows).
@@ -31,8 +29,7 @@ bool fitsOutsideAxis(const HostTensor &indices, const HostTensor &data, int64_t 
 
 /// Fails on the first index outside [-dim, dim) of data's dim `axis`:
 /// "<op> index I is out of range for axis A of size D".
-std::optional<Error> checkAxisIndices(const char *op, const HostTensor &indices,
-                                      int64_t axis, int64_t dim);
+Status checkAxisIndices(const char *op, const HostTensor &indices, int64_t axis, int64_t dim);
 
 /// Calls fn(i, target) for every position i of indices in row-major order,
 /// target being the offset in data of position i with its `axis` coordinate

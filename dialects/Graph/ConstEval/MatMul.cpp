@@ -35,18 +35,18 @@ void multiply(const T *a, const T *b, T *out, MatrixDims dims,
 
 } // namespace
 
-Result<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs) {
-  if (auto error = detail::checkOperand(lhs, "lhs"))
-    return *error;
-  if (auto error = detail::checkOperand(rhs, "rhs"))
-    return *error;
-  if (auto error = detail::checkSameType(lhs, rhs, "matmul"))
-    return *error;
+StatusOr<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs) {
+  if (Status status = detail::checkOperand(lhs, "lhs"); !status)
+    return status;
+  if (Status status = detail::checkOperand(rhs, "rhs"); !status)
+    return status;
+  if (Status status = detail::checkSameType(lhs, rhs, "matmul"); !status)
+    return status;
   if (lhs.type == ScalarType::Bool)
-    return fail("matmul needs integer or float operands but got bool");
+    return Status::error("matmul needs integer or float operands but got bool");
   if (lhs.rank() < 1 || rhs.rank() < 1)
-    return fail("matmul needs operands of rank >= 1 but got " +
-                formatShape(lhs.shape) + " and " + formatShape(rhs.shape));
+    return Status::error("matmul needs operands of rank >= 1 but got " + formatShape(lhs.shape) +
+                         " and " + formatShape(rhs.shape));
 
   // Promote 1-D operands to matrices (numpy's rule), remembering to drop the
   // added dim from the result.
@@ -58,19 +58,19 @@ Result<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs) {
     b.push_back(1);
   const MatrixDims dims{a[a.size() - 2], a.back(), b.back()};
   if (b[b.size() - 2] != dims.k)
-    return fail("matmul contracting dims differ: " + formatShape(lhs.shape) +
-                " and " + formatShape(rhs.shape));
+    return Status::error("matmul contracting dims differ: " + formatShape(lhs.shape) + " and " +
+                         formatShape(rhs.shape));
 
   const Shape aBatch(a.begin(), a.end() - 2), bBatch(b.begin(), b.end() - 2);
-  Result<Shape> batch = broadcastShapes(aBatch, bBatch);
+  StatusOr<Shape> batch = broadcastShapes(aBatch, bBatch);
   if (!batch)
-    return fail("matmul batch dims: " + batch.error());
+    return Status::error("matmul batch dims: " + batch.message());
   Shape shape = *batch;
   if (!vectorLhs)
     shape.push_back(dims.m);
   if (!vectorRhs)
     shape.push_back(dims.n);
-  Result<HostTensor> out = detail::allocate(lhs.type, shape);
+  StatusOr<HostTensor> out = detail::allocate(lhs.type, shape);
   if (!out)
     return out;
 
@@ -81,9 +81,9 @@ Result<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs) {
     return out;
   const int64_t work = out->numElements() * dims.k;
   if (work > kMaxMatMulWork)
-    return fail("matmul needs " + std::to_string(work) +
-                " multiply-adds, more than the folding limit of " +
-                std::to_string(kMaxMatMulWork));
+    return Status::error("matmul needs " + std::to_string(work) +
+                         " multiply-adds, more than the folding limit of " +
+                         std::to_string(kMaxMatMulWork));
 
   // Walk the broadcast batch with per-operand matrix strides (0 where an
   // operand's batch dim broadcasts).

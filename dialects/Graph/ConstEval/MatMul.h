@@ -17,7 +17,7 @@ inline constexpr int64_t kMaxMatMulWork = int64_t(1) << 31;
 /// column, and that dim is dropped from the result; leading (batch) dims
 /// broadcast. Floats accumulate in double in order of K and round once;
 /// integers wrap to the type.
-Result<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs);
+StatusOr<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs);
 
 } // namespace shardc::constfold
 

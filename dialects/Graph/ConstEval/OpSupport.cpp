@@ -8,29 +8,28 @@
 
 namespace shardc::constfold::detail {
 
-std::optional<Error> checkOperand(const HostTensor &tensor, const char *role) {
+Status checkOperand(const HostTensor &tensor, const char *role) {
   std::string problem = tensor.validate();
   if (problem.empty())
-    return std::nullopt;
-  return fail(std::string(role) + " is malformed: " + problem);
+    return {};
+  return Status::error(std::string(role) + " is malformed: " + problem);
 }
 
-std::optional<Error> checkAxis(int64_t axis, int64_t rank) {
+Status checkAxis(int64_t axis, int64_t rank) {
   if (axis >= 0 && axis < rank)
-    return std::nullopt;
-  return fail("axis " + std::to_string(axis) + " is out of range for rank " +
-              std::to_string(rank));
+    return {};
+  return Status::error("axis " + std::to_string(axis) + " is out of range for rank " +
+                       std::to_string(rank));
 }
 
-Result<HostTensor> allocate(ScalarType type, const Shape &shape) {
+StatusOr<HostTensor> allocate(ScalarType type, const Shape &shape) {
   int64_t count = shapeNumElements(shape);
   if (count < 0)
-    return fail("result shape " + formatShape(shape) + " is invalid");
+    return Status::error("result shape " + formatShape(shape) + " is invalid");
   if (count > kMaxElements)
-    return fail("result shape " + formatShape(shape) + " has " +
-                std::to_string(count) +
-                " elements, more than the folding limit of " +
-                std::to_string(kMaxElements));
+    return Status::error("result shape " + formatShape(shape) + " has " + std::to_string(count) +
+                         " elements, more than the folding limit of " +
+                         std::to_string(kMaxElements));
   HostTensor tensor{type, shape, {}, {}};
   if (isFloat(type))
     tensor.floats.assign(size_t(count), 0.0);
@@ -76,13 +75,11 @@ std::optional<int64_t> truncateToInt(ScalarType type, double value) {
   return result;
 }
 
-std::optional<Error> checkSameType(const HostTensor &a, const HostTensor &b,
-                                   const char *opName) {
+Status checkSameType(const HostTensor &a, const HostTensor &b, const char *opName) {
   if (a.type == b.type)
-    return std::nullopt;
-  return fail(std::string(opName) +
-              " needs operands of the same element type but got " +
-              typeName(a.type) + " and " + typeName(b.type));
+    return {};
+  return Status::error(std::string(opName) + " needs operands of the same element type but got " +
+                       typeName(a.type) + " and " + typeName(b.type));
 }
 
 } // namespace shardc::constfold::detail

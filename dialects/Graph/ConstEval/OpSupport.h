@@ -15,16 +15,16 @@
 namespace shardc::constfold::detail {
 
 /// Fails on a malformed operand; `role` names it in the message ("lhs", "data").
-std::optional<Error> checkOperand(const HostTensor &tensor, const char *role);
+Status checkOperand(const HostTensor &tensor, const char *role);
 
 /// Fails unless 0 <= axis < rank. Axes are normalized by the caller (ONNX
 /// negative axes resolved), so a negative one here is a caller error.
-std::optional<Error> checkAxis(int64_t axis, int64_t rank);
+Status checkAxis(int64_t axis, int64_t rank);
 
 /// A zero-filled result of `type` and `shape`, or an error when the shape is
 /// invalid or larger than kMaxElements (checked before allocating, so an
 /// absurd shape cannot make the compiler throw bad_alloc).
-Result<HostTensor> allocate(ScalarType type, const Shape &shape);
+StatusOr<HostTensor> allocate(ScalarType type, const Shape &shape);
 
 /// Calls fn(sourceStorage, destinationStorage) with the storage vectors that
 /// `type` uses. Data-movement ops are written once as a generic lambda.
@@ -51,8 +51,7 @@ void wrapAll(std::vector<int64_t> &values, ScalarType type);
 std::optional<int64_t> truncateToInt(ScalarType type, double value);
 
 /// Same-shaped element type check with a message naming the op.
-std::optional<Error> checkSameType(const HostTensor &a, const HostTensor &b,
-                                   const char *opName);
+Status checkSameType(const HostTensor &a, const HostTensor &b, const char *opName);
 
 } // namespace shardc::constfold::detail
 

@@ -13,16 +13,15 @@ namespace shardc::constfold {
 namespace {
 
 /// Which dims are reduced, or why `axes` is not a valid set of dims.
-Result<std::vector<bool>> reducedDims(const std::vector<int64_t> &axes,
-                                      const Shape &shape) {
+StatusOr<std::vector<bool>> reducedDims(const std::vector<int64_t> &axes, const Shape &shape) {
   const int64_t rank = int64_t(shape.size());
   std::vector<bool> reduced(shape.size(), axes.empty());
   for (int64_t axis : axes) {
-    if (auto error = detail::checkAxis(axis, rank))
-      return *error;
+    if (Status status = detail::checkAxis(axis, rank); !status)
+      return status;
     if (reduced[size_t(axis)])
-      return fail("reduction axes " + formatShape(axes) + " repeat axis " +
-                  std::to_string(axis));
+      return Status::error("reduction axes " + formatShape(axes) + " repeat axis " +
+                           std::to_string(axis));
     reduced[size_t(axis)] = true;
   }
   return reduced;
@@ -74,9 +73,8 @@ void reduceFloats(ReduceOp op, const HostTensor &operand,
   detail::roundAll(acc, out.type);
 }
 
-Result<HostTensor> reduceInts(ReduceOp op, const HostTensor &operand,
-                              const Shape &outStrides, int64_t groupSize,
-                              HostTensor &out) {
+StatusOr<HostTensor> reduceInts(ReduceOp op, const HostTensor &operand, const Shape &outStrides,
+                                int64_t groupSize, HostTensor &out) {
   const ScalarType type = out.type;
   std::vector<int64_t> &acc = out.ints;
   auto run = [&](int64_t init, auto fn) {
@@ -107,7 +105,7 @@ Result<HostTensor> reduceInts(ReduceOp op, const HostTensor &operand,
     break;
   case ReduceOp::Mean:
     if (groupSize == 0)
-      return fail("integer mean over an empty reduction");
+      return Status::error("integer mean over an empty reduction");
     run(0, [&](int64_t a, int64_t x) {
       int64_t sum = 0;
       overflow |= __builtin_add_overflow(a, x, &sum);
@@ -118,8 +116,7 @@ Result<HostTensor> reduceInts(ReduceOp op, const HostTensor &operand,
       v /= groupSize; // truncates toward zero
     }
     if (overflow)
-      return fail(std::string("integer mean: the sum does not fit ") +
-                  typeName(type));
+      return Status::error(std::string("integer mean: the sum does not fit ") + typeName(type));
     return std::move(out);
   }
   detail::wrapAll(acc, type);
@@ -128,15 +125,15 @@ Result<HostTensor> reduceInts(ReduceOp op, const HostTensor &operand,
 
 } // namespace
 
-Result<HostTensor> reduce(ReduceOp op, const HostTensor &operand,
-                          const std::vector<int64_t> &axes, bool keepdims) {
-  if (auto error = detail::checkOperand(operand, "operand"))
-    return *error;
+StatusOr<HostTensor> reduce(ReduceOp op, const HostTensor &operand,
+                            const std::vector<int64_t> &axes, bool keepdims) {
+  if (Status status = detail::checkOperand(operand, "operand"); !status)
+    return status;
   if (operand.type == ScalarType::Bool)
-    return fail("reduce needs an integer or float operand but got bool");
-  Result<std::vector<bool>> reduced = reducedDims(axes, operand.shape);
+    return Status::error("reduce needs an integer or float operand but got bool");
+  StatusOr<std::vector<bool>> reduced = reducedDims(axes, operand.shape);
   if (!reduced)
-    return fail(reduced.error());
+    return Status::error(reduced.message());
 
   Shape keptShape = operand.shape, shape;
   int64_t groupSize = 1; // bounded by the operand's (valid) shape extent
@@ -155,7 +152,7 @@ Result<HostTensor> reduce(ReduceOp op, const HostTensor &operand,
     if ((*reduced)[d])
       outStrides[d] = 0;
 
-  Result<HostTensor> out = detail::allocate(operand.type, shape);
+  StatusOr<HostTensor> out = detail::allocate(operand.type, shape);
   if (!out)
     return out;
   if (isFloat(operand.type)) {

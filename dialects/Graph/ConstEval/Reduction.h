@@ -24,20 +24,19 @@ enum class ReduceOp { Sum, Mean, Max, Min, Prod, SumSquare };
 ///    Prod 1, Max -inf (integers: the type's minimum), Min +inf (maximum),
 ///    float Mean NaN; integer Mean fails.
 ///  - Float Max/Min propagate NaN.
-Result<HostTensor> reduce(ReduceOp op, const HostTensor &operand,
-                          const std::vector<int64_t> &axes, bool keepdims);
+StatusOr<HostTensor> reduce(ReduceOp op, const HostTensor &operand,
+                            const std::vector<int64_t> &axes, bool keepdims);
 
 /// ONNX CumSum along `axis` (0 <= axis < rank): element j of a line is the
 /// sum of elements 0..j (0..j-1 when `exclusive`), or of j..end (j+1..end)
 /// when `reverse`. I32, I64 or float operands. Integers wrap to the type;
 /// floats are summed in double and each result rounded once.
-Result<HostTensor> cumSum(const HostTensor &operand, int64_t axis,
-                          bool exclusive, bool reverse);
+StatusOr<HostTensor> cumSum(const HostTensor &operand, int64_t axis, bool exclusive, bool reverse);
 
 /// ONNX Softmax (opset >= 13) along one axis (0 <= axis < rank) of a float
 /// tensor, computed in double after subtracting the maximum of each row so
 /// that exp cannot overflow.
-Result<HostTensor> softmax(const HostTensor &operand, int64_t axis);
+StatusOr<HostTensor> softmax(const HostTensor &operand, int64_t axis);
 
 struct TopKResult {
   HostTensor values;  ///< operand's type, dim `axis` cut to k
@@ -49,8 +48,8 @@ struct TopKResult {
 /// the result is always sorted (a valid answer for sorted=false too, whose
 /// order ONNX leaves unspecified). NaN orders above every number, as in numpy's
 /// sort: first when largest, last when smallest.
-Result<TopKResult> topk(const HostTensor &operand, int64_t k, int64_t axis,
-                        bool largest, bool sorted);
+StatusOr<TopKResult> topk(const HostTensor &operand, int64_t k, int64_t axis, bool largest,
+                          bool sorted);
 
 } // namespace shardc::constfold
 

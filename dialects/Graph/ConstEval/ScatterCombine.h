@@ -19,12 +19,11 @@ namespace shardc::constfold::detail {
 
 /// Bool data takes only None: "<op> reductions need integer or float data,
 /// not bool".
-inline std::optional<Error> checkReductionType(const HostTensor &data,
-                                               ScatterReduction reduction,
-                                               const char *op) {
+inline Status checkReductionType(const HostTensor &data, ScatterReduction reduction,
+                                 const char *op) {
   if (data.type == ScalarType::Bool && reduction != ScatterReduction::None)
-    return fail(std::string(op) + " reductions need integer or float data, not bool");
-  return std::nullopt;
+    return Status::error(std::string(op) + " reductions need integer or float data, not bool");
+  return {};
 }
 
 /// The combined value for a reduction, computed wide and normalized to

@@ -24,36 +24,33 @@ std::optional<ScatterReduction> parseScatterReduction(std::string_view name) {
 
 namespace {
 
-std::optional<Error> checkShapes(const HostTensor &data,
-                                 const HostTensor &indices,
-                                 const HostTensor &updates, int64_t axis) {
-  if (auto error = detail::checkSameType(data, updates, "scatter_elements"))
-    return error;
+Status checkShapes(const HostTensor &data, const HostTensor &indices, const HostTensor &updates,
+                   int64_t axis) {
+  if (Status status = detail::checkSameType(data, updates, "scatter_elements"); !status)
+    return status;
   if (indices.shape != updates.shape)
-    return fail("scatter indices " + formatShape(indices.shape) +
-                " and updates " + formatShape(updates.shape) +
-                " must have the same shape");
+    return Status::error("scatter indices " + formatShape(indices.shape) + " and updates " +
+                         formatShape(updates.shape) + " must have the same shape");
   if (!detail::fitsOutsideAxis(indices, data, axis))
-    return fail("scatter indices " + formatShape(indices.shape) +
-                " do not fit data " + formatShape(data.shape) + " at axis " +
-                std::to_string(axis));
-  return std::nullopt;
+    return Status::error("scatter indices " + formatShape(indices.shape) + " do not fit data " +
+                         formatShape(data.shape) + " at axis " + std::to_string(axis));
+  return {};
 }
 
 } // namespace
 
-Result<HostTensor> scatterElements(const HostTensor &data,
-                                   const HostTensor &indices,
-                                   const HostTensor &updates, int64_t axis,
-                                   ScatterReduction reduction) {
-  if (auto error = detail::checkIndexOperands("scatter", data, indices, &updates, axis))
-    return *error;
-  if (auto error = checkShapes(data, indices, updates, axis))
-    return *error;
-  if (auto error = detail::checkReductionType(data, reduction, "scatter_elements"))
-    return *error;
-  if (auto error = detail::checkAxisIndices("scatter", indices, axis, data.shape[size_t(axis)]))
-    return *error;
+StatusOr<HostTensor> scatterElements(const HostTensor &data, const HostTensor &indices,
+                                     const HostTensor &updates, int64_t axis,
+                                     ScatterReduction reduction) {
+  if (Status status = detail::checkIndexOperands("scatter", data, indices, &updates, axis); !status)
+    return status;
+  if (Status status = checkShapes(data, indices, updates, axis); !status)
+    return status;
+  if (Status status = detail::checkReductionType(data, reduction, "scatter_elements"); !status)
+    return status;
+  if (Status status = detail::checkAxisIndices("scatter", indices, axis, data.shape[size_t(axis)]);
+      !status)
+    return status;
 
   // Positions are applied in row-major order (the last update wins with None).
   HostTensor out = data;

@@ -9,39 +9,37 @@
 namespace shardc::constfold {
 namespace {
 
-std::optional<Error> checkShapes(const HostTensor &data,
-                                 const HostTensor &indices,
-                                 const HostTensor &updates) {
-  if (auto error = detail::checkSameType(data, updates, "scatter_nd"))
-    return error;
+Status checkShapes(const HostTensor &data, const HostTensor &indices, const HostTensor &updates) {
+  if (Status status = detail::checkSameType(data, updates, "scatter_nd"); !status)
+    return status;
   if (data.rank() < 1 || indices.rank() < 1)
-    return fail("scatter_nd needs data and indices of rank >= 1 but got " +
-                formatShape(data.shape) + " and " + formatShape(indices.shape));
+    return Status::error("scatter_nd needs data and indices of rank >= 1 but got " +
+                         formatShape(data.shape) + " and " + formatShape(indices.shape));
   const int64_t k = indices.shape.back();
   if (k < 0 || k > data.rank())
-    return fail("scatter_nd index tuples have " + std::to_string(k) +
-                " entries; expected at most " + std::to_string(data.rank()));
+    return Status::error("scatter_nd index tuples have " + std::to_string(k) +
+                         " entries; expected at most " + std::to_string(data.rank()));
   Shape expected(indices.shape.begin(), indices.shape.end() - 1);
   expected.insert(expected.end(), data.shape.begin() + k, data.shape.end());
   if (updates.shape != expected)
-    return fail("scatter_nd updates " + formatShape(updates.shape) +
-                " do not have the shape " + formatShape(expected) +
-                " (indices.shape[:-1] + data.shape[k:])");
-  return std::nullopt;
+    return Status::error("scatter_nd updates " + formatShape(updates.shape) +
+                         " do not have the shape " + formatShape(expected) +
+                         " (indices.shape[:-1] + data.shape[k:])");
+  return {};
 }
 
 } // namespace
 
-Result<HostTensor> scatterND(const HostTensor &data, const HostTensor &indices,
-                             const HostTensor &updates,
-                             ScatterReduction reduction) {
-  if (auto error =
-          detail::checkIndexOperands("scatter_nd", data, indices, &updates, std::nullopt))
-    return *error;
-  if (auto error = checkShapes(data, indices, updates))
-    return *error;
-  if (auto error = detail::checkReductionType(data, reduction, "scatter_nd"))
-    return *error;
+StatusOr<HostTensor> scatterND(const HostTensor &data, const HostTensor &indices,
+                               const HostTensor &updates, ScatterReduction reduction) {
+  if (Status status =
+          detail::checkIndexOperands("scatter_nd", data, indices, &updates, std::nullopt);
+      !status)
+    return status;
+  if (Status status = checkShapes(data, indices, updates); !status)
+    return status;
+  if (Status status = detail::checkReductionType(data, reduction, "scatter_nd"); !status)
+    return status;
 
   // Resolve every tuple to the offset of its slice first, so that a bad
   // index fails before anything is written.
@@ -55,9 +53,9 @@ Result<HostTensor> scatterND(const HostTensor &data, const HostTensor &indices,
       const int64_t dim = data.shape[j];
       int64_t index = indices.ints[size_t(t) * k + j];
       if (index < -dim || index >= dim)
-        return fail("scatter_nd index " + std::to_string(index) +
-                    " is out of range for dim " + std::to_string(j) + " of size " +
-                    std::to_string(dim));
+        return Status::error("scatter_nd index " + std::to_string(index) +
+                             " is out of range for dim " + std::to_string(j) + " of size " +
+                             std::to_string(dim));
       offsets[size_t(t)] += (index < 0 ? index + dim : index) * strides[j];
     }
 

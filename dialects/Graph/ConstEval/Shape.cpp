@@ -36,7 +36,7 @@ Shape rowMajorStrides(const Shape &shape) {
   return strides;
 }
 
-Result<Shape> broadcastShapes(const Shape &lhs, const Shape &rhs) {
+StatusOr<Shape> broadcastShapes(const Shape &lhs, const Shape &rhs) {
   size_t rank = std::max(lhs.size(), rhs.size());
   Shape result(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -44,8 +44,8 @@ Result<Shape> broadcastShapes(const Shape &lhs, const Shape &rhs) {
     int64_t l = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
     int64_t r = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
     if (l < 0 || r < 0 || (l != r && l != 1 && r != 1))
-      return fail("shapes " + formatShape(lhs) + " and " + formatShape(rhs) +
-                  " are not broadcast-compatible");
+      return Status::error("shapes " + formatShape(lhs) + " and " + formatShape(rhs) +
+                           " are not broadcast-compatible");
     result[i] = l == 1 ? r : l;
   }
   return result;

@@ -3,13 +3,19 @@
 #ifndef SHARDC_DIALECTS_GRAPH_CONSTEVAL_SHAPE_H
 #define SHARDC_DIALECTS_GRAPH_CONSTEVAL_SHAPE_H
 
-#include "dialects/Graph/ConstEval/Result.h"
+#include "runtime/core/Status.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace shardc::constfold {
+
+/// Every op returns a StatusOr: the value, or why it cannot be folded (the
+/// project's one error vocabulary, runtime/core/Status.h), which a folder
+/// logs or forwards to a remark as-is.
+using rt::Status;
+using rt::StatusOr;
 
 /// Dimension sizes, outermost first. Empty = scalar; 0-sized dims are allowed.
 using Shape = std::vector<int64_t>;
@@ -33,7 +39,7 @@ Shape rowMajorStrides(const Shape &shape);
 
 /// ONNX multidirectional (numpy) broadcasting: shapes are right-aligned, and
 /// each pair of dims must be equal or one of them 1 (1 against 0 gives 0).
-Result<Shape> broadcastShapes(const Shape &lhs, const Shape &rhs);
+StatusOr<Shape> broadcastShapes(const Shape &lhs, const Shape &rhs);
 
 /// Strides that read a tensor of shape `from` as if it had the broadcast shape
 /// `to`: aligned to to.size() dims, 0 where `from` is missing the dim or has

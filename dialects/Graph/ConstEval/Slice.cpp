@@ -19,17 +19,16 @@ int64_t ceilDiv(int64_t a, int64_t b) {
 
 } // namespace
 
-Result<HostTensor> slice(const HostTensor &operand, const Shape &starts,
-                         const Shape &ends, const Shape &steps) {
-  if (auto error = detail::checkOperand(operand, "operand"))
-    return *error;
+StatusOr<HostTensor> slice(const HostTensor &operand, const Shape &starts, const Shape &ends,
+                           const Shape &steps) {
+  if (Status status = detail::checkOperand(operand, "operand"); !status)
+    return status;
   const size_t rank = operand.shape.size();
   if (starts.size() != rank || ends.size() != rank || steps.size() != rank)
-    return fail("slice needs one start, end and step per dim of " +
-                formatShape(operand.shape) + " but got " +
-                std::to_string(starts.size()) + ", " +
-                std::to_string(ends.size()) + " and " +
-                std::to_string(steps.size()));
+    return Status::error("slice needs one start, end and step per dim of " +
+                         formatShape(operand.shape) + " but got " + std::to_string(starts.size()) +
+                         ", " + std::to_string(ends.size()) + " and " +
+                         std::to_string(steps.size()));
 
   // A slice is a strided view: begin at the first picked element and move by
   // step * stride in each dim.
@@ -42,12 +41,12 @@ Result<HostTensor> slice(const HostTensor &operand, const Shape &starts,
     std::string where = "slice of dim " + std::to_string(d) + " (size " +
                         std::to_string(dim) + ") ";
     if (step == 0)
-      return fail(where + "has step 0");
+      return Status::error(where + "has step 0");
     // Bounding start/end first keeps the count arithmetic from overflowing.
     if (start < -1 || start > dim || end < -1 || end > dim)
-      return fail(where + "has start " + std::to_string(start) + " and end " +
-                  std::to_string(end) + "; expected clamped values in [-1, " +
-                  std::to_string(dim) + "]");
+      return Status::error(where + "has start " + std::to_string(start) + " and end " +
+                           std::to_string(end) + "; expected clamped values in [-1, " +
+                           std::to_string(dim) + "]");
     int64_t count = std::max<int64_t>(ceilDiv(end - start, step), 0);
     shape[d] = count;
     if (count == 0)
@@ -56,15 +55,14 @@ Result<HostTensor> slice(const HostTensor &operand, const Shape &starts,
     // lies between start and end, so computing it cannot overflow.
     int64_t last = start + (count - 1) * step;
     if (start < 0 || start >= dim || last < 0 || last >= dim)
-      return fail(where + "from " + std::to_string(start) + " to " +
-                  std::to_string(end) + " by " + std::to_string(step) +
-                  " reads outside the dim");
+      return Status::error(where + "from " + std::to_string(start) + " to " + std::to_string(end) +
+                           " by " + std::to_string(step) + " reads outside the dim");
     base += start * sourceStrides[d];
     // With one element the step is never taken (and may be huge: skip the
     // multiplication); with more, |step| < dim bounds the product.
     strides[d] = count > 1 ? step * sourceStrides[d] : 0;
   }
-  Result<HostTensor> out = detail::allocate(operand.type, shape);
+  StatusOr<HostTensor> out = detail::allocate(operand.type, shape);
   if (out)
     detail::stridedCopy(operand, *out, base, strides);
   return out;

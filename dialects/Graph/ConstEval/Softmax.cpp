@@ -10,14 +10,14 @@
 
 namespace shardc::constfold {
 
-Result<HostTensor> softmax(const HostTensor &operand, int64_t axis) {
-  if (auto error = detail::checkOperand(operand, "operand"))
-    return *error;
+StatusOr<HostTensor> softmax(const HostTensor &operand, int64_t axis) {
+  if (Status status = detail::checkOperand(operand, "operand"); !status)
+    return status;
   if (!isFloat(operand.type))
-    return fail(std::string("softmax needs a float operand but got ") +
-                typeName(operand.type));
-  if (auto error = detail::checkAxis(axis, operand.rank()))
-    return *error;
+    return Status::error(std::string("softmax needs a float operand but got ") +
+                         typeName(operand.type));
+  if (Status status = detail::checkAxis(axis, operand.rank()); !status)
+    return status;
 
   // Viewed as [outer, dim, inner]: each (outer, inner) pair is one softmax
   // row of `dim` elements spaced `inner` apart.

@@ -8,26 +8,26 @@
 
 namespace shardc::constfold {
 
-Result<std::vector<HostTensor>> split(const HostTensor &operand, int64_t axis,
-                                      const std::vector<int64_t> &sizes) {
-  if (auto error = detail::checkOperand(operand, "operand"))
-    return *error;
-  if (auto error = detail::checkAxis(axis, operand.rank()))
-    return *error;
+StatusOr<std::vector<HostTensor>> split(const HostTensor &operand, int64_t axis,
+                                        const std::vector<int64_t> &sizes) {
+  if (Status status = detail::checkOperand(operand, "operand"); !status)
+    return status;
+  if (Status status = detail::checkAxis(axis, operand.rank()); !status)
+    return status;
   const int64_t dim = operand.shape[size_t(axis)];
   int64_t total = 0;
   for (int64_t size : sizes) {
     // Checking as we go keeps the running total from overflowing.
     if (size < 0 || size > dim - total)
-      return fail("split sizes " + formatShape(sizes) + " do not add up to " +
-                  std::to_string(dim) + ", the size of axis " +
-                  std::to_string(axis) + " of " + formatShape(operand.shape));
+      return Status::error("split sizes " + formatShape(sizes) + " do not add up to " +
+                           std::to_string(dim) + ", the size of axis " + std::to_string(axis) +
+                           " of " + formatShape(operand.shape));
     total += size;
   }
   if (total != dim)
-    return fail("split sizes " + formatShape(sizes) + " do not add up to " +
-                std::to_string(dim) + ", the size of axis " +
-                std::to_string(axis) + " of " + formatShape(operand.shape));
+    return Status::error("split sizes " + formatShape(sizes) + " do not add up to " +
+                         std::to_string(dim) + ", the size of axis " + std::to_string(axis) +
+                         " of " + formatShape(operand.shape));
 
   // Viewed as [outer, dim * inner], each piece takes one contiguous block of
   // every row: the inverse of concat.
@@ -44,9 +44,9 @@ Result<std::vector<HostTensor>> split(const HostTensor &operand, int64_t axis,
   for (int64_t size : sizes) {
     Shape shape = operand.shape;
     shape[size_t(axis)] = size;
-    Result<HostTensor> piece = detail::allocate(operand.type, shape);
+    StatusOr<HostTensor> piece = detail::allocate(operand.type, shape);
     if (!piece)
-      return fail(piece.error());
+      return Status::error(piece.message());
     const int64_t block = size * inner;
     detail::withStorage(operand, *piece, [&](const auto &in, auto &out) {
       for (int64_t o = 0; o < outer; ++o)

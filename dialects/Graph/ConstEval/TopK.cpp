@@ -23,27 +23,27 @@ bool above(double a, double b) {
 
 } // namespace
 
-Result<TopKResult> topk(const HostTensor &operand, int64_t k, int64_t axis,
-                        bool largest, bool /*sorted: the result always is*/) {
-  if (auto error = detail::checkOperand(operand, "operand"))
-    return *error;
+StatusOr<TopKResult> topk(const HostTensor &operand, int64_t k, int64_t axis, bool largest,
+                          bool /*sorted: the result always is*/) {
+  if (Status status = detail::checkOperand(operand, "operand"); !status)
+    return status;
   if (operand.type == ScalarType::Bool)
-    return fail("topk needs an integer or float operand but got bool");
-  if (auto error = detail::checkAxis(axis, operand.rank()))
-    return *error;
+    return Status::error("topk needs an integer or float operand but got bool");
+  if (Status status = detail::checkAxis(axis, operand.rank()); !status)
+    return status;
   const int64_t dim = operand.shape[size_t(axis)];
   if (k < 0 || k > dim)
-    return fail("topk k = " + std::to_string(k) + " is out of range for axis " +
-                std::to_string(axis) + " of size " + std::to_string(dim));
+    return Status::error("topk k = " + std::to_string(k) + " is out of range for axis " +
+                         std::to_string(axis) + " of size " + std::to_string(dim));
 
   Shape shape = operand.shape;
   shape[size_t(axis)] = k;
-  Result<HostTensor> values = detail::allocate(operand.type, shape);
+  StatusOr<HostTensor> values = detail::allocate(operand.type, shape);
   if (!values)
-    return fail(values.error());
-  Result<HostTensor> indices = detail::allocate(ScalarType::I64, shape);
+    return Status::error(values.message());
+  StatusOr<HostTensor> indices = detail::allocate(ScalarType::I64, shape);
   if (!indices)
-    return fail(indices.error());
+    return Status::error(indices.message());
 
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d)

@@ -6,10 +6,9 @@
 
 namespace shardc::constfold {
 
-Result<HostTensor> transpose(const HostTensor &operand,
-                             const std::vector<int64_t> &perm) {
-  if (auto error = detail::checkOperand(operand, "operand"))
-    return *error;
+StatusOr<HostTensor> transpose(const HostTensor &operand, const std::vector<int64_t> &perm) {
+  if (Status status = detail::checkOperand(operand, "operand"); !status)
+    return status;
   const int64_t rank = operand.rank();
   std::vector<bool> seen(size_t(rank), false);
   bool isPermutation = int64_t(perm.size()) == rank;
@@ -19,9 +18,9 @@ Result<HostTensor> transpose(const HostTensor &operand,
       seen[size_t(perm[i])] = true;
   }
   if (!isPermutation)
-    return fail("transpose permutation " + formatShape(perm) +
-                " is not a permutation of the " + std::to_string(rank) +
-                " dims of " + formatShape(operand.shape));
+    return Status::error("transpose permutation " + formatShape(perm) +
+                         " is not a permutation of the " + std::to_string(rank) + " dims of " +
+                         formatShape(operand.shape));
 
   // Reading the source with permuted strides, in destination order, is the
   // transpose.
@@ -31,7 +30,7 @@ Result<HostTensor> transpose(const HostTensor &operand,
     shape[i] = operand.shape[size_t(perm[i])];
     strides[i] = sourceStrides[size_t(perm[i])];
   }
-  Result<HostTensor> out = detail::allocate(operand.type, shape);
+  StatusOr<HostTensor> out = detail::allocate(operand.type, shape);
   if (out)
     detail::stridedCopy(operand, *out, 0, strides);
   return out;

@@ -6,12 +6,11 @@
 
 namespace shardc::constfold {
 
-Result<HostTensor> trilu(const HostTensor &operand, int64_t k, bool upper) {
-  if (auto error = detail::checkOperand(operand, "operand"))
-    return *error;
+StatusOr<HostTensor> trilu(const HostTensor &operand, int64_t k, bool upper) {
+  if (Status status = detail::checkOperand(operand, "operand"); !status)
+    return status;
   if (operand.rank() < 2)
-    return fail("trilu needs a tensor of rank >= 2 but got " +
-                formatShape(operand.shape));
+    return Status::error("trilu needs a tensor of rank >= 2 but got " + formatShape(operand.shape));
   const int64_t rows = operand.shape[operand.shape.size() - 2];
   const int64_t cols = operand.shape.back();
   const int64_t count = operand.numElements();

@@ -53,7 +53,7 @@ double geluTanh(double x) {
   return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
 }
 
-Result<HostTensor> floatUnary(UnaryOp op, const HostTensor &in) {
+StatusOr<HostTensor> floatUnary(UnaryOp op, const HostTensor &in) {
   HostTensor out{in.type, in.shape, in.floats, {}};
   auto run = [&](auto fn) {
     for (double &v : out.floats)
@@ -84,13 +84,13 @@ Result<HostTensor> floatUnary(UnaryOp op, const HostTensor &in) {
   // Comparisons are false for NaN, which therefore passes through.
   case UnaryOp::Sign: run([](double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x == 0 ? 0.0 : x; }); break;
   case UnaryOp::Not:
-    return fail(std::string("not needs a bool operand but got ") + typeName(in.type));
+    return Status::error(std::string("not needs a bool operand but got ") + typeName(in.type));
   }
   detail::roundAll(out.floats, out.type);
   return out;
 }
 
-Result<HostTensor> intUnary(UnaryOp op, const HostTensor &in) {
+StatusOr<HostTensor> intUnary(UnaryOp op, const HostTensor &in) {
   const ScalarType type = in.type;
   HostTensor out{type, in.shape, {}, in.ints};
   auto run = [&](auto fn) {
@@ -115,20 +115,20 @@ Result<HostTensor> intUnary(UnaryOp op, const HostTensor &in) {
   case UnaryOp::Round:
     return out; // integers are already whole
   default:
-    return fail(std::string(unaryOpName(op)) + " needs a float operand but got " +
-                typeName(type));
+    return Status::error(std::string(unaryOpName(op)) + " needs a float operand but got " +
+                         typeName(type));
   }
 }
 
 } // namespace
 
-Result<HostTensor> unary(UnaryOp op, const HostTensor &operand) {
-  if (auto error = detail::checkOperand(operand, "operand"))
-    return *error;
+StatusOr<HostTensor> unary(UnaryOp op, const HostTensor &operand) {
+  if (Status status = detail::checkOperand(operand, "operand"); !status)
+    return status;
   if (operand.type == ScalarType::Bool) {
     if (op != UnaryOp::Not)
-      return fail(std::string(unaryOpName(op)) +
-                  " needs an integer or float operand but got bool");
+      return Status::error(std::string(unaryOpName(op)) +
+                           " needs an integer or float operand but got bool");
     HostTensor out{ScalarType::Bool, operand.shape, {}, operand.ints};
     for (int64_t &v : out.ints)
       v = v == 0;
@@ -137,8 +137,7 @@ Result<HostTensor> unary(UnaryOp op, const HostTensor &operand) {
   if (isFloat(operand.type))
     return floatUnary(op, operand);
   if (op == UnaryOp::Not)
-    return fail(std::string("not needs a bool operand but got ") +
-                typeName(operand.type));
+    return Status::error(std::string("not needs a bool operand but got ") + typeName(operand.type));
   return intUnary(op, operand);
 }
 

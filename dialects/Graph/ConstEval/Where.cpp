@@ -7,28 +7,27 @@
 
 namespace shardc::constfold {
 
-Result<HostTensor> where(const HostTensor &cond, const HostTensor &x,
-                         const HostTensor &y) {
-  if (auto error = detail::checkOperand(cond, "condition"))
-    return *error;
-  if (auto error = detail::checkOperand(x, "x"))
-    return *error;
-  if (auto error = detail::checkOperand(y, "y"))
-    return *error;
+StatusOr<HostTensor> where(const HostTensor &cond, const HostTensor &x, const HostTensor &y) {
+  if (Status status = detail::checkOperand(cond, "condition"); !status)
+    return status;
+  if (Status status = detail::checkOperand(x, "x"); !status)
+    return status;
+  if (Status status = detail::checkOperand(y, "y"); !status)
+    return status;
   if (cond.type != ScalarType::Bool)
-    return fail(std::string("where needs a bool condition but got ") +
-                typeName(cond.type));
-  if (auto error = detail::checkSameType(x, y, "where"))
-    return *error;
+    return Status::error(std::string("where needs a bool condition but got ") +
+                         typeName(cond.type));
+  if (Status status = detail::checkSameType(x, y, "where"); !status)
+    return status;
 
-  Result<Shape> xy = broadcastShapes(x.shape, y.shape);
+  StatusOr<Shape> xy = broadcastShapes(x.shape, y.shape);
   if (!xy)
-    return fail(xy.error());
-  Result<Shape> shape = broadcastShapes(cond.shape, *xy);
+    return Status::error(xy.message());
+  StatusOr<Shape> shape = broadcastShapes(cond.shape, *xy);
   if (!shape)
-    return fail("condition " + formatShape(cond.shape) + " and values " +
-                formatShape(*xy) + " are not broadcast-compatible");
-  Result<HostTensor> out = detail::allocate(x.type, *shape);
+    return Status::error("condition " + formatShape(cond.shape) + " and values " +
+                         formatShape(*xy) + " are not broadcast-compatible");
+  StatusOr<HostTensor> out = detail::allocate(x.type, *shape);
   if (!out)
     return out;
 

@@ -16,7 +16,7 @@
 #include "runtime/core/Communicator.h"
 #include "runtime/core/Kernel.h"
 #include "runtime/cpu/CpuBackend.h"
-#include "runtime/cpu/HalfFloat.h"
+#include "runtime/core/HalfFloat.h"
 
 #include <gtest/gtest.h>
 
@@ -34,9 +34,9 @@ inline double getValue(DType dtype, const void *data, int64_t i) {
   case DType::F64:
     return static_cast<const double *>(data)[i];
   case DType::F16:
-    return cpu::toFloat(static_cast<const cpu::Half *>(data)[i]);
+    return rt::toFloat(static_cast<const rt::Half *>(data)[i]);
   case DType::BF16:
-    return cpu::toFloat(static_cast<const cpu::BFloat16 *>(data)[i]);
+    return rt::toFloat(static_cast<const rt::BFloat16 *>(data)[i]);
   case DType::I64:
     return double(static_cast<const int64_t *>(data)[i]);
   case DType::I32:
@@ -61,10 +61,10 @@ inline void setValue(DType dtype, void *data, int64_t i, double v) {
     static_cast<double *>(data)[i] = v;
     break;
   case DType::F16:
-    static_cast<cpu::Half *>(data)[i] = cpu::toHalf(float(v));
+    static_cast<rt::Half *>(data)[i] = rt::toHalf(float(v));
     break;
   case DType::BF16:
-    static_cast<cpu::BFloat16 *>(data)[i] = cpu::toBFloat16(float(v));
+    static_cast<rt::BFloat16 *>(data)[i] = rt::toBFloat16(float(v));
     break;
   case DType::I64:
     static_cast<int64_t *>(data)[i] = int64_t(v);

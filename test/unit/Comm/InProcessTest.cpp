@@ -118,12 +118,12 @@ TEST(InProcessTest, HalfSumsAccumulateInFloat) {
   // 2048, so adding in float16 would give 8192; float gives 8196, exact.
   InProcessWorld world(4);
   Status status = world.run([](int rank, Communicator &comm) {
-    cpu::Half value = cpu::toHalf(rank == 0 ? 2048.f : 1.f);
-    std::vector<cpu::Half> data(5, value);
+    rt::Half value = rt::toHalf(rank == 0 ? 2048.f : 1.f);
+    std::vector<rt::Half> data(5, value);
     if (Status s = comm.allReduceSum(data.data(), data.size(), DType::F16); !s)
       return s;
-    for (const cpu::Half &h : data)
-      EXPECT_EQ(cpu::toFloat(h), 2052.f);
+    for (const rt::Half &h : data)
+      EXPECT_EQ(rt::toFloat(h), 2052.f);
     return Status();
   });
   EXPECT_TRUE(status.ok()) << status.message();

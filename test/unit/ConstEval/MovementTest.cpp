@@ -122,15 +122,15 @@ TEST(ConcatTest, RejectsBadInput) {
 }
 
 TEST(SplitTest, Pieces) {
-  Result<std::vector<HostTensor>> pieces = split(i32({2, 5}, iota(10)), 1, {2, 0, 3});
-  ASSERT_TRUE(pieces) << pieces.error();
+  StatusOr<std::vector<HostTensor>> pieces = split(i32({2, 5}, iota(10)), 1, {2, 0, 3});
+  ASSERT_TRUE(pieces) << pieces.message();
   ASSERT_EQ(pieces->size(), 3u);
   EXPECT_TRUE(isInts((*pieces)[0], T::I32, {2, 2}, {0, 1, 5, 6}));
   EXPECT_TRUE(isInts((*pieces)[1], T::I32, {2, 0}, {}));
   EXPECT_TRUE(isInts((*pieces)[2], T::I32, {2, 3}, {2, 3, 4, 7, 8, 9}));
 
-  Result<std::vector<HostTensor>> rows = split(f32({3}, {1, 2, 3}), 0, {1, 2});
-  ASSERT_TRUE(rows) << rows.error();
+  StatusOr<std::vector<HostTensor>> rows = split(f32({3}, {1, 2, 3}), 0, {1, 2});
+  ASSERT_TRUE(rows) << rows.message();
   EXPECT_TRUE(isFloats((*rows)[1], T::F32, {2}, {2, 3}));
 }
 

@@ -127,43 +127,43 @@ TEST(SoftmaxTest, RejectsBadInput) {
 
 TEST(TopKTest, LargestAndSmallestWithTies) {
   HostTensor x = i32({2, 5}, {3, 1, 3, 2, 5, 0, 0, 0, 0, 0});
-  Result<TopKResult> top = topk(x, 3, 1, true, true);
-  ASSERT_TRUE(top) << top.error();
+  StatusOr<TopKResult> top = topk(x, 3, 1, true, true);
+  ASSERT_TRUE(top) << top.message();
   EXPECT_TRUE(isInts(top->values, T::I32, {2, 3}, {5, 3, 3, 0, 0, 0}));
   EXPECT_TRUE(isInts(top->indices, T::I64, {2, 3}, {4, 0, 2, 0, 1, 2}));
 
-  Result<TopKResult> bottom = topk(x, 2, 1, false, true);
-  ASSERT_TRUE(bottom) << bottom.error();
+  StatusOr<TopKResult> bottom = topk(x, 2, 1, false, true);
+  ASSERT_TRUE(bottom) << bottom.message();
   EXPECT_TRUE(isInts(bottom->values, T::I32, {2, 2}, {1, 2, 0, 0}));
   EXPECT_TRUE(isInts(bottom->indices, T::I64, {2, 2}, {1, 3, 0, 1}));
 }
 
 TEST(TopKTest, OuterAxis) {
   // Columns [1,5,5] and [6,2,4].
-  Result<TopKResult> top = topk(f32({3, 2}, {1, 6, 5, 2, 5, 4}), 2, 0, true, false);
-  ASSERT_TRUE(top) << top.error();
+  StatusOr<TopKResult> top = topk(f32({3, 2}, {1, 6, 5, 2, 5, 4}), 2, 0, true, false);
+  ASSERT_TRUE(top) << top.message();
   EXPECT_TRUE(isFloats(top->values, T::F32, {2, 2}, {5, 6, 5, 4}));
   EXPECT_TRUE(isInts(top->indices, T::I64, {2, 2}, {1, 0, 2, 2}));
 }
 
 TEST(TopKTest, NaNOrdersAboveNumbers) {
   HostTensor x = f32({4}, {1, kNaN, 3, kNaN});
-  Result<TopKResult> top = topk(x, 3, 0, true, true);
-  ASSERT_TRUE(top) << top.error();
+  StatusOr<TopKResult> top = topk(x, 3, 0, true, true);
+  ASSERT_TRUE(top) << top.message();
   EXPECT_TRUE(isFloats(top->values, T::F32, {3}, {kNaN, kNaN, 3}));
   EXPECT_TRUE(isInts(top->indices, T::I64, {3}, {1, 3, 2}));
-  Result<TopKResult> bottom = topk(x, 3, 0, false, true);
-  ASSERT_TRUE(bottom) << bottom.error();
+  StatusOr<TopKResult> bottom = topk(x, 3, 0, false, true);
+  ASSERT_TRUE(bottom) << bottom.message();
   EXPECT_TRUE(isInts(bottom->indices, T::I64, {3}, {0, 2, 1}));
 }
 
 TEST(TopKTest, EdgeCasesAndBadInput) {
   HostTensor x = i32({2, 3}, {1, 2, 3, 4, 5, 6});
-  Result<TopKResult> none = topk(x, 0, 1, true, true);
-  ASSERT_TRUE(none) << none.error();
+  StatusOr<TopKResult> none = topk(x, 0, 1, true, true);
+  ASSERT_TRUE(none) << none.message();
   EXPECT_TRUE(isInts(none->values, T::I32, {2, 0}, {}));
-  Result<TopKResult> empty = topk(i32({0, int64_t(1) << 40}, {}), 2, 1, true, true);
-  ASSERT_TRUE(empty) << empty.error();
+  StatusOr<TopKResult> empty = topk(i32({0, int64_t(1) << 40}, {}), 2, 1, true, true);
+  ASSERT_TRUE(empty) << empty.message();
   EXPECT_TRUE(isInts(empty->indices, T::I64, {0, 2}, {}));
   EXPECT_TRUE(failsWith(topk(x, 4, 1, true, true), "topk k = 4 is out of range for axis 1 of size 3"));
   EXPECT_TRUE(failsWith(topk(x, -1, 1, true, true), "out of range"));

@@ -38,11 +38,10 @@ inline HostTensor f64(Shape shape, std::vector<double> values) {
 }
 
 /// The result succeeded with exactly this integer/Bool tensor.
-inline ::testing::AssertionResult isInts(const Result<HostTensor> &result,
-                                         ScalarType type, const Shape &shape,
-                                         const std::vector<int64_t> &values) {
+inline ::testing::AssertionResult isInts(const StatusOr<HostTensor> &result, ScalarType type,
+                                         const Shape &shape, const std::vector<int64_t> &values) {
   if (!result)
-    return ::testing::AssertionFailure() << "failed: " << result.error();
+    return ::testing::AssertionFailure() << "failed: " << result.message();
   if (result->type != type || result->shape != shape || result->ints != values ||
       !result->floats.empty())
     return ::testing::AssertionFailure()
@@ -54,12 +53,11 @@ inline ::testing::AssertionResult isInts(const Result<HostTensor> &result,
 /// The result succeeded with this float tensor, each element within
 /// `tolerance` (relative to max(1, |expected|)); NaN matches NaN, inf matches
 /// inf of the same sign.
-inline ::testing::AssertionResult isFloats(const Result<HostTensor> &result,
-                                           ScalarType type, const Shape &shape,
-                                           const std::vector<double> &values,
+inline ::testing::AssertionResult isFloats(const StatusOr<HostTensor> &result, ScalarType type,
+                                           const Shape &shape, const std::vector<double> &values,
                                            double tolerance = 0) {
   if (!result)
-    return ::testing::AssertionFailure() << "failed: " << result.error();
+    return ::testing::AssertionFailure() << "failed: " << result.message();
   HostTensor expected{type, shape, values, {}};
   bool same = result->type == type && result->shape == shape &&
               result->floats.size() == values.size() && result->ints.empty();
@@ -79,14 +77,12 @@ inline ::testing::AssertionResult isFloats(const Result<HostTensor> &result,
 
 /// The op failed, and its message contains `needle`.
 template <typename V>
-::testing::AssertionResult failsWith(const Result<V> &result,
-                                     const std::string &needle) {
+::testing::AssertionResult failsWith(const StatusOr<V> &result, const std::string &needle) {
   if (result)
     return ::testing::AssertionFailure() << "succeeded, expected an error";
-  if (result.error().find(needle) == std::string::npos)
+  if (result.message().find(needle) == std::string::npos)
     return ::testing::AssertionFailure()
-           << "error '" << result.error() << "' does not mention '" << needle
-           << "'";
+           << "error '" << result.message() << "' does not mention '" << needle << "'";
   return ::testing::AssertionSuccess();
 }
 

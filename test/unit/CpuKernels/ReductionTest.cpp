@@ -148,7 +148,7 @@ TEST(CpuTopKTest, MatchesReferenceWithTiesAndNaN) {
           const int64_t dim = shape[size_t(axis)];
           for (int64_t k : {int64_t(0), int64_t(1), dim / 2, dim}) {
             auto want = cf::topk(toConst(x), k, axis, largest, true);
-            ASSERT_TRUE(want.ok()) << want.error();
+            ASSERT_TRUE(want.ok()) << want.message();
             HostTensor values(type, want->values.shape), indices(DType::I64, want->values.shape);
             ASSERT_TRUE(succeeded(
                 topk(x.view(), k, axis, largest, true, values.view(), indices.view())));

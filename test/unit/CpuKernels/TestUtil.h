@@ -164,8 +164,8 @@ inline CTensor toConst(const HostTensor &t) {
 }
 
 /// The reference result, or a failed test with ConstEval's message.
-inline CTensor expectOk(const cf::Result<CTensor> &result) {
-  EXPECT_TRUE(result.ok()) << "reference failed: " << result.error();
+inline CTensor expectOk(const cf::StatusOr<CTensor> &result) {
+  EXPECT_TRUE(result.ok()) << "reference failed: " << result.message();
   return result.ok() ? *result : CTensor{};
 }
 

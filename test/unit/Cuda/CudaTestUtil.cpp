@@ -2,7 +2,7 @@
 #include "CudaTestUtil.h"
 
 #include "runtime/cpu/CpuBackend.h"
-#include "runtime/cpu/HalfFloat.h"
+#include "runtime/core/HalfFloat.h"
 #include "runtime/cuda/CudaBackend.h"
 
 #include <cmath>
@@ -43,9 +43,9 @@ double get(const HostTensor &tensor, int64_t i) {
   case DType::F64:
     return static_cast<const double *>(data)[i];
   case DType::F16:
-    return cpu::toFloat(static_cast<const cpu::Half *>(data)[i]);
+    return rt::toFloat(static_cast<const rt::Half *>(data)[i]);
   case DType::BF16:
-    return cpu::toFloat(static_cast<const cpu::BFloat16 *>(data)[i]);
+    return rt::toFloat(static_cast<const rt::BFloat16 *>(data)[i]);
   case DType::I64:
     return double(static_cast<const int64_t *>(data)[i]);
   case DType::I32:
@@ -71,10 +71,10 @@ void set(HostTensor &tensor, int64_t i, double value) {
     static_cast<double *>(data)[i] = value;
     break;
   case DType::F16:
-    static_cast<cpu::Half *>(data)[i] = cpu::toHalf(float(value));
+    static_cast<rt::Half *>(data)[i] = rt::toHalf(float(value));
     break;
   case DType::BF16:
-    static_cast<cpu::BFloat16 *>(data)[i] = cpu::toBFloat16(float(value));
+    static_cast<rt::BFloat16 *>(data)[i] = rt::toBFloat16(float(value));
     break;
   case DType::I64:
     static_cast<int64_t *>(data)[i] = int64_t(value);

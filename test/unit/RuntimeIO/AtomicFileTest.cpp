@@ -16,7 +16,7 @@ class AtomicFileTest : public TempDir {};
 TEST_F(AtomicFileTest, CommitReplacesTheDestination) {
   writeFile(path("out"), "old");
   {
-    Expected<AtomicFile> file = AtomicFile::create(path("out"));
+    StatusOr<AtomicFile> file = AtomicFile::create(path("out"));
     ASSERT_TRUE(succeeded(file));
     ASSERT_TRUE(succeeded(file->write(std::string("new "))));
     ASSERT_TRUE(succeeded(file->writeZeros(5000)));
@@ -33,7 +33,7 @@ TEST_F(AtomicFileTest, CommitReplacesTheDestination) {
 
 TEST_F(AtomicFileTest, AbandoningRemovesTheTemporary) {
   {
-    Expected<AtomicFile> file = AtomicFile::create(path("out"));
+    StatusOr<AtomicFile> file = AtomicFile::create(path("out"));
     ASSERT_TRUE(succeeded(file));
     ASSERT_TRUE(succeeded(file->write(std::string("partial"))));
     AtomicFile moved = std::move(*file); // the moved-from one must not clean up twice
@@ -60,7 +60,7 @@ TEST_F(AtomicFileTest, ReplacesOnlyRegularFiles) {
                           "is a symbolic link to something other than a regular file"));
   writeFile(path("target"), "old");
   ASSERT_EQ(::symlink("target", path("link").c_str()), 0);
-  Expected<AtomicFile> file = AtomicFile::create(path("link"));
+  StatusOr<AtomicFile> file = AtomicFile::create(path("link"));
   ASSERT_TRUE(succeeded(file));
   ASSERT_TRUE(succeeded(file->write(std::string("new"))));
   ASSERT_TRUE(succeeded(file->commit()));
@@ -74,7 +74,7 @@ TEST_F(AtomicFileTest, ReplacesOnlyRegularFiles) {
 
 TEST_F(AtomicFileTest, MappedFileOfEmptyFile) {
   writeFile(path("empty"), "");
-  Expected<MappedFile> file = MappedFile::open(path("empty"));
+  StatusOr<MappedFile> file = MappedFile::open(path("empty"));
   ASSERT_TRUE(succeeded(file));
   EXPECT_EQ(file->size(), 0u);
   EXPECT_EQ(file->data(), nullptr);

@@ -29,7 +29,7 @@ TEST_F(ChecksumTest, FileCrcStreamsAcrossChunks) {
   for (size_t i = 0; i < bytes.size(); ++i)
     bytes[i] = static_cast<char>((i * 2654435761u) >> 24);
   writeFile(path("big.bin"), bytes);
-  Expected<std::string> crc = crc32File(path("big.bin"));
+  StatusOr<std::string> crc = crc32File(path("big.bin"));
   ASSERT_TRUE(succeeded(crc));
   EXPECT_EQ(*crc, crc32Hex(crc32Update(0, bytes.data(), bytes.size())));
   EXPECT_TRUE(succeeded(verifyCrc32File(path("big.bin"), *crc)));
@@ -37,7 +37,7 @@ TEST_F(ChecksumTest, FileCrcStreamsAcrossChunks) {
 
 TEST_F(ChecksumTest, EmptyFileIsZero) {
   writeFile(path("empty"), "");
-  Expected<std::string> crc = crc32File(path("empty"));
+  StatusOr<std::string> crc = crc32File(path("empty"));
   ASSERT_TRUE(succeeded(crc));
   EXPECT_EQ(*crc, "00000000");
 }

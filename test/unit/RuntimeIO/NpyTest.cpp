@@ -26,7 +26,7 @@ std::string npyImage(int major, std::string dict, const std::string &data, bool 
   return out + dict + data;
 }
 
-Expected<HostTensor> decode(const std::string &image) {
+StatusOr<HostTensor> decode(const std::string &image) {
   return decodeNpy(reinterpret_cast<const std::byte *>(image.data()), image.size());
 }
 
@@ -42,8 +42,8 @@ TEST(NpyHeaderTest, FormatsLikeNumpy) {
 }
 
 TEST(NpyHeaderTest, AcceptsWhatLiteralEvalAccepts) {
-  auto dict = parseNpyHeaderDict(
-      "{\"shape\": ( 4 , 5L ) , \"fortran_order\":True,'descr':'<i8'}   \n");
+  auto dict =
+      parseNpyHeaderDict("{\"shape\": ( 4 , 5L ) , \"fortran_order\":True,'descr':'<i8'}   \n");
   ASSERT_TRUE(succeeded(dict));
   EXPECT_EQ(dict->descr, "<i8");
   EXPECT_TRUE(dict->fortranOrder);
@@ -60,26 +60,25 @@ TEST(NpyHeaderTest, RejectsMalformedDicts) {
                         "structured dtypes are not supported"));
   EXPECT_TRUE(failsWith(parseNpyHeaderDict("{'descr': '<f4', 'shape': (2,)}"),
                         "npy header lacks 'fortran_order'"));
-  EXPECT_TRUE(failsWith(parseNpyHeaderDict("{'descr': '<f4', 'x': 1, " + ok + "}"),
-                        "unexpected key 'x'"));
+  EXPECT_TRUE(
+      failsWith(parseNpyHeaderDict("{'descr': '<f4', 'x': 1, " + ok + "}"), "unexpected key 'x'"));
   EXPECT_TRUE(failsWith(parseNpyHeaderDict("{'descr': '<f4', 'descr': '<f4', " + ok + "}"),
                         "key 'descr' twice"));
-  EXPECT_TRUE(failsWith(
-      parseNpyHeaderDict("{'descr': '<f4', 'fortran_order': False, 'shape': (2, -1)}"),
-      "negative dimension"));
-  EXPECT_TRUE(failsWith(
-      parseNpyHeaderDict("{'descr': '<f4', 'fortran_order': False, 'shape': (5)}"),
-      "expected ',' after the only dimension"));
-  EXPECT_TRUE(failsWith(
-      parseNpyHeaderDict("{'descr': '<f4', 'fortran_order': False, 'shape': [5]}"),
-      "expected a tuple for 'shape'"));
-  EXPECT_TRUE(failsWith(
-      parseNpyHeaderDict("{'descr': '<f4', 'fortran_order': 0, 'shape': (5,)}"),
-      "expected True or False"));
-  EXPECT_TRUE(failsWith(
-      parseNpyHeaderDict(
-          "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}"),
-      "too large for int64"));
+  EXPECT_TRUE(
+      failsWith(parseNpyHeaderDict("{'descr': '<f4', 'fortran_order': False, 'shape': (2, -1)}"),
+                "negative dimension"));
+  EXPECT_TRUE(
+      failsWith(parseNpyHeaderDict("{'descr': '<f4', 'fortran_order': False, 'shape': (5)}"),
+                "expected ',' after the only dimension"));
+  EXPECT_TRUE(
+      failsWith(parseNpyHeaderDict("{'descr': '<f4', 'fortran_order': False, 'shape': [5]}"),
+                "expected a tuple for 'shape'"));
+  EXPECT_TRUE(failsWith(parseNpyHeaderDict("{'descr': '<f4', 'fortran_order': 0, 'shape': (5,)}"),
+                        "expected True or False"));
+  EXPECT_TRUE(
+      failsWith(parseNpyHeaderDict(
+                    "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}"),
+                "too large for int64"));
   EXPECT_TRUE(failsWith(parseNpyHeaderDict("{'descr': '<f4"), "unterminated string"));
   EXPECT_TRUE(failsWith(parseNpyHeaderDict("{'descr': '<f4', " + ok + "} x"),
                         "unexpected text after the dict"));
@@ -97,7 +96,7 @@ TEST(NpyHeaderTest, EveryPrefixOfAHeaderFailsCleanly) {
 
 TEST(NpyDtypeTest, DescrsRoundTrip) {
   for (DType dtype : allDTypes()) {
-    Expected<DType> back = dtypeFromNpyDescr(npyDescr(dtype));
+    StatusOr<DType> back = dtypeFromNpyDescr(npyDescr(dtype));
     ASSERT_TRUE(succeeded(back)) << dtypeName(dtype);
     EXPECT_EQ(*back, dtype);
   }
@@ -131,7 +130,7 @@ TEST_F(NpyTest, RoundTripsEveryDtypeAndShape) {
       std::string file = readFile(path("t.npy"));
       // numpy's alignment: the data starts at a multiple of 64.
       EXPECT_EQ((file.size() - tensor.bytes.size()) % 64, 0u);
-      Expected<HostTensor> back = readNpy(path("t.npy"));
+      StatusOr<HostTensor> back = readNpy(path("t.npy"));
       ASSERT_TRUE(succeeded(back));
       EXPECT_EQ(back->dtype, dtype);
       EXPECT_EQ(back->shape, shape);
@@ -156,7 +155,7 @@ TEST_F(NpyTest, WritesNumpysExactHeader) {
 TEST_F(NpyTest, ReadsVersions2And3) {
   std::string data(8, '\x11');
   for (int major : {2, 3}) {
-    Expected<HostTensor> tensor =
+    StatusOr<HostTensor> tensor =
         decode(npyImage(major, "{'descr': '<i2', 'fortran_order': False, 'shape': (4,), }", data));
     ASSERT_TRUE(succeeded(tensor));
     EXPECT_EQ(tensor->dtype, DType::I16);
@@ -164,8 +163,8 @@ TEST_F(NpyTest, ReadsVersions2And3) {
     EXPECT_EQ(bytesOf(*tensor), data);
   }
   // Unpadded headers are fine too (only numpy's writer pads).
-  Expected<HostTensor> tensor = decode(
-      npyImage(1, "{'descr':'|u1','fortran_order':False,'shape':(1,)}", "x", /*pad=*/false));
+  StatusOr<HostTensor> tensor =
+      decode(npyImage(1, "{'descr':'|u1','fortran_order':False,'shape':(1,)}", "x", /*pad=*/false));
   ASSERT_TRUE(succeeded(tensor));
   EXPECT_EQ(bytesOf(*tensor), "x");
 }
@@ -200,20 +199,18 @@ TEST_F(NpyTest, BadFilesGiveTheirErrors) {
   EXPECT_TRUE(failsWith(
       decode(npyImage(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", "")),
       "unsupported dtype '<c8'"));
-  EXPECT_TRUE(failsWith(
-      decode(npyImage(1,
-                      "{'descr': '<f8', 'fortran_order': False, "
-                      "'shape': (4294967296, 4294967296), }",
-                      "")),
-      "shape [4294967296, 4294967296] is too large"));
+  EXPECT_TRUE(failsWith(decode(npyImage(1,
+                                        "{'descr': '<f8', 'fortran_order': False, "
+                                        "'shape': (4294967296, 4294967296), }",
+                                        "")),
+                        "shape [4294967296, 4294967296] is too large"));
   // Zero elements, but the dims multiply past int64 on the way: refused
   // rather than left for numElements() to overflow on.
-  EXPECT_TRUE(failsWith(
-      decode(npyImage(1,
-                      "{'descr': '|u1', 'fortran_order': False, "
-                      "'shape': (4294967296, 2147483648, 0), }",
-                      "")),
-      "is too large"));
+  EXPECT_TRUE(failsWith(decode(npyImage(1,
+                                        "{'descr': '|u1', 'fortran_order': False, "
+                                        "'shape': (4294967296, 2147483648, 0), }",
+                                        "")),
+                        "is too large"));
 }
 
 TEST_F(NpyTest, EveryTruncationOfAFileFailsCleanly) {
@@ -230,7 +227,7 @@ TEST_F(NpyTest, DecodingAnOwnedImageReusesIt) {
   std::string file = readFile(path("t.npy"));
   std::vector<std::byte> image(reinterpret_cast<const std::byte *>(file.data()),
                                reinterpret_cast<const std::byte *>(file.data()) + file.size());
-  Expected<HostTensor> back = decodeNpy(std::move(image));
+  StatusOr<HostTensor> back = decodeNpy(std::move(image));
   ASSERT_TRUE(succeeded(back));
   EXPECT_EQ(bytesOf(*back), bytesOf(tensor));
 }

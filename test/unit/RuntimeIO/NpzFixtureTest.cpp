@@ -26,8 +26,8 @@ void expectFixtureArrays(const std::vector<NamedTensor> &arrays) {
   std::vector<std::string> names;
   for (const NamedTensor &entry : arrays)
     names.push_back(entry.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"f32", "i64", "mask", "scalar", "f16", "bf16",
-                                             "i32", "i16", "i8", "u8", "empty"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"f32", "i64", "mask", "scalar", "f16", "bf16", "i32",
+                                             "i16", "i8", "u8", "empty"}));
   auto get = [&](const char *name) -> const HostTensor & {
     return findTensor(arrays, name)->tensor;
   };
@@ -77,7 +77,7 @@ void expectFixtureArrays(const std::vector<NamedTensor> &arrays) {
 }
 
 TEST(NpzFixtureTest, ReadsNumpySavez) {
-  Expected<std::vector<NamedTensor>> arrays = readNpz(fixture("savez.npz"));
+  StatusOr<std::vector<NamedTensor>> arrays = readNpz(fixture("savez.npz"));
   ASSERT_TRUE(succeeded(arrays));
   expectFixtureArrays(*arrays);
 }
@@ -87,7 +87,7 @@ TEST(NpzFixtureTest, ReadsNumpySavezCompressed) {
   std::string zip = readFile(fixture("savez_compressed.npz"));
   for (const ZipRecordAt &record : zipRecords(zip))
     EXPECT_EQ(le(zip, record.central + 10, 2), 8u) << record.name;
-  Expected<std::vector<NamedTensor>> arrays = readNpz(fixture("savez_compressed.npz"));
+  StatusOr<std::vector<NamedTensor>> arrays = readNpz(fixture("savez_compressed.npz"));
   ASSERT_TRUE(succeeded(arrays));
   expectFixtureArrays(*arrays);
 }
@@ -107,7 +107,7 @@ protected:
         i16_ = record;
     ASSERT_EQ(i16_.name, "i16.npy");
   }
-  Expected<std::vector<NamedTensor>> readBytes(const std::string &bytes) {
+  StatusOr<std::vector<NamedTensor>> readBytes(const std::string &bytes) {
     writeFile(path("x.npz"), bytes);
     return readNpz(path("x.npz"));
   }
@@ -119,7 +119,7 @@ protected:
   ZipRecordAt i16_;
 };
 
-Expected<std::vector<std::byte>> inflate(const std::string &in, size_t outSize) {
+StatusOr<std::vector<std::byte>> inflate(const std::string &in, size_t outSize) {
   return inflateRaw(reinterpret_cast<const std::byte *>(in.data()), in.size(), outSize);
 }
 
@@ -145,14 +145,14 @@ TEST_F(NpzCompressedTest, ImplausibleSizeIsRefusedBeforeAllocating) {
 }
 
 TEST_F(NpzCompressedTest, EveryFlippedStreamByteIsCaught) {
-  Expected<std::vector<NamedTensor>> fixtureArrays = readNpz(fixture("savez_compressed.npz"));
+  StatusOr<std::vector<NamedTensor>> fixtureArrays = readNpz(fixture("savez_compressed.npz"));
   ASSERT_TRUE(succeeded(fixtureArrays));
   const std::string original = bytesOf(findTensor(*fixtureArrays, "i16")->tensor);
   for (size_t at = i16_.data; at < i16_.data + i16_.compressedSize; ++at) {
     for (unsigned char mask : {0x01, 0x10, 0xff}) {
       std::string zip = zip_;
       zip[at] = static_cast<char>(zip[at] ^ mask);
-      Expected<std::vector<NamedTensor>> result = readBytes(zip);
+      StatusOr<std::vector<NamedTensor>> result = readBytes(zip);
       // A flip in the padding bits after the final block changes nothing;
       // any other flip must be caught, by inflate or by the CRC.
       if (result) {
@@ -169,7 +169,7 @@ TEST_F(NpzCompressedTest, EveryFlippedByteIsSafe) {
   for (size_t at = 0; at < zip_.size(); ++at) {
     std::string zip = zip_;
     zip[at] = static_cast<char>(zip[at] ^ 0x5a);
-    Expected<std::vector<NamedTensor>> result = readBytes(zip);
+    StatusOr<std::vector<NamedTensor>> result = readBytes(zip);
     if (!result) {
       EXPECT_TRUE(failedCleanly(result)) << at;
     }

@@ -25,7 +25,7 @@ protected:
   /// can put anything inside a well-formed archive.
   void writeRawArchive(const std::string &name,
                        const std::vector<std::pair<std::string, std::string>> &entries) {
-    Expected<AtomicFile> file = AtomicFile::create(path(name));
+    StatusOr<AtomicFile> file = AtomicFile::create(path(name));
     ASSERT_TRUE(succeeded(file));
     ZipWriter zip(*file);
     for (const auto &[entryName, contents] : entries)
@@ -35,12 +35,12 @@ protected:
   }
 
   std::string npyOf(const HostTensor &tensor) {
-    Expected<std::string> header = encodeNpyHeader(tensor.dtype, tensor.shape);
+    StatusOr<std::string> header = encodeNpyHeader(tensor.dtype, tensor.shape);
     EXPECT_TRUE(succeeded(header));
     return *header + bytesOf(tensor);
   }
 
-  Expected<std::vector<NamedTensor>> readBytes(const std::string &bytes) {
+  StatusOr<std::vector<NamedTensor>> readBytes(const std::string &bytes) {
     writeFile(path("x.npz"), bytes);
     return readNpz(path("x.npz"));
   }
@@ -56,10 +56,12 @@ TEST_F(NpzTest, RoundTripsEveryDtypeInOrder) {
   }
   // numpy keeps '/' in keys; non-ASCII names are flagged as UTF-8.
   entries.push_back({"layer.0/attn", patterned(DType::F16, {0, 5})});
-  entries.push_back({"gr\xc3\xb6\xc3\x9f" "e", patterned(DType::U8, {4})});
+  entries.push_back({"gr\xc3\xb6\xc3\x9f"
+                     "e",
+                     patterned(DType::U8, {4})});
 
   ASSERT_TRUE(succeeded(writeNpz(path("all.npz"), entries)));
-  Expected<std::vector<NamedTensor>> back = readNpz(path("all.npz"));
+  StatusOr<std::vector<NamedTensor>> back = readNpz(path("all.npz"));
   ASSERT_TRUE(succeeded(back));
   ASSERT_EQ(back->size(), entries.size());
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -80,7 +82,7 @@ TEST_F(NpzTest, WritesViewsAndIsDeterministic) {
   ASSERT_TRUE(succeeded(writeNpz(path("one.npz"), views)));
   ASSERT_TRUE(succeeded(writeNpz(path("two.npz"), views)));
   EXPECT_EQ(readFile(path("one.npz")), readFile(path("two.npz")));
-  Expected<std::vector<NamedTensor>> back = readNpz(path("one.npz"));
+  StatusOr<std::vector<NamedTensor>> back = readNpz(path("one.npz"));
   ASSERT_TRUE(succeeded(back));
   EXPECT_EQ(bytesOf((*back)[0].tensor), bytesOf(tensor));
 }
@@ -92,7 +94,7 @@ TEST_F(NpzTest, ForcedZip64RoundTrips) {
   EXPECT_EQ(le(zip, end + 10, 2), 0xffffu);
   EXPECT_EQ(le(zip, end + 16, 4), 0xffffffffu);
   EXPECT_EQ(le(zip, end - 20, 4), 0x07064b50u);
-  Expected<std::vector<NamedTensor>> back = readNpz(path("small.npz"));
+  StatusOr<std::vector<NamedTensor>> back = readNpz(path("small.npz"));
   ASSERT_TRUE(succeeded(back));
   ASSERT_EQ(back->size(), 2u);
   EXPECT_EQ(bytesOf((*back)[1].tensor), bytesOf(patterned(DType::I64, {3}, 2)));
@@ -101,7 +103,7 @@ TEST_F(NpzTest, ForcedZip64RoundTrips) {
 TEST_F(NpzTest, EmptyArchiveRoundTrips) {
   ASSERT_TRUE(succeeded(writeNpz(path("empty.npz"), std::vector<NamedTensor>{})));
   EXPECT_EQ(readFile(path("empty.npz")).size(), 22u); // just the end record
-  Expected<std::vector<NamedTensor>> back = readNpz(path("empty.npz"));
+  StatusOr<std::vector<NamedTensor>> back = readNpz(path("empty.npz"));
   ASSERT_TRUE(succeeded(back));
   EXPECT_TRUE(back->empty());
 }
@@ -169,8 +171,7 @@ TEST_F(NpzTest, UnsupportedMethodAndEncryption) {
   ZipRecordAt a = zipRecords(zip)[0];
   std::string bzip2 = zip;
   putLE(bzip2, a.central + 10, 12, 2);
-  EXPECT_TRUE(failsWith(readBytes(bzip2),
-                        "entry 'a': compression method 12 is not supported"));
+  EXPECT_TRUE(failsWith(readBytes(bzip2), "entry 'a': compression method 12 is not supported"));
   std::string encrypted = zip;
   putLE(encrypted, a.central + 8, 1, 2);
   EXPECT_TRUE(failsWith(readBytes(encrypted), "entry 'a': encrypted entries are not supported"));
@@ -183,7 +184,8 @@ TEST_F(NpzTest, OffsetsOutOfRange) {
 
   std::string badLocal = zip;
   putLE(badLocal, b.central + 42, 0x7fffffff, 4);
-  EXPECT_TRUE(failsWith(readBytes(badLocal), "entry 'b': local header offset 2147483647 is out of range"));
+  EXPECT_TRUE(
+      failsWith(readBytes(badLocal), "entry 'b': local header offset 2147483647 is out of range"));
 
   std::string intoDirectory = zip;
   putLE(intoDirectory, b.central + 42, b.central - 10, 4);
@@ -209,8 +211,8 @@ TEST_F(NpzTest, OffsetsOutOfRange) {
 
   std::string renamed = zip;
   renamed[b.local + 30] = 'c'; // the local header now says "c.npy"
-  EXPECT_TRUE(failsWith(readBytes(renamed),
-                        "local header names 'c.npy', the central directory 'b.npy'"));
+  EXPECT_TRUE(
+      failsWith(readBytes(renamed), "local header names 'c.npy', the central directory 'b.npy'"));
 
   std::string saturated = zip;
   putLE(saturated, end + 16, 0xffffffffu, 4); // zip64 marker without zip64 records
@@ -242,7 +244,7 @@ TEST_F(NpzTest, EveryFlippedByteFailsCleanlyOrReadsTheSameShape) {
       for (unsigned char mask : {0x01, 0x80, 0xff}) {
         std::string mutated = zip;
         mutated[at] = static_cast<char>(mutated[at] ^ mask);
-        Expected<std::vector<NamedTensor>> result = readBytes(mutated);
+        StatusOr<std::vector<NamedTensor>> result = readBytes(mutated);
         // Bytes no reader looks at (timestamps, attributes, the versions)
         // may change freely; anything else must be caught.
         if (result) {

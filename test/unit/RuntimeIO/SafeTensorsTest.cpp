@@ -12,7 +12,7 @@ namespace {
 class SafeTensorsTest : public TempDir {
 protected:
   /// A file with this JSON header (unpadded) and a data buffer of `buffer` bytes.
-  Expected<SafeTensorsFile> openRaw(const std::string &json, size_t buffer = 0) {
+  StatusOr<SafeTensorsFile> openRaw(const std::string &json, size_t buffer = 0) {
     std::string file;
     putLength(file, json.size());
     writeFile(path("x.safetensors"), file + json + std::string(buffer, '\0'));
@@ -45,7 +45,7 @@ TEST_F(SafeTensorsTest, RoundTripsEveryDtypeAligned) {
   SafeTensorsMetadata metadata = {{"rank", "0"}, {"mesh", "dp=1,tp=2"}, {"coords", "0,1"}};
   ASSERT_TRUE(succeeded(writeSafeTensors(path("w.safetensors"), tensors, metadata)));
 
-  Expected<SafeTensorsFile> file = SafeTensorsFile::open(path("w.safetensors"));
+  StatusOr<SafeTensorsFile> file = SafeTensorsFile::open(path("w.safetensors"));
   ASSERT_TRUE(succeeded(file));
   EXPECT_EQ(file->metadata(), metadata);
   EXPECT_EQ(file->dataOffset() % 64, 0u);
@@ -72,13 +72,15 @@ TEST_F(SafeTensorsTest, RoundTripsEveryDtypeAligned) {
   EXPECT_EQ((8 + headerLength) % 64, 0u);
   std::string header = bytes.substr(8, headerLength);
   EXPECT_EQ(header.rfind("{\"__metadata__\":{\"coords\":\"0,1\",\"mesh\":\"dp=1,tp=2\","
-                        "\"rank\":\"0\"},",
-                        0),
+                         "\"rank\":\"0\"},",
+                         0),
             0u);
-  EXPECT_NE(header.find("\"w.float32\":{\"dtype\":\"F32\",\"shape\":[3,5],\"data_offsets\":[0,60]}"),
-            std::string::npos);
-  EXPECT_NE(header.find("\"w.float16\":{\"dtype\":\"F16\",\"shape\":[3,5],\"data_offsets\":[64,94]}"),
-            std::string::npos);
+  EXPECT_NE(
+      header.find("\"w.float32\":{\"dtype\":\"F32\",\"shape\":[3,5],\"data_offsets\":[0,60]}"),
+      std::string::npos);
+  EXPECT_NE(
+      header.find("\"w.float16\":{\"dtype\":\"F16\",\"shape\":[3,5],\"data_offsets\":[64,94]}"),
+      std::string::npos);
   EXPECT_EQ(header.find_last_not_of(' '), header.rfind('}'));
 }
 
@@ -92,7 +94,7 @@ TEST_F(SafeTensorsTest, AlignmentOneWritesTheContiguousLayout) {
   uint64_t headerLength = le(bytes, 0, 4);
   EXPECT_EQ(headerLength % 8, 0u);
   EXPECT_EQ(bytes.size(), 8 + headerLength + 6 + 5 + 4);
-  Expected<SafeTensorsFile> file = SafeTensorsFile::open(x());
+  StatusOr<SafeTensorsFile> file = SafeTensorsFile::open(x());
   ASSERT_TRUE(succeeded(file));
   EXPECT_EQ(bytesOf(*file->find("c")), bytesOf(tensors[2].tensor));
   EXPECT_TRUE(failsWith(writeSafeTensors(x(), tensors, {}, {48}),
@@ -103,7 +105,7 @@ TEST_F(SafeTensorsTest, AlignmentOneWritesTheContiguousLayout) {
 TEST_F(SafeTensorsTest, NoTensorsNoMetadata) {
   ASSERT_TRUE(succeeded(writeSafeTensors(path("e.safetensors"), std::vector<NamedView>{})));
   EXPECT_EQ(readFile(path("e.safetensors")).substr(8, 2), "{}");
-  Expected<SafeTensorsFile> file = SafeTensorsFile::open(path("e.safetensors"));
+  StatusOr<SafeTensorsFile> file = SafeTensorsFile::open(path("e.safetensors"));
   ASSERT_TRUE(succeeded(file));
   EXPECT_TRUE(file->tensors().empty());
   EXPECT_TRUE(file->metadata().empty());
@@ -111,9 +113,9 @@ TEST_F(SafeTensorsTest, NoTensorsNoMetadata) {
 
 TEST_F(SafeTensorsTest, ViewsSurviveMovingTheFile) {
   HostTensor tensor = patterned(DType::F32, {16});
-  ASSERT_TRUE(succeeded(
-      writeSafeTensors(path("m.safetensors"), std::vector<NamedTensor>{{"t", tensor}})));
-  Expected<SafeTensorsFile> opened = SafeTensorsFile::open(path("m.safetensors"));
+  ASSERT_TRUE(
+      succeeded(writeSafeTensors(path("m.safetensors"), std::vector<NamedTensor>{{"t", tensor}})));
+  StatusOr<SafeTensorsFile> opened = SafeTensorsFile::open(path("m.safetensors"));
   ASSERT_TRUE(succeeded(opened));
   SafeTensorsFile moved = std::move(*opened);
   EXPECT_EQ(bytesOf(*moved.find("t")), bytesOf(tensor));
@@ -124,7 +126,7 @@ TEST_F(SafeTensorsTest, ReadsContiguousFilesFromOtherWriters) {
   std::string json =
       "{\"b\":{\"dtype\":\"I8\",\"shape\":[2],\"data_offsets\":[4,6]},"
       "\"a\":{\"dtype\":\"I16\",\"shape\":[2],\"data_offsets\":[0,4]},\"__metadata__\":null}";
-  Expected<SafeTensorsFile> file = openRaw(json, 6);
+  StatusOr<SafeTensorsFile> file = openRaw(json, 6);
   ASSERT_TRUE(succeeded(file));
   ASSERT_EQ(file->tensors().size(), 2u);
   EXPECT_EQ(file->tensors()[0].name, "a");
@@ -141,10 +143,12 @@ TEST_F(SafeTensorsTest, WriterRefusesBadInputAndLeavesNoFile) {
   EXPECT_TRUE(failsWith(write({{"", t}}), "a tensor has an empty name"));
   EXPECT_TRUE(failsWith(write({{"bad\xff", t}}), "tensor name 'bad\xff' is not valid UTF-8"));
   EXPECT_TRUE(failsWith(write({{"a", t}}, {{"k", "\xc0\x80"}}), "metadata 'k' is not valid UTF-8"));
-  EXPECT_TRUE(failsWith(writeSafeTensors(x(), std::vector<NamedView>{{"v", {nullptr, DType::F32, {2}}}}),
-                        "tensor 'v': tensor has no data"));
-  EXPECT_TRUE(failsWith(writeSafeTensors(x(), std::vector<NamedView>{{"v", {nullptr, DType::F32, {-2}}}}),
-                        "tensor 'v': invalid shape [-2]"));
+  EXPECT_TRUE(
+      failsWith(writeSafeTensors(x(), std::vector<NamedView>{{"v", {nullptr, DType::F32, {2}}}}),
+                "tensor 'v': tensor has no data"));
+  EXPECT_TRUE(
+      failsWith(writeSafeTensors(x(), std::vector<NamedView>{{"v", {nullptr, DType::F32, {-2}}}}),
+                "tensor 'v': invalid shape [-2]"));
   EXPECT_TRUE(listing().empty());
 }
 
@@ -160,7 +164,8 @@ TEST_F(SafeTensorsTest, TooShortAndBadLengths) {
   file.clear();
   putLength(file, UINT64_MAX);
   writeFile(x(), file + "{}");
-  EXPECT_TRUE(failsWith(SafeTensorsFile::open(x()), "header length 18446744073709551615 runs past"));
+  EXPECT_TRUE(
+      failsWith(SafeTensorsFile::open(x()), "header length 18446744073709551615 runs past"));
   EXPECT_TRUE(failsWith(SafeTensorsFile::open(path("absent")), "absent: cannot open"));
 }
 
@@ -175,7 +180,8 @@ TEST_F(SafeTensorsTest, HeaderMustBeValidJsonObject) {
   EXPECT_TRUE(failsWith(openRaw("{\"a\":" + entry + ",\"a\":" + entry + "}", 1),
                         "header JSON has key 'a' twice"));
   EXPECT_TRUE(failsWith(
-      openRaw("{\"a\":{\"dtype\":\"U8\",\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1),
+      openRaw("{\"a\":{\"dtype\":\"U8\",\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}",
+              1),
       "header JSON has key 'dtype' twice"));
 }
 
@@ -207,9 +213,9 @@ TEST_F(SafeTensorsTest, EntriesAreValidated) {
   EXPECT_TRUE(failsWith(
       open("{\"dtype\":\"F64\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,0]}"),
       "shape [4294967296, 4294967296] is too large"));
-  EXPECT_TRUE(failsWith(
-      open("{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,18446744073709551615]}"),
-      "'data_offsets' must be [begin, end]"));
+  EXPECT_TRUE(
+      failsWith(open("{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,18446744073709551615]}"),
+                "'data_offsets' must be [begin, end]"));
   EXPECT_TRUE(failsWith(openRaw("{\"__metadata__\":{\"rank\":0}}"),
                         "'__metadata__' value of 'rank' is not a string"));
   EXPECT_TRUE(failsWith(openRaw("{\"__metadata__\":[]}"), "'__metadata__' is not an object"));
@@ -226,7 +232,7 @@ TEST_F(SafeTensorsTest, OverlapsAreRefusedGapsAndEmptiesAllowed) {
   std::string big = "\"big\":{\"dtype\":\"U8\",\"shape\":[32],\"data_offsets\":[0,32]}";
   EXPECT_TRUE(failsWith(openRaw("{" + big + "," + c + "}", 32),
                         "tensors 'big' [0, 32] and 'c' [16, 20] overlap"));
-  Expected<SafeTensorsFile> ok = openRaw("{" + a + "," + c + "," + e + "}", 32);
+  StatusOr<SafeTensorsFile> ok = openRaw("{" + a + "," + c + "," + e + "}", 32);
   ASSERT_TRUE(succeeded(ok));
   EXPECT_EQ(ok->tensors().size(), 3u);
 }
@@ -253,7 +259,7 @@ TEST_F(SafeTensorsTest, EveryFlippedByteIsSafe) {
       std::string mutated = bytes;
       mutated[at] = static_cast<char>(mutated[at] ^ mask);
       writeFile(path("m"), mutated);
-      Expected<SafeTensorsFile> file = SafeTensorsFile::open(path("m"));
+      StatusOr<SafeTensorsFile> file = SafeTensorsFile::open(path("m"));
       if (!file) {
         EXPECT_TRUE(failedCleanly(file)) << at;
         continue;

@@ -4,7 +4,7 @@
 #define SHARDC_TEST_UNIT_RUNTIMEIO_TESTUTIL_H
 
 #include "runtime/core/Tensor.h"
-#include "runtime/io/Expected.h"
+#include "runtime/io/ErrorText.h"
 
 #include <gtest/gtest.h>
 
@@ -90,8 +90,7 @@ inline std::string bytesOf(const TensorView &view) {
 }
 
 /// A HostTensor holding these values.
-template <typename T>
-HostTensor tensorOf(DType dtype, Shape shape, const std::vector<T> &values) {
+template <typename T> HostTensor tensorOf(DType dtype, Shape shape, const std::vector<T> &values) {
   HostTensor tensor(dtype, std::move(shape));
   EXPECT_EQ(tensor.bytes.size(), values.size() * sizeof(T));
   if (!values.empty())
@@ -100,8 +99,7 @@ HostTensor tensorOf(DType dtype, Shape shape, const std::vector<T> &values) {
 }
 
 /// The tensor's elements as T (the test checks the dtype separately).
-template <typename T>
-std::vector<T> valuesOf(const HostTensor &tensor) {
+template <typename T> std::vector<T> valuesOf(const HostTensor &tensor) {
   std::vector<T> values(tensor.bytes.size() / sizeof(T));
   if (!values.empty())
     std::memcpy(values.data(), tensor.bytes.data(), values.size() * sizeof(T));
@@ -109,33 +107,34 @@ std::vector<T> valuesOf(const HostTensor &tensor) {
 }
 
 /// Succeeded; prints the error otherwise.
-template <typename T>
-::testing::AssertionResult succeeded(const Expected<T> &result) {
+/// (A Status or any StatusOr.)
+template <typename Result>::testing::AssertionResult succeeded(const Result &result) {
   if (result)
     return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "failed: " << result.error();
+  return ::testing::AssertionFailure() << "failed: " << result.message();
 }
 
 /// Failed with an error containing `part`, on one line.
-template <typename T>
-::testing::AssertionResult failsWith(const Expected<T> &result, const std::string &part) {
+/// (A Status or any StatusOr.)
+template <typename Result>
+::testing::AssertionResult failsWith(const Result &result, const std::string &part) {
   if (result)
     return ::testing::AssertionFailure() << "succeeded, expected an error with '" << part << "'";
-  if (result.error().find(part) == std::string::npos)
+  if (result.message().find(part) == std::string::npos)
     return ::testing::AssertionFailure()
-           << "error '" << result.error() << "' lacks '" << part << "'";
-  if (result.error().find('\n') != std::string::npos)
-    return ::testing::AssertionFailure() << "error spans lines: " << result.error();
+           << "error '" << result.message() << "' lacks '" << part << "'";
+  if (result.message().find('\n') != std::string::npos)
+    return ::testing::AssertionFailure() << "error spans lines: " << result.message();
   return ::testing::AssertionSuccess();
 }
 
 /// Failed, with any one-line message (for mutation loops).
-template <typename T>
-::testing::AssertionResult failedCleanly(const Expected<T> &result) {
+/// (A Status or any StatusOr.)
+template <typename Result>::testing::AssertionResult failedCleanly(const Result &result) {
   if (result)
     return ::testing::AssertionFailure() << "succeeded";
-  if (result.error().empty() || result.error().find('\n') != std::string::npos)
-    return ::testing::AssertionFailure() << "bad message: '" << result.error() << "'";
+  if (result.message().empty() || result.message().find('\n') != std::string::npos)
+    return ::testing::AssertionFailure() << "bad message: '" << result.message() << "'";
   return ::testing::AssertionSuccess();
 }
 
@@ -156,9 +155,9 @@ inline void putLE(std::string &bytes, size_t at, uint32_t value, int width) {
 /// Where things are in a small archive without a comment or zip64 fields.
 struct ZipRecordAt {
   std::string name;
-  size_t central;  // offset of the central directory record
-  size_t local;    // offset of the local header
-  size_t data;     // offset of the (compressed) data
+  size_t central; // offset of the central directory record
+  size_t local;   // offset of the local header
+  size_t data;    // offset of the (compressed) data
   uint32_t compressedSize;
 };
 

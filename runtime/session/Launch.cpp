@@ -1,15 +1,13 @@
 //===- Launch.cpp - what the launcher's environment says ------------------===//
-#include "tools/shardrun/Launch.h"
+#include "runtime/session/Launch.h"
 
 #include <cstdlib>
 
-namespace shardc::shardrun {
+namespace shardc::rt {
 namespace {
 
-using rt::Status;
-
 /// The variable as an integer in [minimum, maximum]; none when unset.
-rt::StatusOr<std::optional<int>> integerVariable(const char *name, int minimum, int maximum) {
+StatusOr<std::optional<int>> integerVariable(const char *name, int minimum, int maximum) {
   const char *text = std::getenv(name);
   if (!text)
     return std::optional<int>();
@@ -23,7 +21,7 @@ rt::StatusOr<std::optional<int>> integerVariable(const char *name, int minimum, 
 
 } // namespace
 
-rt::StatusOr<LocalRank> localRank() {
+StatusOr<LocalRank> localRank() {
   for (const char *name :
        {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"}) {
     auto value = integerVariable(name, 0, 1 << 20);
@@ -35,7 +33,7 @@ rt::StatusOr<LocalRank> localRank() {
   return LocalRank{};
 }
 
-rt::StatusOr<std::optional<TorchrunLaunch>> torchrunLaunch() {
+StatusOr<std::optional<TorchrunLaunch>> torchrunLaunch() {
   if (!std::getenv("WORLD_SIZE") && !std::getenv("RANK"))
     return std::optional<TorchrunLaunch>();
   TorchrunLaunch launch;
@@ -69,4 +67,4 @@ rt::StatusOr<std::optional<TorchrunLaunch>> torchrunLaunch() {
   return std::optional<TorchrunLaunch>(launch);
 }
 
-} // namespace shardc::shardrun
+} // namespace shardc::rt

@@ -1,4 +1,4 @@
-//===- Devices.h - the device a rank's program runs on ----------*- C++ -*-===//
+//===- DevicePlan.h - the device a rank's program runs on -------*- C++ -*-===//
 //
 // A cpu artifact runs on the host's cores. A cuda artifact runs on the GPU
 // the launcher's local rank picks (Launch.h; GPU 0 without one), which must
@@ -7,8 +7,8 @@
 // its own device object (own streams, allocations and copies).
 //
 //===----------------------------------------------------------------------===//
-#ifndef SHARDC_TOOLS_SHARDRUN_DEVICES_H
-#define SHARDC_TOOLS_SHARDRUN_DEVICES_H
+#ifndef SHARDC_RUNTIME_SESSION_DEVICEPLAN_H
+#define SHARDC_RUNTIME_SESSION_DEVICEPLAN_H
 
 #include "runtime/core/Artifact.h"
 #include "runtime/core/Device.h"
@@ -17,7 +17,7 @@
 #include <optional>
 #include <string>
 
-namespace shardc::shardrun {
+namespace shardc::rt {
 
 struct DevicePlan {
   bool cuda = false;
@@ -26,17 +26,17 @@ struct DevicePlan {
   std::string description;
 };
 
-/// Whether this shardrun was built with the CUDA backend (SHARDC_CUDA).
+/// Whether the runtime was built with the CUDA backend (SHARDC_CUDA).
 bool hasCuda();
 
 /// Where this process runs `layout`'s ranks; the error is the one line
-/// shardrun prints ("the artifact targets cuda (sm_90) but no CUDA device
+/// the runtime reports ("the artifact targets cuda (sm_90) but no CUDA device
 /// is visible", an artifact built for a newer GPU, a local rank past the
 /// visible GPUs).
-rt::StatusOr<DevicePlan> planDevice(const rt::ArtifactLayout &layout);
+StatusOr<DevicePlan> planDevice(const ArtifactLayout &layout);
 
 /// A device for one rank.
-rt::StatusOr<std::unique_ptr<rt::Device>> openDevice(const DevicePlan &plan);
+StatusOr<std::unique_ptr<Device>> openDevice(const DevicePlan &plan);
 
 /// "sm_90a" as (90, true); none for text that is not an sm_ architecture.
 struct CudaArch {
@@ -45,6 +45,6 @@ struct CudaArch {
 };
 std::optional<CudaArch> parseCudaArch(const std::string &text);
 
-} // namespace shardc::shardrun
+} // namespace shardc::rt
 
 #endif

@@ -1,6 +1,6 @@
 //===- Launch.h - what the launcher's environment says ----------*- C++ -*-===//
 //
-// shardrun learns where it runs from the variables launchers set:
+// The runtime learns where it runs from the variables launchers set:
 //  - the device: the rank's index among the ranks of its node — LOCAL_RANK
 //    (torchrun), OMPI_COMM_WORLD_LOCAL_RANK (OpenMPI), SLURM_LOCALID (Slurm),
 //    MPI_LOCALRANKID (MPICH) — never the global rank, which is past the
@@ -9,15 +9,15 @@
 //    MASTER_PORT, from which the NCCL id is shared over TCP.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SHARDC_TOOLS_SHARDRUN_LAUNCH_H
-#define SHARDC_TOOLS_SHARDRUN_LAUNCH_H
+#ifndef SHARDC_RUNTIME_SESSION_LAUNCH_H
+#define SHARDC_RUNTIME_SESSION_LAUNCH_H
 
 #include "runtime/core/Status.h"
 
 #include <optional>
 #include <string>
 
-namespace shardc::shardrun {
+namespace shardc::rt {
 
 struct LocalRank {
   int value = 0;
@@ -26,7 +26,7 @@ struct LocalRank {
 };
 /// The first of the variables above that is set; 0 when none is. An error
 /// for a value that is not a non-negative integer.
-rt::StatusOr<LocalRank> localRank();
+StatusOr<LocalRank> localRank();
 
 struct TorchrunLaunch {
   int rank = 0, size = 1;
@@ -36,8 +36,8 @@ struct TorchrunLaunch {
 /// From RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT (29500, torchrun's
 /// default, when unset), when WORLD_SIZE or RANK is set; none otherwise.
 /// Errors name the variable that is missing or malformed.
-rt::StatusOr<std::optional<TorchrunLaunch>> torchrunLaunch();
+StatusOr<std::optional<TorchrunLaunch>> torchrunLaunch();
 
-} // namespace shardc::shardrun
+} // namespace shardc::rt
 
 #endif

@@ -1,9 +1,12 @@
 //===- HalfFloat.h - float16 / bfloat16 storage conversions -----*- C++ -*-===//
 //
-// F16 and BF16 tensors are stored as 16-bit patterns and computed in fp32:
-// every kernel loads an element with toFloat and stores its result with
-// fromFloat. The conversions are written out in integer arithmetic (no F16C
-// or AVX512-BF16 instructions), so the library runs on any x86-64 or ARM CPU,
+// The project's one fp16/bf16 conversion, MLIR-free: the runtime's kernels
+// and collectives store F16 and BF16 tensors as 16-bit patterns and compute
+// in fp32 (load with toFloat, store with toHalf/toBFloat16), and the
+// compiler's constant evaluator rounds folded values and converts weights
+// (--dtype) through the same functions, so both sides agree bit for bit
+// (test/unit/ConstEval/HalfFloatAgreementTest.cpp). The conversions are written out in integer
+// arithmetic (no F16C or AVX512-BF16 instructions), so the library runs on any x86-64 or ARM CPU,
 // and inline, because they sit in the innermost loops.
 //
 // Rounding is IEEE round-to-nearest-even with overflow to infinity and
@@ -11,14 +14,14 @@
 // becomes a quiet NaN of the same sign.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SHARDC_RUNTIME_CPU_HALFFLOAT_H
-#define SHARDC_RUNTIME_CPU_HALFFLOAT_H
+#ifndef SHARDC_RUNTIME_CORE_HALFFLOAT_H
+#define SHARDC_RUNTIME_CORE_HALFFLOAT_H
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
-namespace shardc::rt::cpu {
+namespace shardc::rt {
 
 /// Storage types for F16 and BF16 elements: the raw bits, so that templates
 /// over element types cannot mistake them for integers.
@@ -96,7 +99,8 @@ inline BFloat16 toBFloat16(float value) {
 /// when that was inexact. Rounding this once more to a format with at least
 /// two fewer mantissa bits (f16, bf16) gives the correctly rounded result of
 /// the original double, which double -> float -> f16 would not (it rounds
-/// twice). Used by cast from F64 and from 64-bit integers.
+/// twice). Used by cast from F64 and from 64-bit integers, and by the constant
+/// evaluator, which computes in double.
 inline float toFloatRoundToOdd(double value) {
   using namespace half_detail;
   float nearest = float(value);
@@ -113,6 +117,6 @@ inline float toFloatRoundToOdd(double value) {
   return floatOf(bitsOf(nearest) | 1u);
 }
 
-} // namespace shardc::rt::cpu
+} // namespace shardc::rt
 
-#endif // SHARDC_RUNTIME_CPU_HALFFLOAT_H
+#endif // SHARDC_RUNTIME_CORE_HALFFLOAT_H

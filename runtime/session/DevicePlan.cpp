@@ -1,8 +1,8 @@
-//===- Devices.cpp - the device a rank's program runs on ------------------===//
-#include "tools/shardrun/Devices.h"
+//===- DevicePlan.cpp - the device a rank's program runs on ---------------===//
+#include "runtime/session/DevicePlan.h"
 
 #include "runtime/cpu/CpuDevice.h"
-#include "tools/shardrun/Launch.h"
+#include "runtime/session/Launch.h"
 
 #ifdef SHARDC_WITH_CUDA
 #include "runtime/cuda/CudaDevice.h"
@@ -15,9 +15,7 @@
 #include <iterator>
 #include <vector>
 
-namespace shardc::shardrun {
-
-using rt::Status;
+namespace shardc::rt {
 
 std::optional<CudaArch> parseCudaArch(const std::string &text) {
   if (text.rfind("sm_", 0) != 0 || text.size() < 5)
@@ -65,14 +63,14 @@ Status checkArch(const std::string &built, const std::string &device, int ordina
 
 } // namespace
 
-rt::StatusOr<DevicePlan> planDevice(const rt::ArtifactLayout &layout) {
+StatusOr<DevicePlan> planDevice(const ArtifactLayout &layout) {
   if (layout.target != "cuda")
     return DevicePlan{};
   auto local = localRank();
   if (!local)
     return local.status();
   const std::string built = layout.cudaArch.empty() ? "no arch given" : layout.cudaArch;
-  const int count = rt::cuda::CudaDevice::count();
+  const int count = cuda::CudaDevice::count();
   if (count == 0)
     return Status::error("the artifact targets cuda (" + built + ") but no CUDA device is visible");
   if (local->value >= count) {
@@ -82,7 +80,7 @@ rt::StatusOr<DevicePlan> planDevice(const rt::ArtifactLayout &layout) {
                          (count == 1 ? " device is" : " devices are") + " visible" +
                          (visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : ""));
   }
-  auto device = rt::cuda::CudaDevice::open(local->value);
+  auto device = cuda::CudaDevice::open(local->value);
   if (!device)
     return device.status();
   if (Status status =
@@ -91,10 +89,11 @@ rt::StatusOr<DevicePlan> planDevice(const rt::ArtifactLayout &layout) {
     return status;
   if (!layout.cudaKernels.empty()) {
     std::ifstream file(layout.cudaKernels, std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::vector<char> bytes((std::istreambuf_iterator<char>(file)),
+                            std::istreambuf_iterator<char>());
     if (!file.good() && !file.eof())
       return Status::error(layout.cudaKernels + ": cannot read");
-    if (Status status = rt::cuda::loadGeneratedKernels(bytes, layout.cudaKernels); !status)
+    if (Status status = cuda::loadGeneratedKernels(bytes, layout.cudaKernels); !status)
       return status;
   }
   return DevicePlan{true, local->value,
@@ -102,30 +101,30 @@ rt::StatusOr<DevicePlan> planDevice(const rt::ArtifactLayout &layout) {
                         ", " + (*device)->arch() + ")"};
 }
 
-rt::StatusOr<std::unique_ptr<rt::Device>> openDevice(const DevicePlan &plan) {
+StatusOr<std::unique_ptr<Device>> openDevice(const DevicePlan &plan) {
   if (!plan.cuda)
-    return std::unique_ptr<rt::Device>(std::make_unique<rt::cpu::CpuDevice>());
-  auto device = rt::cuda::CudaDevice::open(plan.ordinal);
+    return std::unique_ptr<Device>(std::make_unique<cpu::CpuDevice>());
+  auto device = cuda::CudaDevice::open(plan.ordinal);
   if (!device)
     return device.status();
-  return std::unique_ptr<rt::Device>(std::move(*device));
+  return std::unique_ptr<Device>(std::move(*device));
 }
 
 #else // no CUDA backend
 
 bool hasCuda() { return false; }
 
-rt::StatusOr<DevicePlan> planDevice(const rt::ArtifactLayout &layout) {
+StatusOr<DevicePlan> planDevice(const ArtifactLayout &layout) {
   if (layout.target == "cuda")
     return Status::error("the artifact targets cuda but this shardrun was built without the "
                          "CUDA backend (configure with -DSHARDC_CUDA=ON)");
   return DevicePlan{};
 }
 
-rt::StatusOr<std::unique_ptr<rt::Device>> openDevice(const DevicePlan &) {
-  return std::unique_ptr<rt::Device>(std::make_unique<rt::cpu::CpuDevice>());
+StatusOr<std::unique_ptr<Device>> openDevice(const DevicePlan &) {
+  return std::unique_ptr<Device>(std::make_unique<cpu::CpuDevice>());
 }
 
 #endif
 
-} // namespace shardc::shardrun
+} // namespace shardc::rt

@@ -1,0 +1,148 @@
+//===- ShardcModule.cpp - `import shardc`: run artifacts from Python ------===//
+//
+// The runtime session with numpy in and out, shaped like onnxruntime's
+// InferenceSession:
+//
+//   import shardc
+//   session = shardc.Session("out/")                     # one device
+//   session = shardc.Session("out4/", ranks="threads")   # a mesh, ranks as threads
+//   outputs = session.run({"input_ids": x})              # {name: numpy array}
+//
+// The artifact is opened, checked and loaded once, in the constructor; each
+// run prepares the ranks' executors, copies the inputs in and the outputs
+// out. Errors raise shardc.Error (a RuntimeError) with the runtime's one line.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/comm/InProcess.h"
+#include "runtime/cpu/CpuBackend.h"
+#include "runtime/session/Session.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace py = pybind11;
+using namespace shardc::rt;
+
+namespace {
+
+/// What the binding raises, as shardc.Error.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void check(const Status &status) {
+  if (!status)
+    throw Error(status.message());
+}
+
+/// A numpy array's bytes, row-major, as the runtime's tensor.
+HostTensor toHost(const std::string &name, const py::handle &value) {
+  py::array array = py::array::ensure(value, py::array::c_style);
+  if (!array)
+    throw Error("input '" + name + "': expected a numpy array");
+  std::string dtypeName = py::str(array.dtype().attr("name"));
+  std::optional<DType> dtype = dtypeFromName(dtypeName);
+  if (!dtype)
+    throw Error("input '" + name + "': numpy dtype " + dtypeName + " has no runtime type");
+  Shape shape(array.shape(), array.shape() + array.ndim());
+  HostTensor tensor(*dtype, shape);
+  std::memcpy(tensor.bytes.data(), array.data(), tensor.bytes.size());
+  return tensor;
+}
+
+py::array toNumpy(const HostTensor &tensor) {
+  std::vector<py::ssize_t> shape(tensor.shape.begin(), tensor.shape.end());
+  py::array array(py::dtype(dtypeName(tensor.dtype)), shape);
+  std::memcpy(array.mutable_data(), tensor.bytes.data(), tensor.bytes.size());
+  return array;
+}
+
+/// An artifact opened for running: every rank this process runs is loaded.
+class PySession {
+public:
+  PySession(const std::filesystem::path &directory, std::optional<std::string> ranks, int threads)
+      : threads_(threads) {
+    if (ranks && *ranks != "threads")
+      throw Error("ranks='" + *ranks + "': expected 'threads' (or none, for one device)");
+    auto opened = Session::open(directory.string());
+    check(opened.status());
+    session_ = std::make_unique<Session>(std::move(*opened));
+    const int count = ranks ? session_->layout().ranks : 1;
+    if (!ranks && session_->layout().ranks > 1)
+      throw Error("the artifact was compiled for " + session_->layout().describe() +
+                  "; run its ranks as threads with shardc.Session(..., ranks=\"threads\")");
+    check(session_->checkLaunch(count));
+    check(session_->planDevice());
+    check(session_->loadRanks(0, count));
+  }
+
+  py::dict run(const py::dict &feeds) {
+    std::vector<HostTensor> tensors;
+    tensors.reserve(feeds.size());
+    NamedInputs named;
+    for (const auto &[key, value] : feeds) {
+      std::string name = py::str(key);
+      tensors.push_back(toHost(name, value));
+      named.emplace_back(name, &tensors.back());
+    }
+    auto ordered = session_->orderInputs(named);
+    check(ordered.status());
+    std::vector<RankRun> runs;
+    {
+      py::gil_scoped_release released;
+      // The cores are shared: each rank's kernels (and GEMMs) get a share.
+      const int ranks = session_->layout().ranks;
+      cpu::setThreads(threads_);
+      cpu::setThreads(std::max(1, cpu::threads() / ranks));
+      check(session_->runAsThreads(*ordered, RunOptions{}, comm::InProcessWorld::kDefaultTimeout,
+                                   runs));
+    }
+    py::dict outputs;
+    for (size_t i = 0; i < runs[0].outputs.size(); ++i)
+      outputs[py::str(session_->outputs()[i].name)] = toNumpy(runs[0].outputs[i]);
+    return outputs;
+  }
+
+  std::vector<std::string> inputNames() const { return namesOf(session_->inputs()); }
+  std::vector<std::string> outputNames() const { return namesOf(session_->outputs()); }
+  int ranks() const { return session_->layout().ranks; }
+
+private:
+  static std::vector<std::string> namesOf(const std::vector<TensorSignature> &signature) {
+    std::vector<std::string> names;
+    for (const TensorSignature &tensor : signature)
+      names.push_back(tensor.name);
+    return names;
+  }
+
+  std::unique_ptr<Session> session_;
+  int threads_;
+};
+
+} // namespace
+
+PYBIND11_MODULE(shardc, module) {
+  module.doc() = "Run artifacts compiled by shardc (numpy in, numpy out)";
+  py::register_exception<Error>(module, "Error", PyExc_RuntimeError);
+  py::class_<PySession>(module, "Session")
+      .def(py::init<const std::filesystem::path &, std::optional<std::string>, int>(),
+           py::arg("path"), py::arg("ranks") = py::none(), py::arg("threads") = 0,
+           "Opens the artifact folder `path`: one device, or with ranks='threads' every rank "
+           "of its mesh as a thread of this process; `threads` CPU threads in all (0: every "
+           "core), shared by the ranks")
+      .def("run", &PySession::run, py::arg("feeds"),
+           "Runs once: {input name: numpy array} in, {output name: numpy array} out")
+      .def_property_readonly("input_names", &PySession::inputNames)
+      .def_property_readonly("output_names", &PySession::outputNames)
+      .def_property_readonly("ranks", &PySession::ranks);
+}

@@ -1,0 +1,97 @@
+//===- Session.h - open an artifact once, run it ---------------*- C++ -*-===//
+//
+// The one reader of an artifact (after IREE's runtime session and XLA's
+// thunk Initialize): open() reads the manifest and rank 0's program once and
+// checks them; then, in the order a launcher needs them, checkLaunch()
+// compares the ranks started with the ranks compiled, planDevice() picks the
+// device (the GPU of the local rank, its architecture checked, the
+// artifact's generated kernels loaded), loadRanks() reads and checks the
+// program and weights of the ranks this process runs, and orderInputs()
+// checks the caller's inputs against the signature. Each step is separate so
+// that under MPI the caller can tell errors every rank sees from errors of
+// one rank. Running is then one rank on a given world communicator (an MPI
+// or NCCL process), or every loaded rank as a thread of this process.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_SESSION_SESSION_H
+#define SHARDC_RUNTIME_SESSION_SESSION_H
+
+#include "runtime/core/Artifact.h"
+#include "runtime/core/Communicator.h"
+#include "runtime/core/Executor.h"
+#include "runtime/session/DevicePlan.h"
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace shardc::rt {
+
+/// Untimed runs, then timed ones, optionally timing every step.
+struct RunOptions {
+  int warmup = 0;
+  int iters = 1;
+  bool profile = false;
+};
+
+/// What one rank measured and produced.
+struct RankRun {
+  std::vector<HostTensor> outputs;
+  std::vector<double> seconds; ///< one per timed run
+  int64_t arenaBytes = 0;
+  std::vector<StepProfile> profile;
+};
+
+/// Inputs by name, as a caller gives them.
+using NamedInputs = std::vector<std::pair<std::string, const HostTensor *>>;
+
+class Session {
+public:
+  /// Reads and checks the layout of the artifact in `directory`.
+  static StatusOr<Session> open(const std::string &directory);
+
+  const ArtifactLayout &layout() const { return layout_; }
+
+  /// Whether `launched` ranks can run this artifact: a target this runtime
+  /// runs, and as many ranks as it was compiled for.
+  Status checkLaunch(int launched) const;
+
+  /// Chooses the device every rank of this process runs on.
+  Status planDevice();
+  const DevicePlan &device() const { return plan_; }
+
+  /// Reads and checks the files of ranks first .. first + count - 1, all of
+  /// them before any runs.
+  Status loadRanks(int first, int count);
+  /// A loaded rank's program, weights and signature.
+  const Artifact &artifact(int rank) const { return artifacts_.at(rank - firstRank_); }
+  /// The signature every rank shares (that of the first loaded rank).
+  const std::vector<TensorSignature> &inputs() const { return artifacts_.front().inputs; }
+  const std::vector<TensorSignature> &outputs() const { return artifacts_.front().outputs; }
+
+  /// `given` in the artifact's input order, once each matches its signature.
+  StatusOr<std::vector<const HostTensor *>> orderInputs(const NamedInputs &given) const;
+
+  /// Runs loaded rank `rank` on a fresh device of the plan, its collectives
+  /// over `world`.
+  Status runRank(int rank, Communicator &world, const std::vector<const HostTensor *> &inputs,
+                 const RunOptions &options, RankRun &result) const;
+
+  /// Runs every loaded rank as a thread of this process (an in-process
+  /// world, whose collectives wait at most `timeout`); `results` by rank.
+  Status runAsThreads(const std::vector<const HostTensor *> &inputs, const RunOptions &options,
+                      std::chrono::milliseconds timeout, std::vector<RankRun> &results) const;
+
+private:
+  explicit Session(ArtifactLayout layout) : layout_(std::move(layout)) {}
+
+  ArtifactLayout layout_;
+  DevicePlan plan_;
+  int firstRank_ = 0;
+  std::vector<Artifact> artifacts_;
+};
+
+} // namespace shardc::rt
+
+#endif

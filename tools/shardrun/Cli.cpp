@@ -1,0 +1,152 @@
+//===- Cli.cpp - shardrun's flags and its one-line errors -----------------===//
+#include "tools/shardrun/Cli.h"
+
+#include "runtime/core/Artifact.h"
+#include "runtime/core/PrintableText.h"
+#include "tools/Version.h"
+#include "tools/shardrun/ClosestFlag.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <vector>
+
+namespace shardc::shardrun {
+namespace {
+
+constexpr const char *kUsage =
+    "usage: shardrun ARTIFACT_DIR --inputs IN.npz [--outputs OUT.npz] [--warmup W] [--iters I]\n"
+    "                [--threads N] [--profile] [--np N] [--comm threads|mpi|nccl]\n"
+    "                [--comm-timeout S]\n"
+    "       mpirun -np N shardrun ARTIFACT_DIR ...\n"
+    "       RANK=r WORLD_SIZE=N MASTER_ADDR=HOST MASTER_PORT=P shardrun ARTIFACT_DIR ...\n"
+    "\n"
+    "Runs a model compiled by `shardc MODEL -o ARTIFACT_DIR`.\n"
+    "  --inputs IN.npz    the model's inputs by ONNX input name (numpy .npz)\n"
+    "  --outputs OUT.npz  where to write the outputs by ONNX output name\n"
+    "  --warmup W         untimed runs before timing (default 1)\n"
+    "  --iters I          timed runs (default 1); the summary reports the median\n"
+    "  --threads N        CPU threads in all (default: all cores), shared by the ranks\n"
+    "  --profile          print the time per step, summed over the timed runs (rank 0)\n"
+    "  --np N             run an artifact compiled for N ranks as N threads of this process\n"
+    "                     (a cuda artifact's ranks share one GPU)\n"
+    "  --comm threads|mpi|nccl\n"
+    "                     how ranks talk: threads (default; with --np), MPI (default when\n"
+    "                     mpirun or another MPI launcher started shardrun) or NCCL, one GPU\n"
+    "                     per process (default for a cuda artifact under mpirun or with\n"
+    "                     RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT set)\n"
+    "  --comm-timeout S   seconds one collective may wait for the other ranks (default 600);\n"
+    "                     past it NCCL ranks abort, each printing its last collectives\n"
+    "  --help             this text\n"
+    "  --version          shardrun's version and the artifact version it reads\n"
+    "\n"
+    "Ranks enumerate the mesh row-major with the last axis fastest: on a mesh\n"
+    "[dp=2, tp=2] rank 1 is (dp 0, tp 1) and rank 2 is (dp 1, tp 0).\n";
+
+int parseCount(const std::string &flag, const std::string &text, int minimum) {
+  char *end = nullptr;
+  long value = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || value < minimum || value > 1000000)
+    die(flag + " '" + text + "': expected an integer >= " + std::to_string(minimum));
+  return static_cast<int>(value);
+}
+
+/// The longest --comm-timeout: about 11.6 days. Far longer ones overflow
+/// the clocks' deadlines (1e300 s would time out at once).
+constexpr double kMaxSeconds = 1e6;
+
+double parseSeconds(const std::string &flag, const std::string &text) {
+  char *end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(value) || value <= 0 || value > kMaxSeconds)
+    die(flag + " '" + text + "': expected a positive number of seconds, at most 1e6");
+  return value;
+}
+
+/// Every flag parseOptions takes, for "did you mean".
+const std::vector<std::string> kFlags = {"--inputs",  "--outputs",      "--warmup", "--iters",
+                                         "--threads", "--np",           "--comm",   "--profile",
+                                         "--help",    "--comm-timeout", "--version"};
+
+} // namespace
+
+void printError(const std::string &message) {
+  static std::atomic<bool> printed{false};
+  if (printed.exchange(true))
+    return;
+  std::string line = rt::printableMessage("shardrun: error: " + message) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+}
+
+[[noreturn]] void die(const std::string &message) {
+  printError(message);
+  std::exit(1);
+}
+
+Options parseOptions(int argc, char **argv) {
+  Options options;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    // --flag=value as well as --flag value.
+    std::optional<std::string> inlineValue;
+    if (size_t equals = arg.find('='); arg.rfind("--", 0) == 0 && equals != std::string::npos) {
+      inlineValue = arg.substr(equals + 1);
+      arg = arg.substr(0, equals);
+    }
+    auto value = [&]() -> std::string {
+      if (inlineValue)
+        return *inlineValue;
+      if (i + 1 >= args.size())
+        die(arg + " needs a value");
+      return args[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (arg == "--version") {
+      std::cout << "shardrun " SHARDC_VERSION "\nreads artifact version " << rt::kArtifactVersion
+                << "\n";
+      std::exit(0);
+    } else if (arg == "--inputs") {
+      options.inputs = value();
+    } else if (arg == "--outputs") {
+      options.outputs = value();
+    } else if (arg == "--warmup") {
+      options.warmup = parseCount(arg, value(), 0);
+    } else if (arg == "--iters") {
+      options.iters = parseCount(arg, value(), 1);
+    } else if (arg == "--threads") {
+      options.threads = parseCount(arg, value(), 1);
+    } else if (arg == "--np") {
+      options.np = parseCount(arg, value(), 1);
+    } else if (arg == "--comm") {
+      options.comm = value();
+      if (options.comm != "threads" && options.comm != "mpi" && options.comm != "nccl")
+        die("--comm '" + options.comm + "': expected 'threads', 'mpi' or 'nccl'");
+    } else if (arg == "--comm-timeout") {
+      options.commTimeout = parseSeconds(arg, value());
+    } else if (arg == "--profile") {
+      options.profile = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      std::string closest = closestFlag(arg, kFlags);
+      die("unknown flag '" + arg + "'" +
+          (closest.empty() ? "" : "; did you mean '" + closest + "'?") + " (see shardrun --help)");
+    } else if (options.artifact.empty()) {
+      options.artifact = arg;
+    } else {
+      die("unexpected argument '" + arg + "'; one artifact directory is expected");
+    }
+  }
+  if (options.artifact.empty())
+    die("no artifact directory given; see shardrun --help");
+  if (options.inputs.empty())
+    die("--inputs IN.npz is required");
+  return options;
+}
+
+} // namespace shardc::shardrun
