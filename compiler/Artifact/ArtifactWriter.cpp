@@ -9,7 +9,6 @@
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
 #include "dialects/Graph/ConstEval/FloatFormats.h"
-#include "passes/Partition/Passes.h"
 #include "passes/Sharding/CostModel.h"
 #include "dialects/Graph/TypeUtils.h"
 #include "passes/Sharding/ShardingConversion.h"
@@ -153,7 +152,7 @@ private:
     SmallVector<int64_t> local(type.getShape()), global(local), offsets(local.size(), 0);
     SmallVector<int64_t> storedShape(local);
     sharding::ValueSharding cut = sharding::ValueSharding::replicated(local.size());
-    if (auto attr = weight->getAttrOfType<dist::ShardingAttr>(partition::kWeightShardAttrName)) {
+    if (auto attr = weight->getAttrOfType<dist::ShardingAttr>(dist::kWeightShardAttrName)) {
       std::optional<sharding::ValueSharding> parsed = sharding::fromAttr(attr, mesh);
       if (!parsed)
         return weight.emitOpError() << "has a sharding the mesh does not fit";

@@ -92,15 +92,9 @@ private:
       builder.create<func::ReturnOp>(location);
       return success();
     }
-    if (isa<graph::CompositeOp>(op))
-      return op.emitOpError() << "must be inlined before lowering (run shardc-inline-composites)";
     bool collective = isa<dist::DistDialect>(op.getDialect()) && !isa<dist::ReshardOp>(op);
     if (!isa<graph::GraphDialect>(op.getDialect()) && !collective)
       return op.emitOpError() << "cannot be lowered to exec";
-    if (llvm::any_of(op.getAttrs(), [](NamedAttribute attr) {
-          return attr.getName().getValue().starts_with("dist.");
-        }))
-      return op.emitOpError() << "is still annotated with shardings (run shardc-partition)";
     SmallVector<Value> inputs, outputs;
     for (Value operand : op.getOperands())
       inputs.push_back(mapping.lookup(operand));
