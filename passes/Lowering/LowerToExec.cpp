@@ -40,7 +40,7 @@ public:
     lowered.removeResAttrsAttr();
     builder.setInsertionPointToStart(lowered.addEntryBlock());
     for (BlockArgument argument : function.getArguments()) {
-      auto name = function.getArgAttrOfType<StringAttr>(argument.getArgNumber(), "graph.name");
+      auto name = function.getArgAttrOfType<StringAttr>(argument.getArgNumber(), graph::kNameAttrName);
       mapping.map(argument,
                   builder.create<exec::InputOp>(
                       argument.getLoc(), bufferType(argument.getType()),
@@ -84,7 +84,7 @@ private:
     }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
-        auto name = function.getResultAttrOfType<StringAttr>(index, "graph.name");
+        auto name = function.getResultAttrOfType<StringAttr>(index, graph::kNameAttrName);
         builder.create<exec::OutputOp>(location,
                                        name ? name.getValue() : "output" + std::to_string(index),
                                        index, mapping.lookup(value));

@@ -566,8 +566,8 @@ OpShardingRule ruleOf(Operation *op) {
       .Case([](graph::ReduceSumOp op) { return reduce(op, FactorKind::Reduction); })
       .Case<graph::ReduceMeanOp, graph::ReduceMaxOp, graph::ReduceMinOp>(
           [](auto op) { return reduce(op, FactorKind::Replicated); })
-      .Case([](graph::SoftmaxOp op) { return sameShape(op, {op.getAxis()}); })
-      .Case([](graph::TopKOp op) { return sameShape(op, {op.getAxis()}); })
+      .Case([](graph::SoftmaxOp op) { return sameShape(op, {int64_t(op.getAxis())}); })
+      .Case([](graph::TopKOp op) { return sameShape(op, {int64_t(op.getAxis())}); })
       .Case([](graph::CumSumOp op) { return sameShape(op, {int64_t(op.getAxis())}); })
       .Case(
           [](graph::TriluOp op) { return sameShape(op, range(lastDims(op, 2), lastDims(op, 0))); })
