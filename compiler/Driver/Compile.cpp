@@ -182,11 +182,12 @@ int compile(const CompileOptions &options, const char *tool) {
   MLIRContext context(registry);
   OneLineDiagnostics diagnostics(context, tool);
 
-  FailureOr<InputModule> input = loadInput(context, options.modelPath, checked->import, tool);
+  FailureOr<OwningOpRef<ModuleOp>> input =
+      loadInput(context, options.modelPath, checked->import, tool);
   if (failed(input))
     return 1;
-  ModuleOp module = *input->module;
-  std::optional<Phase> from = input->phase;
+  ModuleOp module = **input;
+  std::optional<Phase> from = inputPhase(options.modelPath);
   FailureOr<sharding::MeshShape> mesh =
       placeOnMesh(module, checked->mesh, options.modelPath, tool);
   if (failed(mesh))

@@ -14,14 +14,18 @@ namespace shardc::driver {
 
 bool isMlirInput(StringRef path) { return llvm::sys::path::extension(path) == ".mlir"; }
 
-FailureOr<InputModule> loadInput(MLIRContext &context, StringRef path,
-                                 const import::ImportOptions &options, StringRef tool) {
+std::optional<Phase> inputPhase(StringRef path) {
+  return isMlirInput(path) ? std::optional<Phase>(Phase::Graph) : std::nullopt;
+}
+
+FailureOr<OwningOpRef<ModuleOp>> loadInput(MLIRContext &context, StringRef path,
+                                           const import::ImportOptions &options, StringRef tool) {
   if (isMlirInput(path)) {
     // Parse errors are diagnostics at the file's line and column: one line each.
     OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(path, &context);
     if (!module)
       return failure();
-    return InputModule{std::move(module), Phase::Graph};
+    return module;
   }
   auto model = import::loadModel(path.str());
   if (!model) {
@@ -31,7 +35,7 @@ FailureOr<InputModule> loadInput(MLIRContext &context, StringRef path,
   auto imported = import::importModel(context, *model, options);
   if (failed(imported))
     return failure();
-  return InputModule{std::move(*imported), std::nullopt};
+  return std::move(*imported);
 }
 
 } // namespace shardc::driver

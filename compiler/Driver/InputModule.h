@@ -2,7 +2,7 @@
 //
 // shardc reads an ONNX model (imported) or an MLIR module as `--emit=graph`
 // prints it (parsed, then compiled from the graph phase on): either way the
-// driver gets a module and the phase it is at.
+// driver gets a module, and from the path the phase it is at.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_COMPILER_DRIVER_INPUTMODULE_H
@@ -16,20 +16,18 @@
 
 namespace shardc::driver {
 
-struct InputModule {
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  /// The phase the module is at; none: just imported.
-  std::optional<Phase> phase;
-};
-
 /// Whether `path` names an MLIR module rather than an ONNX model.
 bool isMlirInput(llvm::StringRef path);
 
+/// The phase the module read from `path` is at: graph for an MLIR module,
+/// none (just imported) for an ONNX model.
+std::optional<Phase> inputPhase(llvm::StringRef path);
+
 /// Imports the ONNX model or parses the MLIR module at `path`; errors are
 /// emitted as diagnostics (or printed by `tool` when they have no location).
-mlir::FailureOr<InputModule> loadInput(mlir::MLIRContext &context, llvm::StringRef path,
-                                       const import::ImportOptions &options,
-                                       llvm::StringRef tool);
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+loadInput(mlir::MLIRContext &context, llvm::StringRef path, const import::ImportOptions &options,
+          llvm::StringRef tool);
 
 } // namespace shardc::driver
 
