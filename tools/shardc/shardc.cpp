@@ -16,7 +16,6 @@
 #include "compiler/Driver/CommandLine.h"
 #include "compiler/Driver/Compile.h"
 #include "compiler/Driver/Diagnostics.h"
-#include "compiler/Driver/Pipeline.h"
 #include "tools/Version.h"
 
 #include "mlir/IR/AsmState.h"
