@@ -1,4 +1,4 @@
-# lit configuration of shardc's FileCheck suites (see test/README.md).
+# lit configuration of shardc's FileCheck suites (README.md, "Tests and benchmarks").
 import os
 
 import lit.formats

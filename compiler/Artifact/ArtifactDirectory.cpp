@@ -101,7 +101,7 @@ llvm::Expected<std::string> checkArtifactDestination(llvm::StringRef path) {
   if (working == real || llvm::StringRef(working).starts_with((real + "/").str()) || real == "/")
     return refuse(destination, "is the working folder or a folder above it");
   if (llvm::Error error = checkIsArtifact(destination))
-    return std::move(error);
+    return error;
   return destination;
 }
 

@@ -9,7 +9,6 @@
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
 #include "dialects/Graph/ConstEval/FloatFormats.h"
-#include "passes/Partition/Passes.h"
 #include "passes/Sharding/CostModel.h"
 #include "dialects/Graph/TypeUtils.h"
 #include "passes/Sharding/ShardingConversion.h"
@@ -153,7 +152,7 @@ private:
     SmallVector<int64_t> local(type.getShape()), global(local), offsets(local.size(), 0);
     SmallVector<int64_t> storedShape(local);
     sharding::ValueSharding cut = sharding::ValueSharding::replicated(local.size());
-    if (auto attr = weight->getAttrOfType<dist::ShardingAttr>(partition::kWeightShardAttrName)) {
+    if (auto attr = weight->getAttrOfType<dist::ShardingAttr>(dist::kWeightShardAttrName)) {
       std::optional<sharding::ValueSharding> parsed = sharding::fromAttr(attr, mesh);
       if (!parsed)
         return weight.emitOpError() << "has a sharding the mesh does not fit";
@@ -318,7 +317,7 @@ LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef direct
   auto bytes = serializeProgram(program, mesh);
   if (failed(bytes))
     return failure();
-  auto arena = program->getAttrOfType<IntegerAttr>("exec.arena_bytes");
+  auto arena = program->getAttrOfType<IntegerAttr>(exec::kArenaBytesAttrName);
   WeightSource source;
   llvm::json::Array ranks;
   llvm::json::Object files;
@@ -358,7 +357,7 @@ LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef direct
                                        {"arena_bytes", arena ? arena.getInt() : 0}});
   }
   std::optional<std::string> cudaKernels;
-  if (auto source = module->getAttrOfType<StringAttr>("exec.cuda_source")) {
+  if (auto source = module->getAttrOfType<StringAttr>(exec::kCudaSourceAttrName)) {
     FailureOr<std::string> fatbin =
         compileCudaKernels(location, source.getValue(), options.cudaArch, directory);
     if (failed(fatbin))
@@ -404,7 +403,7 @@ LogicalResult writeArtifact(ModuleOp module, StringRef directory, const Artifact
   Location location = module.getLoc();
   // A plan this large is a bound dim gone wrong (--dim batch=99999999), not
   // a model: say so before writing anything.
-  if (auto arena = programs.front()->getAttrOfType<IntegerAttr>("exec.arena_bytes");
+  if (auto arena = programs.front()->getAttrOfType<IntegerAttr>(exec::kArenaBytesAttrName);
       arena && arena.getInt() > kMaxArenaBytes)
     return emitError(location) << "the memory plan needs an arena of "
                                << llvm::formatv("{0:F1}", arena.getInt() / double(1LL << 40))

@@ -18,7 +18,7 @@ public:
     for (Operation &op : program.getBody().front())
       if (failed(visit(op)))
         return failure();
-    auto arena = program->getAttrOfType<IntegerAttr>("exec.arena_bytes");
+    auto arena = program->getAttrOfType<IntegerAttr>(exec::kArenaBytesAttrName);
     if (!arena)
       return program.emitError() << "has no memory plan (run shardc-plan-memory)";
     std::vector<flatbuffers::Offset<schema::MeshAxis>> axes;

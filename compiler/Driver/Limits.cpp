@@ -1,6 +1,8 @@
 //===- Limits.cpp - how large a compilation shardc accepts ----------------===//
 #include "compiler/Driver/Limits.h"
 
+#include "dialects/Graph/GraphDialect.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "runtime/core/MeshAxes.h"
@@ -30,7 +32,7 @@ std::string batchSplitWarning(mlir::ModuleOp module, const sharding::MeshShape &
       if (auto shaped = llvm::dyn_cast<mlir::ShapedType>(type);
           shaped && shaped.hasRank() && shaped.getRank() > 0 && shaped.getDimSize(0) > batch) {
         batch = shaped.getDimSize(0);
-        auto name = function.getArgAttrOfType<mlir::StringAttr>(index, "graph.name");
+        auto name = function.getArgAttrOfType<mlir::StringAttr>(index, graph::kNameAttrName);
         widest = "'" + (name ? name.str() : "input " + std::to_string(index)) + "' has " +
                  std::to_string(batch);
       }

@@ -55,14 +55,18 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
     }
   }
   if (runs(Phase::Sharded)) {
+    // The composites end with the graph phase: sharding and lowering see ops.
+    pm.addPass(graph::createInlineCompositesPass());
     sharding::AutoShardPassOptions options;
     options.sequenceParallel = settings.sequenceParallel;
     options.device = settings.device;
     options.deviceMemory = settings.deviceMemory;
     sharding::buildShardPipeline(pm, options);
   }
-  if (runs(Phase::Partitioned))
+  if (runs(Phase::Partitioned)) {
     pm.addPass(partition::createPartitionPass());
+    pm.addPass(partition::createVerifyPartitionedPass());
+  }
   if (runs(Phase::Exec)) {
     lowering::buildLowerPipeline(pm);
     if (settings.target == "cuda")

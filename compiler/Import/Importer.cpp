@@ -515,7 +515,7 @@ FailureOr<DenseElementsAttr> GraphImporter::constantInputValue(StringRef name,
   for (StringRef part : parts) {
     part = part.trim();
     double number;
-    int64_t integer;
+    int64_t integer = 0;
     if (isa<FloatType>(element) ? part.getAsDouble(number) : part.getAsInteger(10, integer))
       return fileError() << "--constant-input " << name << ": '" << part << "' is not "
                          << (isa<FloatType>(element) ? "a number" : "an integer");
@@ -556,7 +556,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index) 
                            << " nodes; expected fewer loop iterations";
   const OpImporter &importer = opImporters().find(node.op_type())->second;
   // Resolve every input first so an unreadable initializer is reported here.
-  for (unsigned i = 0; i < node.input_size(); ++i) {
+  for (int i = 0; i < node.input_size(); ++i) {
     if (!context.hasInput(i))
       continue;
     Binding binding = lookupBinding(node.input(i));
@@ -568,7 +568,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index) 
   }
   if (failed(importer.import(context)))
     return failure();
-  for (unsigned i = 0; i < node.output_size(); ++i)
+  for (int i = 0; i < node.output_size(); ++i)
     if (context.hasOutput(i) && !scopes_.back().names.count(node.output(i)))
       return context.error() << "output " << i << " ('" << node.output(i)
                              << "') is not supported by the importer";
@@ -664,7 +664,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   Block *body = function.addEntryBlock();
   for (auto [index, input] : llvm::enumerate(arguments)) {
     define(input->name(), body->getArgument(index));
-    function.setArgAttr(index, "graph.name", builder_.getStringAttr(input->name()));
+    function.setArgAttr(index, graph::kNameAttrName, builder_.getStringAttr(input->name()));
   }
   builder_.setInsertionPointToEnd(body);
   for (auto [name, value] : fixedInputs) {
@@ -689,7 +689,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   builder_.create<func::ReturnOp>(fileLocation_, results);
   function.setType(builder_.getFunctionType(argumentTypes, ValueRange(results).getTypes()));
   for (auto [index, output] : llvm::enumerate(graph.output()))
-    function.setResultAttr(index, "graph.name", builder_.getStringAttr(output.name()));
+    function.setResultAttr(index, graph::kNameAttrName, builder_.getStringAttr(output.name()));
   return module;
 }
 

@@ -119,7 +119,7 @@ Expected<LoadedModel> parseModel(StringRef bytes, StringRef path) {
     }
     if (!model.proto.has_graph())
       return fileError(path, "the model has no graph");
-    return std::move(model);
+    return model;
   }
   if (bytes.size() > static_cast<size_t>(INT_MAX))
     return fileError(path, "the file is over 2 GiB, more than protobuf can hold; expected the "
@@ -132,7 +132,7 @@ Expected<LoadedModel> parseModel(StringRef bytes, StringRef path) {
   if (!model.proto.has_graph())
     return fileError(path, "the model has no graph (truncated or not an ONNX model?)");
   model.embeddedWeights = RawDataLocator(bytes).locate();
-  return std::move(model);
+  return model;
 }
 
 Expected<LoadedModel> loadModel(StringRef path) {

@@ -65,7 +65,7 @@ std::string modelInputsBehind(Value value) {
     if (auto argument = dyn_cast<BlockArgument>(next)) {
       auto function = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
       auto name = function
-                      ? function.getArgAttrOfType<StringAttr>(argument.getArgNumber(), "graph.name")
+                      ? function.getArgAttrOfType<StringAttr>(argument.getArgNumber(), graph::kNameAttrName)
                       : StringAttr();
       if (name)
         names += (names.empty() ? " '" : ", '") + name.getValue().str() + "'";

@@ -18,6 +18,9 @@ namespace shardc::dist {
 constexpr llvm::StringLiteral kShardingsAttrName = "dist.shardings";
 /// On function arguments and results: the value's #dist.sharding.
 constexpr llvm::StringLiteral kArgShardingAttrName = "dist.sharding";
+/// On a partitioned weight: its global #dist.sharding, from which the
+/// artifact writer cuts every rank's block.
+constexpr llvm::StringLiteral kWeightShardAttrName = "dist.weight_shard";
 
 /// The mesh `name` as seen from `from` (the nearest symbol table above it), or
 /// null when there is none.

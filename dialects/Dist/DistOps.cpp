@@ -36,7 +36,7 @@ ParseResult MeshOp::parse(OpAsmParser &parser, OperationState &result) {
       parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square,
                                      [&]() -> ParseResult {
                                        std::string axis;
-                                       int64_t size;
+                                       int64_t size = 0;
                                        if (parser.parseString(&axis) || parser.parseEqual() ||
                                            parser.parseInteger(size))
                                          return failure();

@@ -14,4 +14,13 @@
 #define GET_OP_CLASSES
 #include "dialects/Exec/ExecOps.h.inc"
 
+namespace shardc::exec {
+
+/// On a program's function: the arena's peak size in bytes (the memory plan).
+constexpr llvm::StringLiteral kArenaBytesAttrName = "exec.arena_bytes";
+/// On the module (--target=cuda): the CUDA C++ of every fused kernel.
+constexpr llvm::StringLiteral kCudaSourceAttrName = "exec.cuda_source";
+
+} // namespace shardc::exec
+
 #endif

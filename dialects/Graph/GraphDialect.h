@@ -6,4 +6,12 @@
 
 #include "dialects/Graph/GraphDialect.h.inc"
 
+namespace shardc::graph {
+
+/// On a function's arguments and results: the ONNX input's or output's name,
+/// which the artifact's signature keeps.
+constexpr llvm::StringLiteral kNameAttrName = "graph.name";
+
+} // namespace shardc::graph
+
 #endif

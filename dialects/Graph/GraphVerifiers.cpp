@@ -44,9 +44,10 @@ LogicalResult WeightOp::verify() {
     return emitOpError() << "converts stored " << storedType << " to " << type.getElementType()
                          << "; only float types convert";
   int64_t expected = storedElements * elementByteWidth(storedType);
-  if (getOffset() < 0)
-    return emitOpError() << "offset must not be negative; got " << getOffset();
-  if (getSize() != expected)
+  // The getters are unsigned: the attributes hold the signed values.
+  if (getOffsetAttr().getInt() < 0)
+    return emitOpError() << "offset must not be negative; got " << getOffsetAttr().getInt();
+  if (getSizeAttr().getInt() != expected)
     return emitOpError() << "size does not hold a " << formatShape(stored.value_or(type.getShape()))
                          << " " << storedType << " tensor; expected " << expected
                          << " bytes but got " << getSize();

@@ -249,7 +249,7 @@ private:
     auto refusal = [&](const char *why) { return std::optional<Refusal>(Refusal{op, why}); };
     if (dimOf(data) || !dimOf(indices) || dimOf(updates) != dimOf(indices))
       return refusal("does not scatter each entry's updates at its own indices");
-    if (auto elements = dyn_cast<ScatterElementsOp>(op); elements && elements.getAxis() != *dimOf(indices))
+    if (auto elements = dyn_cast<ScatterElementsOp>(op); elements && int64_t(elements.getAxis()) != *dimOf(indices))
       return refusal("scatters along another dim than the entries'");
     if (auto nd = dyn_cast<ScatterNdOp>(op); nd && *dimOf(indices) == rankOf(indices) - 1)
       return refusal("takes its index tuples across the entries");

@@ -40,6 +40,18 @@ def DensifySelectionsPass : Pass<"shardc-densify-selections", "mlir::ModuleOp"> 
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def InlineCompositesPass : Pass<"shardc-inline-composites", "mlir::ModuleOp"> {
+  let summary = "Replace graph.composite ops by their bodies";
+  let description = [{
+    Ends the graph phase. shardc-raise-mlp and shardc-raise-moe outline each
+    block they recognize into a `graph.composite` so that `--emit=graph` shows
+    the model's structure; every later phase works op by op (a sharding rule
+    per op, a kernel per op), so the driver inlines the composites before
+    sharding. Nested composites (the experts of a MoE) are inlined first.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 def RaiseActivationsPass : Pass<"shardc-raise-activations", "mlir::ModuleOp"> {
   let summary = "Recognize GELU (erf and tanh forms), SiLU and rsqrt spelled out as primitives";
   let description = [{

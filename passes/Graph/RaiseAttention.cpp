@@ -388,7 +388,7 @@ Value guardedProbabilities(SoftmaxOp softmax) {
 }
 
 void raiseAttention(SoftmaxOp softmax) {
-  if (softmax.getAxis() != softmax.getType().getRank() - 1)
+  if (int64_t(softmax.getAxis()) != softmax.getType().getRank() - 1)
     return;
   Value probabilities = guardedProbabilities(softmax);
   auto context =

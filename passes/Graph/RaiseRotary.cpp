@@ -38,7 +38,7 @@ Value lastDimSliceOf(Value value, int64_t begin, int64_t end) {
 
 /// rotate_half(x) = concat(-x2, x1); returns x.
 Value rotateHalfOf(ConcatOp concat) {
-  if (concat.getInputs().size() != 2 || concat.getAxis() != concat.getType().getRank() - 1)
+  if (concat.getInputs().size() != 2 || int64_t(concat.getAxis()) != concat.getType().getRank() - 1)
     return {};
   int64_t features = concat.getType().getShape().back(), half = features / 2;
   auto negated = producer<NegOp>(concat.getInputs()[0]);

@@ -18,9 +18,9 @@ namespace {
 /// other operand must be in it or the same for every token (rank <= 1).
 bool worksPerToken(Operation *op, unsigned index) {
   if (auto norm = dyn_cast<LayerNormOp>(op))
-    return index == 0 && norm.getAxis() == norm.getType().getRank() - 1;
+    return index == 0 && int64_t(norm.getAxis()) == norm.getType().getRank() - 1;
   if (auto norm = dyn_cast<RmsNormOp>(op))
-    return index == 0 && norm.getAxis() == norm.getType().getRank() - 1;
+    return index == 0 && int64_t(norm.getAxis()) == norm.getType().getRank() - 1;
   if (isa<LinearOp>(op))
     return index == 0;
   return isa<NegOp, AbsOp, SqrtOp, RsqrtOp, ReciprocalOp, ExpOp, LogOp, CosOp, SinOp, ErfOp,

@@ -154,7 +154,7 @@ struct GenerateCudaKernelsPass : impl::GenerateCudaKernelsPassBase<GenerateCudaK
     if (walk.wasInterrupted())
       return signalPassFailure();
     if (count)
-      module->setAttr("exec.cuda_source", StringAttr::get(&getContext(), source));
+      module->setAttr(exec::kCudaSourceAttrName, StringAttr::get(&getContext(), source));
   }
 };
 

@@ -40,7 +40,7 @@ public:
     lowered.removeResAttrsAttr();
     builder.setInsertionPointToStart(lowered.addEntryBlock());
     for (BlockArgument argument : function.getArguments()) {
-      auto name = function.getArgAttrOfType<StringAttr>(argument.getArgNumber(), "graph.name");
+      auto name = function.getArgAttrOfType<StringAttr>(argument.getArgNumber(), graph::kNameAttrName);
       mapping.map(argument,
                   builder.create<exec::InputOp>(
                       argument.getLoc(), bufferType(argument.getType()),
@@ -84,7 +84,7 @@ private:
     }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
-        auto name = function.getResultAttrOfType<StringAttr>(index, "graph.name");
+        auto name = function.getResultAttrOfType<StringAttr>(index, graph::kNameAttrName);
         builder.create<exec::OutputOp>(location,
                                        name ? name.getValue() : "output" + std::to_string(index),
                                        index, mapping.lookup(value));
@@ -92,15 +92,9 @@ private:
       builder.create<func::ReturnOp>(location);
       return success();
     }
-    if (isa<graph::CompositeOp>(op))
-      return op.emitOpError() << "must be inlined before lowering (run shardc-inline-composites)";
     bool collective = isa<dist::DistDialect>(op.getDialect()) && !isa<dist::ReshardOp>(op);
     if (!isa<graph::GraphDialect>(op.getDialect()) && !collective)
       return op.emitOpError() << "cannot be lowered to exec";
-    if (llvm::any_of(op.getAttrs(), [](NamedAttribute attr) {
-          return attr.getName().getValue().starts_with("dist.");
-        }))
-      return op.emitOpError() << "is still annotated with shardings (run shardc-partition)";
     SmallVector<Value> inputs, outputs;
     for (Value operand : op.getOperands())
       inputs.push_back(mapping.lookup(operand));

@@ -14,8 +14,8 @@ namespace shardc::lowering {
 #define GEN_PASS_DECL
 #include "passes/Lowering/Passes.h.inc"
 
-/// Inline composites, lower to exec, fuse elementwise chains, plan memory
-/// (the `shardc-lower` pipeline).
+/// Lower to exec, fuse elementwise chains, plan memory (the `shardc-lower`
+/// pipeline), on a program that shardc-verify-partitioned accepts.
 void buildLowerPipeline(mlir::OpPassManager &pm);
 
 /// Registers the passes and the `shardc-lower` pipeline.

@@ -31,18 +31,13 @@ def GenerateCudaKernelsPass : Pass<"shardc-generate-cuda-kernels", "mlir::Module
   }];
 }
 
-def InlineCompositesPass : Pass<"shardc-inline-composites", "mlir::ModuleOp"> {
-  let summary = "Replace graph.composite ops by their bodies";
-  let dependentDialects = ["shardc::graph::GraphDialect"];
-}
-
 def LowerToExecPass : Pass<"shardc-lower-to-exec", "mlir::ModuleOp"> {
   let summary = "Lower the graph program to an exec program of kernel steps on buffers";
   let description = [{
     Each graph op becomes an exec.kernel writing a fresh arena buffer
     (exec.alloc), reshapes become exec.view, weights and constants exec.weight
     and exec.constant, arguments exec.input and results exec.output.
-    Composite ops must have been inlined.
+    Expects the partitioned program that shardc-verify-partitioned accepts.
   }];
   let dependentDialects = ["shardc::exec::ExecDialect"];
 }

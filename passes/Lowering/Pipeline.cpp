@@ -9,7 +9,6 @@ namespace shardc::lowering {
 #include "passes/Lowering/Passes.h.inc"
 
 void buildLowerPipeline(mlir::OpPassManager &pm) {
-  pm.addPass(createInlineCompositesPass());
   pm.addPass(createLowerToExecPass());
   pm.addPass(createFuseElementwisePass());
   pm.addPass(createPlanMemoryPass());

@@ -55,7 +55,7 @@ LogicalResult planFunction(func::FuncOp function) {
   Builder builder(function.getContext());
   for (auto [alloc, offset] : llvm::zip(allocs, plan.offsets))
     alloc.setOffsetAttr(builder.getI64IntegerAttr(offset));
-  function->setAttr("exec.arena_bytes", builder.getI64IntegerAttr(plan.peakBytes));
+  function->setAttr(exec::kArenaBytesAttrName, builder.getI64IntegerAttr(plan.peakBytes));
   return success();
 }
 

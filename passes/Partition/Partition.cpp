@@ -79,7 +79,7 @@ private:
         weight.setStoredShape(globalShape);
         weight.setBoxOffsets(SmallVector<int64_t>(globalShape.size(), 0));
       }
-      weight->setAttr(kWeightShardAttrName, annotated[0]);
+      weight->setAttr(dist::kWeightShardAttrName, annotated[0]);
     }
     op->removeAttr(dist::kShardingsAttrName);
     // A slice keeps whole the dims it cuts; on split dims it takes everything,

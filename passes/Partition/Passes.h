@@ -9,9 +9,6 @@
 
 namespace shardc::partition {
 
-/// The attribute a partitioned weight keeps its global sharding in.
-constexpr llvm::StringLiteral kWeightShardAttrName = "dist.weight_shard";
-
 #define GEN_PASS_DECL
 #include "passes/Partition/Passes.h.inc"
 

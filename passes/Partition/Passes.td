@@ -20,4 +20,16 @@ def PartitionPass : Pass<"shardc-partition", "mlir::ModuleOp"> {
   let dependentDialects = ["shardc::dist::DistDialect"];
 }
 
+def VerifyPartitionedPass : Pass<"shardc-verify-partitioned", "mlir::ModuleOp"> {
+  let summary = "Check the boundary between partitioning and lowering";
+  let description = [{
+    The per-device program that shardc-lower-to-exec takes: no
+    `graph.composite` left (shardc-inline-composites), no `dist.reshard` left
+    and no op still annotated with a `dist.*` sharding (shardc-partition),
+    except the global `dist.weight_shard` a weight keeps for the artifact
+    writer. Every op that breaks this is reported, with the pass that should
+    have removed it; the module is not changed.
+  }];
+}
+
 #endif

@@ -71,6 +71,9 @@ public:
               problem.reshardSeconds(operand, whole, op.operands[strategy][position]);
       }
     }
+    for (auto [index, op] : llvm::enumerate(ops))
+      if (failed(keepAnnotation(op, unary[index])))
+        return failure();
     for (auto [producer, op] : llvm::enumerate(ops))
       for (OpResult result : op.op->getResults())
         linkUses(producer, result);
@@ -88,6 +91,35 @@ public:
   }
 
 private:
+  /// An op the user annotated (`dist.shardings` in an MLIR input, after
+  /// GSPMD and Shardy) keeps its annotation: every other strategy of it is
+  /// ruled out, and the search plans the rest around it.
+  LogicalResult keepAnnotation(const OpChoices &op, std::vector<double> &costs) {
+    auto annotated = op.op->getAttrOfType<ArrayAttr>(dist::kShardingsAttrName);
+    if (!annotated)
+      return success();
+    SmallVector<ValueSharding, 1> wanted;
+    for (Attribute attr : annotated) {
+      std::optional<ValueSharding> sharding =
+          fromAttr(cast<dist::ShardingAttr>(attr), problem.meshShape());
+      if (!sharding)
+        return op.op->emitOpError() << "has a sharding the mesh does not fit";
+      wanted.push_back(*sharding);
+    }
+    bool possible = false;
+    for (auto [strategy, results] : llvm::enumerate(op.results)) {
+      if (llvm::equal(results, wanted))
+        possible = true;
+      else
+        costs[strategy] = kInfinity;
+    }
+    if (!possible)
+      return op.op->emitOpError()
+             << "is annotated with a sharding that none of its strategies gives (on mesh "
+             << problem.meshShape().describe() << ")";
+    return success();
+  }
+
   /// One use of a value: an operand of an op that takes part (the sharding
   /// depends on its strategy) or a program result (whole).
   struct Use {

@@ -14,7 +14,7 @@ namespace shardc::sharding {
 #define GEN_PASS_DECL
 #include "passes/Sharding/Passes.h.inc"
 
-/// Inline composites, split fused projections, search, propagate (the
+/// Split fused projections, search, propagate (the
 /// `shardc-shard` pipeline).
 void buildShardPipeline(mlir::OpPassManager &pm, const AutoShardPassOptions &options);
 

@@ -22,7 +22,9 @@ def AutoShardPass : Pass<"shardc-auto-shard", "mlir::ModuleOp"> {
     collectives it needs (alpha-beta, ring or tree). The sum over the whole
     program is minimized exactly by variable elimination. Axes named "dp"
     never split weights; "tp" must split every linear layer's weight. The
-    choice is written as `dist.shardings` on every op. The plan's memory per
+    choice is written as `dist.shardings` on every op; an op that already has
+    them (a user's annotation in an MLIR input) keeps them, and the rest of
+    the plan is chosen around it. The plan's memory per
     device (weights + peak activations) must fit `device-memory`.
   }];
   let options = [

@@ -1,8 +1,6 @@
 //===- Pipeline.cpp - the shardc-shard pipeline ---------------------------===//
 #include "passes/Sharding/Passes.h"
 
-#include "passes/Lowering/Passes.h"
-
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -12,7 +10,6 @@ namespace shardc::sharding {
 #include "passes/Sharding/Passes.h.inc"
 
 void buildShardPipeline(mlir::OpPassManager &pm, const AutoShardPassOptions &options) {
-  pm.addPass(lowering::createInlineCompositesPass());
   pm.addPass(createSplitFusedProjectionsPass());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(createReplicateKvHeadsPass());

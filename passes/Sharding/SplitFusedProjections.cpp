@@ -36,10 +36,10 @@ std::optional<SmallVector<Part>> partsOf(graph::LinearOp linear) {
   ArrayRef<int64_t> shape = linear.getType().getShape();
   SmallVector<Part> parts;
   for (Operation *user : linear->getUsers()) {
-    if (auto split = dyn_cast<graph::SplitOp>(user); split && split.getAxis() == last) {
+    if (auto split = dyn_cast<graph::SplitOp>(user); split && int64_t(split.getAxis()) == last) {
       int64_t begin = 0;
       for (auto [result, size] : llvm::zip(split.getResults(), split.getSizes())) {
-        parts.push_back({result, begin, begin + size});
+        parts.push_back({result, begin, begin + size, /*viewed=*/false, /*perm=*/{}});
         begin += size;
       }
       continue;
@@ -53,8 +53,8 @@ std::optional<SmallVector<Part>> partsOf(graph::LinearOp linear) {
         return std::nullopt;
     if (slice.getSteps()[last] != 1)
       return std::nullopt;
-    parts.push_back(
-        {slice.getResult(), slice.getStarts()[last], std::min(slice.getEnds()[last], shape[last])});
+    parts.push_back({slice.getResult(), slice.getStarts()[last],
+                     std::min(slice.getEnds()[last], shape[last]), /*viewed=*/false, /*perm=*/{}});
   }
   if (parts.size() < 2)
     return std::nullopt;
@@ -75,7 +75,7 @@ std::optional<std::pair<int64_t, int64_t>> headRange(Operation *user, int64_t ax
   }
   auto gather = dyn_cast<graph::GatherOp>(user);
   DenseIntElementsAttr indices;
-  if (!gather || gather.getAxis() != axis ||
+  if (!gather || int64_t(gather.getAxis()) != axis ||
       !matchPattern(gather.getIndices(), m_Constant(&indices)) || indices.getNumElements() == 0 ||
       cast<ShapedType>(indices.getType()).getRank() > 1)
     return std::nullopt;
@@ -131,7 +131,7 @@ std::optional<SmallVector<Part>> headPartsOf(graph::LinearOp linear) {
     if (!heads)
       return std::nullopt;
     parts.push_back({user->getResult(0), heads->first * depth, heads->second * depth,
-                     /*viewed=*/true});
+                     /*viewed=*/true, /*perm=*/{}});
   }
   if (parts.size() < 2)
     return std::nullopt;
@@ -234,7 +234,7 @@ std::optional<GatheredProduct> gatheredProductOf(graph::SplitOp split) {
   ArrayRef<int64_t> product = found.product.getType().getShape();
   ArrayRef<int64_t> view = found.view.getType().getShape();
   if (product.back() != 1 || product.drop_back() != view ||
-      split.getAxis() != int64_t(view.size()) - 1)
+      int64_t(split.getAxis()) != int64_t(view.size()) - 1)
     return std::nullopt;
   return found;
 }
@@ -269,7 +269,7 @@ struct SplitFusedProjectionsPass : impl::SplitFusedProjectionsPassBase<SplitFuse
     getOperation().walk([&](graph::LinearOp linear) {
       bool weightsKnown = linear.getWeight().getDefiningOp<graph::WeightOp>() &&
                           (!linear.getBias() || linear.getBias().getDefiningOp<graph::WeightOp>());
-      if (!weightsKnown || linear.getBias() && linear.getBias().getType().getRank() != 1)
+      if (!weightsKnown || (linear.getBias() && linear.getBias().getType().getRank() != 1))
         return;
       if (auto parts = partsOf(linear))
         work.emplace_back(linear, std::move(*parts));

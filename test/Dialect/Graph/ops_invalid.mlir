@@ -69,6 +69,14 @@ func.func @weight_size() {
 
 // -----
 
+func.func @weight_offset() {
+  // expected-error @+1 {{offset must not be negative; got -8}}
+  %0 = graph.weight "w" {file = "m.onnx", offset = -8, size = 64} : tensor<4x4xf32>
+  return
+}
+
+// -----
+
 func.func @transpose_perm(%a: tensor<2x3xf32>) {
   // expected-error @+2 {{perm is not a permutation of the 2 dims; got [0, 0]}}
   // expected-error @+1 {{failed to infer returned types}}

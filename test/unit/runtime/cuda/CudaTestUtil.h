@@ -1,7 +1,7 @@
 //===- CudaTestUtil.h - CUDA kernels checked against the CPU kernels -*- C++ -*-===//
 //
 // The CUDA kernels have the CPU kernels' semantics, and the CPU kernels are
-// tested against references of their own (test/unit/CpuKernels), so every
+// tested against references of their own (test/unit/runtime/cpu), so every
 // CUDA kernel test runs one kernel call through both kernel tables, by name
 // and with the same parameters, and compares the outputs: integer, bool and
 // pure data movement exactly, floats to a tolerance per type relative to the

@@ -11,7 +11,7 @@
 #include "TestUtil.h"
 
 #ifndef SHARDC_RUNTIME_IO_TEST_DATA
-#error "SHARDC_RUNTIME_IO_TEST_DATA must name test/unit/RuntimeIO/data"
+#error "SHARDC_RUNTIME_IO_TEST_DATA must name test/unit/runtime/io/data"
 #endif
 
 namespace shardc::rt::io::test {

@@ -1,7 +1,7 @@
-"""Writes the .npz fixtures that test/unit/RuntimeIO reads, with numpy itself,
+"""Writes the .npz fixtures that test/unit/runtime/io reads, with numpy itself,
 so the reader is checked against the real producer rather than our writer:
 
-    .venv/bin/python test/unit/RuntimeIO/data/make_fixtures.py
+    .venv/bin/python test/unit/runtime/io/data/make_fixtures.py
 
 NpzFixtureTest.cpp spells out the same values; change both together.
 bfloat16 comes from ml_dtypes (installed with onnx), which numpy saves as '<V2'.

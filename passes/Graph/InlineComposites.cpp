@@ -1,5 +1,5 @@
 //===- InlineComposites.cpp - replace composites by their bodies ----------===//
-#include "passes/Lowering/Passes.h"
+#include "passes/Graph/Passes.h"
 
 #include "dialects/Graph/GraphOps.h"
 
@@ -7,15 +7,15 @@
 
 using namespace mlir;
 
-namespace shardc::lowering {
+namespace shardc::graph {
 #define GEN_PASS_DEF_INLINECOMPOSITESPASS
-#include "passes/Lowering/Passes.h.inc"
-} // namespace shardc::lowering
+#include "passes/Graph/Passes.h.inc"
+} // namespace shardc::graph
 
 namespace {
 
 struct InlineCompositesPass
-    : shardc::lowering::impl::InlineCompositesPassBase<InlineCompositesPass> {
+    : shardc::graph::impl::InlineCompositesPassBase<InlineCompositesPass> {
   void runOnOperation() override {
     SmallVector<shardc::graph::CompositeOp> composites;
     // Post-order: nested composites (experts in a MoE) are inlined first.
