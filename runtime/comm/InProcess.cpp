@@ -202,7 +202,9 @@ private:
         std::lock_guard<std::mutex> lock(rendezvous_.mutex);
         rendezvous_.slots[self_.rank_] = mine_;
       }
-      if (Status status = sync(); !status)
+      // Nobody reads the slots before everyone has published: no waiting
+      // for readers if the world fails here.
+      if (Status status = meet(/*peersMayRead=*/false); !status)
         return status;
       for (int peer = 0; peer < self_.size(); ++peer) {
         const Published &theirs = rendezvous_.slots[peer];
@@ -221,12 +223,15 @@ private:
       return {};
     }
     const std::vector<Published> &peers() const { return rendezvous_.slots; }
-    Status sync() {
-      return self_.world_.meet(rendezvous_, self_.rank_, self_.members_, deadline_, what_);
-    }
+    Status sync() { return meet(/*peersMayRead=*/true); }
     Status end() { return sync(); }
 
   private:
+    Status meet(bool peersMayRead) {
+      return self_.world_.meet(rendezvous_, self_.rank_, self_.members_, deadline_, what_,
+                               peersMayRead);
+    }
+
     InProcessCommunicator &self_;
     Published mine_;
     InProcessWorld::Clock::time_point deadline_;
@@ -351,7 +356,8 @@ InProcessWorld::Rendezvous &InProcessWorld::rendezvous(uint64_t context, int siz
 }
 
 Status InProcessWorld::meet(Rendezvous &rendezvous, int groupRank, const std::vector<int> &members,
-                            Clock::time_point deadline, const std::string &what) {
+                            Clock::time_point deadline, const std::string &what,
+                            bool peersMayRead) {
   std::unique_lock<std::mutex> lock(rendezvous.mutex);
   const uint64_t generation = rendezvous.generation;
   rendezvous.present[groupRank] = true;
@@ -366,6 +372,11 @@ Status InProcessWorld::meet(Rendezvous &rendezvous, int groupRank, const std::ve
     if (rendezvous.generation != generation)
       return {};
     if (failed_.load()) {
+      // Peers still working on the last phase read this rank's buffers,
+      // which its caller frees on the way out: wait until they are done
+      // (they only read memory, so they come) before failing too.
+      while (peersMayRead && rendezvous.generation == generation)
+        rendezvous.changed.wait_for(lock, kPollInterval);
       lock.unlock();
       return Status::error(failure());
     }

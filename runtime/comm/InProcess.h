@@ -112,8 +112,10 @@ public:
   Rendezvous &rendezvous(uint64_t context, int size);
   /// Waits at the group's barrier until every member arrives; `members` are
   /// the group ranks' world ranks, `what` names the operation in errors.
+  /// With `peersMayRead` (a barrier after a phase in which peers read this
+  /// rank's buffers), a failed world still waits for the peers to arrive.
   Status meet(Rendezvous &rendezvous, int groupRank, const std::vector<int> &members,
-              Clock::time_point deadline, const std::string &what);
+              Clock::time_point deadline, const std::string &what, bool peersMayRead);
 
 private:
   using Key = std::tuple<int, uint64_t, int>; // sender, context, kind
