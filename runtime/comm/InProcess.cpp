@@ -371,12 +371,19 @@ Status InProcessWorld::meet(Rendezvous &rendezvous, int groupRank, const std::ve
   for (;;) {
     if (rendezvous.generation != generation)
       return {};
-    if (failed_.load()) {
-      // Peers still working on the last phase read this rank's buffers,
-      // which its caller frees on the way out: wait until they are done
-      // (they only read memory, so they come) before failing too.
-      while (peersMayRead && rendezvous.generation == generation)
-        rendezvous.changed.wait_for(lock, kPollInterval);
+    // Leaving without the others: take this rank's arrival back, so the
+    // barrier cannot complete without it and send peers into a phase that
+    // reads buffers its caller is about to free.
+    auto leave = [&] {
+      --rendezvous.arrived;
+      rendezvous.present[groupRank] = false;
+    };
+    // A failed world ends the wait at a collective's first barrier only.
+    // After it, every peer is in a phase reading this rank's buffers and
+    // comes here when done (it only reads memory): the group finishes the
+    // collective together and fails at its next one.
+    if (failed_.load() && !peersMayRead) {
+      leave();
       lock.unlock();
       return Status::error(failure());
     }
@@ -387,6 +394,7 @@ Status InProcessWorld::meet(Rendezvous &rendezvous, int groupRank, const std::ve
         if (!rendezvous.present[rank])
           missing += (missing.empty() ? "" : ", ") + std::string("group rank ") +
                      std::to_string(rank) + " (world rank " + std::to_string(members[rank]) + ")";
+      leave();
       return Status::error(what + ": timed out after " + seconds(timeout()) + " waiting for " +
                            missing);
     }

@@ -113,7 +113,8 @@ public:
   /// Waits at the group's barrier until every member arrives; `members` are
   /// the group ranks' world ranks, `what` names the operation in errors.
   /// With `peersMayRead` (a barrier after a phase in which peers read this
-  /// rank's buffers), a failed world still waits for the peers to arrive.
+  /// rank's buffers), a failed world still waits for the peers to arrive:
+  /// only a collective's first barrier fails at once.
   Status meet(Rendezvous &rendezvous, int groupRank, const std::vector<int> &members,
               Clock::time_point deadline, const std::string &what, bool peersMayRead);
 
