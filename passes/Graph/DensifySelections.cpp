@@ -152,12 +152,19 @@ private:
         return refuse(op, "broadcasts the entries");
       dim = aligned;
     }
-    for (Value operand : op->getOperands()) {
-      int64_t own = *dim - (resultRank - rankOf(operand));
+    return uniformElsewhere(op, op->getOperands(), *dim);
+  }
+
+  /// The operands that are not per entry must not vary along the entries'
+  /// result dim `dim` (they broadcast from the right).
+  FailureOr<int64_t> uniformElsewhere(Operation *op, ValueRange operands, int64_t dim) {
+    int64_t resultRank = rankOf(op->getResult(0));
+    for (Value operand : operands) {
+      int64_t own = dim - (resultRank - rankOf(operand));
       if (!dimOf(operand) && own >= 0 && shapeOf(operand)[own] != 1)
         return refuse(op, "combines the entries with a value that is not per entry");
     }
-    return *dim;
+    return dim;
   }
 
   /// A reshape keeps the entries on one dim when the elements before it are
@@ -224,12 +231,8 @@ private:
         return refuse(op, "pairs entries with other entries");
       dim = aligned;
     }
-    if (*dim < resultRank - 2)
-      for (Value operand : {lhs, rhs}) {
-        int64_t own = *dim - (resultRank - rankOf(operand));
-        if (!dimOf(operand) && own >= 0 && shapeOf(operand)[own] != 1)
-          return refuse(op, "combines the entries with a value that is not per entry");
-      }
+    if (*dim < resultRank - 2) // a batch dim: the other operand broadcasts along it
+      return uniformElsewhere(op, op->getOperands(), *dim);
     return *dim;
   }
 

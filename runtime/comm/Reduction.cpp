@@ -10,23 +10,8 @@
 namespace shardc::rt::comm {
 namespace {
 
-template <typename T> void addTyped(void *accumulator, const void *in, size_t count) {
-  auto *acc = static_cast<T *>(accumulator);
-  const auto *x = static_cast<const T *>(in);
-  for (size_t i = 0; i < count; ++i)
-    acc[i] += x[i];
-}
-
-/// Signed overflow is undefined in C++: add as unsigned, which wraps.
-template <typename T, typename U>
-void addWrapping(void *accumulator, const void *in, size_t count) {
-  auto *acc = static_cast<T *>(accumulator);
-  const auto *x = static_cast<const T *>(in);
-  for (size_t i = 0; i < count; ++i)
-    acc[i] = static_cast<T>(static_cast<U>(acc[i]) + static_cast<U>(x[i]));
-}
-
 /// out[i] = a[i] + b[i]; out may be a or b (each element is read first).
+/// Integers add as unsigned U, which wraps (signed overflow is undefined).
 template <typename T, typename U = T>
 void addPairTyped(void *out, const void *a, const void *b, size_t count) {
   auto *o = static_cast<T *>(out);
@@ -69,18 +54,7 @@ Status checkSummable(DType dtype, const char *collective) {
 }
 
 void addInto(void *accumulator, const void *in, size_t count, DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return addTyped<float>(accumulator, in, count);
-  case DType::F64:
-    return addTyped<double>(accumulator, in, count);
-  case DType::I32:
-    return addWrapping<int32_t, uint32_t>(accumulator, in, count);
-  case DType::I64:
-    return addWrapping<int64_t, uint64_t>(accumulator, in, count);
-  default:
-    return; // checkSummable (and widen for the halves) come first
-  }
+  addPair(accumulator, accumulator, in, count, dtype); // checkSummable comes first
 }
 
 namespace {
