@@ -271,6 +271,10 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       if (failed(model))
         return failure();
       int64_t budget = deviceMemory > 0 ? int64_t(deviceMemory) : model->memoryBytes;
+      // A pipeline's rank holds about 1/P of the model; each stage's memory
+      // is checked exactly once the stages are cut (shardc-pipeline-stages).
+      for (auto pipeline : getOperation().getOps<dist::PipelineOp>())
+        budget *= pipeline.getPipelineRanks();
       return shard(function, mesh, *model, budget);
     };
     if (failed(forEachFunctionOnMesh(getOperation(), run)))

@@ -87,7 +87,8 @@ StrategyLimits ShardingProblem::limitsFor(Operation *op) {
       limits.weightOperands.set(position);
   limits.axisMaySplitWeights.resize(mesh.numAxes());
   limits.axisMustSplitWeights.resize(mesh.numAxes());
-  // Data parallelism replicates weights (ZeRO would split them, later);
+  // Data parallelism (and the micro-batch axis, data parallelism in time)
+  // replicates weights (ZeRO would split them, later);
   // --tp means every linear layer's weight is split over tp (experts'
   // included, when they are gathered per token), but routers' and gates'.
   bool hasWeights =
@@ -95,7 +96,7 @@ StrategyLimits ShardingProblem::limitsFor(Operation *op) {
       ((isa<graph::LinearOp, graph::MatMulOp>(op) && !scoresTokens(op)) ||
        selectsWeightsForProduct(op) || (options.splitEmbeddings && isa<graph::GatherOp>(op)));
   for (unsigned axis = 0; axis < mesh.numAxes(); ++axis) {
-    if (mesh.names[axis] != rt::kDataAxis || !options.applyPolicies)
+    if (!rt::splitsBatch(mesh.names[axis]) || !options.applyPolicies)
       limits.axisMaySplitWeights.set(axis);
     if (mesh.names[axis] == rt::kTensorAxis && hasWeights && options.applyPolicies)
       limits.axisMustSplitWeights.set(axis);
@@ -175,13 +176,17 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
     return axis < 1 || factors.empty() || llvm::is_contained(factors, tpFactor) ||
            (sharedStream && tpFactor == Strategy::kNone);
   };
-  // --dp splits the batch: the factors that carry dim 0 of the program's
-  // inputs. When the batch cannot be split (a batch of one), dp repeats the op.
-  std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
+  // --dp (and the micro-batches) split the batch: the factors that carry
+  // dim 0 of the program's inputs. When the batch cannot be split (a batch
+  // of one), they repeat the op.
+  llvm::SmallVector<unsigned, 2> batchAxes;
+  for (unsigned axis = 0; axis < mesh.numAxes(); ++axis)
+    if (rt::splitsBatch(mesh.names[axis]))
+      batchAxes.push_back(axis);
   llvm::SmallBitVector batch = batchFactors(op, choices.rule);
   auto policy = [&](const Strategy &strategy, bool splitBatch) {
-    if (dp) {
-      int factor = strategy.axisFactor[*dp];
+    for (unsigned axis : batchAxes) {
+      int factor = strategy.axisFactor[axis];
       bool onBatch = factor >= 0 && batch.test(factor);
       if (splitBatch ? !onBatch : (factor != Strategy::kNone && !onBatch))
         return false;
