@@ -10,6 +10,10 @@ namespace {
 
 /// How many times the cheapest crossing a candidate cut may move, at first.
 constexpr double kFirstCandidateFactor = 4;
+/// Candidates the search wants per stage before it stops widening them.
+constexpr int64_t kCandidatesPerStage = 8;
+/// Plans whose step time is within this fraction of the best count as equal.
+constexpr double kStepTolerance = 0.01;
 
 double sendSeconds(const StageProblem &problem, int64_t bytes) {
   if (bytes == 0)
@@ -32,23 +36,31 @@ double paceOf(const StageFigures &stage) { return std::max(stage.seconds, stage.
 double latencyOf(const StageFigures &stage) { return stage.seconds + stage.sendSeconds; }
 
 /// One way to reach a cut: the slowest pace so far, the sum of the stage
-/// latencies so far, the slowest compute (among equal steps the most
-/// balanced plan wins), and where it came from.
+/// latencies so far, the sum of the squared computes (among equal steps
+/// the most balanced plan wins: the slowest stage may be one op that no cut
+/// splits, and the others should still be even), and where it came from.
 struct Entry {
-  double maxSeconds, sumSeconds, maxCompute;
+  double maxSeconds, sumSeconds, squaredCompute;
   size_t previousCandidate, previousEntry;
 };
 
-/// Keeps the entries no other beats in both the max and the sum.
+bool dominates(const Entry &a, const Entry &b) {
+  return a.maxSeconds <= b.maxSeconds && a.sumSeconds <= b.sumSeconds &&
+         a.squaredCompute <= b.squaredCompute;
+}
+
+/// Keeps the entries no other beats in all three.
 void prune(std::vector<Entry> &entries) {
   std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
     if (a.maxSeconds != b.maxSeconds)
       return a.maxSeconds < b.maxSeconds;
-    return a.sumSeconds != b.sumSeconds ? a.sumSeconds < b.sumSeconds : a.maxCompute < b.maxCompute;
+    return a.sumSeconds != b.sumSeconds ? a.sumSeconds < b.sumSeconds
+                                        : a.squaredCompute < b.squaredCompute;
   });
   std::vector<Entry> kept;
   for (const Entry &entry : entries)
-    if (kept.empty() || entry.sumSeconds < kept.back().sumSeconds)
+    if (std::none_of(kept.begin(), kept.end(),
+                     [&](const Entry &other) { return dominates(other, entry); }))
       kept.push_back(entry);
   entries = std::move(kept);
 }
@@ -118,7 +130,8 @@ struct Search {
     for (size_t end = 1; end < count; ++end)
       if (allowed(0, end)) {
         const StageFigures &stage = table.at(0, end);
-        frontier[0][end].push_back({paceOf(stage), latencyOf(stage), stage.seconds, 0, 0});
+        frontier[0][end].push_back(
+            {paceOf(stage), latencyOf(stage), stage.seconds * stage.seconds, 0, 0});
       }
     for (size_t stage = 1; stage < stages; ++stage)
       for (size_t end = stage + 1; end < count; ++end) {
@@ -131,23 +144,29 @@ struct Search {
           for (size_t index = 0; index < before.size(); ++index)
             entries.push_back({std::max(before[index].maxSeconds, paceOf(stage)),
                                before[index].sumSeconds + latencyOf(stage),
-                               std::max(before[index].maxCompute, stage.seconds), begin, index});
+                               before[index].squaredCompute + stage.seconds * stage.seconds,
+                               begin, index});
         }
         prune(entries);
       }
     const std::vector<Entry> &last = frontier[stages - 1][count - 1];
     if (last.empty())
       return std::nullopt;
-    // The least step time; among equal ones (one micro-batch: any cut gives
-    // the sum) the most balanced, so that memory and later micro-batches
-    // are spread too.
+    // The least step time; among plans within kStepTolerance of it the most
+    // balanced (with one micro-batch every cut gives about the sum; and an
+    // unbalanced plan wastes memory and the next micro-batch count).
+    double bestStep = std::numeric_limits<double>::infinity();
+    for (const Entry &entry : last)
+      bestStep = std::min(bestStep, objective(problem, entry.maxSeconds, entry.sumSeconds));
     size_t best = 0;
-    for (size_t index = 1; index < last.size(); ++index) {
-      double candidate = objective(problem, last[index].maxSeconds, last[index].sumSeconds);
-      double incumbent = objective(problem, last[best].maxSeconds, last[best].sumSeconds);
-      bool tie = std::abs(candidate - incumbent) <= 1e-9 * std::max(candidate, incumbent);
-      if (tie ? last[index].maxCompute < last[best].maxCompute : candidate < incumbent)
+    bool found = false;
+    for (size_t index = 0; index < last.size(); ++index) {
+      double step = objective(problem, last[index].maxSeconds, last[index].sumSeconds);
+      if (step > bestStep * (1 + kStepTolerance))
+        continue;
+      if (!found || last[index].squaredCompute < last[best].squaredCompute)
         best = index;
+      found = true;
     }
     StagePlan plan;
     size_t end = count - 1, entry = best;
@@ -185,7 +204,9 @@ std::vector<size_t> candidateCuts(const StageProblem &problem) {
   int64_t cheapest = std::numeric_limits<int64_t>::max();
   for (size_t position = 1; position < ops; ++position)
     cheapest = std::min(cheapest, problem.crossingBytes[position]);
-  auto wanted = size_t(std::max<int64_t>(problem.stages - 1, 0));
+  // Enough places to cut that every stage can be balanced at a fine grain:
+  // a few candidates per stage, not just one per cut.
+  auto wanted = size_t(std::max<int64_t>(kCandidatesPerStage * problem.stages, 0));
   std::vector<size_t> inner;
   for (double factor = kFirstCandidateFactor; ops > 1; factor *= 2) {
     double threshold = factor * double(std::max<int64_t>(cheapest, 1));

@@ -14,13 +14,15 @@
 // send overlaps the next micro-batch's compute), the latency of the first
 // micro-batch plus M - 1 times the slowest pace: sum (C_s + X_s) + (M - 1)
 // max(C_s, X_s) for fill-drain (GPipe), and (M V + P - 1) max(C_s, X_s)
-// for the interleaved schedule (P ranks, V stages each). Among plans of
-// equal step time (one micro-batch: every cut gives the same sum) the one
-// with the least slowest compute wins. The search is exact over its candidate cuts: a dynamic program
-// over (stages so far, last cut) keeping every (max, sum) pair no other
-// pair beats in both. The candidates are the positions where few bytes
+// for the interleaved schedule (P ranks, V stages each). Among plans within
+// 1% of the least step time (with one micro-batch every cut gives about the
+// sum) the most balanced one wins: the least sum of squared stage computes,
+// which evens the other stages out even when the slowest is one op no cut
+// splits (the gather of the logits). The search is exact over its candidate cuts: a dynamic program
+// over (stages so far, last cut) keeping every (max, sum, squares) triple
+// no other beats in all three. The candidates are the positions where few bytes
 // cross (within a factor of the cheapest; the factor grows until there are
-// enough candidates), plus the forced cuts.
+// eight per stage, or every position), plus the forced cuts.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_PASSES_PIPELINE_STAGESEARCH_H
