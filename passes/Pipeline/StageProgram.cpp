@@ -21,10 +21,21 @@ ValueSharding shardingOf(Value value, const MeshShape &mesh) {
   return ValueSharding::replicated(tensorType(value).getRank());
 }
 
-/// An op whose operands are all inputs, constants or ops like it, and that
-/// reads no weight: each stage may compute it again.
+/// Flops per result element up to which an op counts as cheap to compute
+/// again (elementwise ops, comparisons, moves; not contractions).
+constexpr double kCheapFlopsPerElement = 8;
+
+/// An op whose operands are all inputs, constants or ops like it, that reads
+/// no weight and does little work per element: each stage may compute it
+/// again.
 bool derivesFromInputs(Operation *op, const llvm::DenseSet<Operation *> &placed) {
   if (isa<graph::WeightOp>(op) || op->getNumResults() == 0)
+    return false;
+  double elements = 0;
+  for (Value result : op->getResults())
+    if (auto type = dyn_cast<RankedTensorType>(result.getType()))
+      elements += double(type.getNumElements());
+  if (opFlops(op) > kCheapFlopsPerElement * std::max(elements, 1.0))
     return false;
   return llvm::all_of(op->getOperands(), [&](Value operand) {
     Operation *producer = operand.getDefiningOp();

@@ -229,8 +229,10 @@ StageSearchResult searchStages(const StageProblem &problem) {
   StageSearchResult result;
   size_t ops = problem.opSeconds.size();
   if (problem.stages < 1 || size_t(problem.stages) > ops) {
-    result.error = "the program has " + std::to_string(ops) + " ops to run; it cannot be cut "
-                   "into " + std::to_string(problem.stages) + " stages";
+    result.error = "the program has " + std::to_string(ops) +
+                   " ops that stages divide (weights, constants and cheap ops of the inputs "
+                   "alone are copied into every stage that needs them); it cannot be cut into " +
+                   std::to_string(problem.stages) + " stages";
     return result;
   }
   std::vector<size_t> candidates = candidateCuts(problem);

@@ -150,7 +150,9 @@ TEST(StageSearch, KeepsForcedCuts) {
 TEST(StageSearch, RefusesMoreStagesThanOps) {
   StageSearchResult result = searchStages(chain({1, 1, 1}, 4));
   EXPECT_FALSE(result.plan);
-  EXPECT_EQ(result.error, "the program has 3 ops to run; it cannot be cut into 4 stages");
+  EXPECT_EQ(result.error, "the program has 3 ops that stages divide (weights, constants and "
+                          "cheap ops of the inputs alone are copied into every stage that needs "
+                          "them); it cannot be cut into 4 stages");
 }
 
 TEST(StageSearch, CandidatesPreferCheapCrossings) {
