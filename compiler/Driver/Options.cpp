@@ -117,12 +117,12 @@ Expected<sharding::MeshShape> parseMesh(StringRef mesh, MeshDegrees degrees) {
   return shape;
 }
 
-Expected<int64_t> parseDegree(StringRef flag, StringRef text) {
+Expected<int64_t> parseDegree(StringRef flag, StringRef text, StringRef what) {
   int64_t value = 0;
   if (text.empty())
     return 0;
   if (text.getAsInteger(10, value) || value < 1)
-    return flagError(flag, text, "a positive integer (a number of devices)");
+    return flagError(flag, text, "a positive integer (" + what + ")");
   return value;
 }
 

@@ -25,8 +25,10 @@ struct MeshDegrees {
 /// axes of size 1 are left out, so one device means no axes.
 llvm::Expected<sharding::MeshShape> parseMesh(llvm::StringRef mesh, MeshDegrees degrees);
 
-/// A --pp/--tp/--dp degree: a positive integer ("" when the flag is absent: 0).
-llvm::Expected<int64_t> parseDegree(llvm::StringRef flag, llvm::StringRef text);
+/// A --pp/--tp/--dp degree: a positive integer ("" when the flag is absent: 0);
+/// `what` says what it counts, for the message.
+llvm::Expected<int64_t> parseDegree(llvm::StringRef flag, llvm::StringRef text,
+                                    llvm::StringRef what = "a number of devices");
 
 /// "80GiB", "141GB", "512MiB", "64KiB" or plain bytes.
 llvm::Expected<int64_t> parseByteSize(llvm::StringRef flag, llvm::StringRef text);

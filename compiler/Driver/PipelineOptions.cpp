@@ -23,10 +23,10 @@ Error pipelineError(const Twine &message) {
 
 Expected<std::optional<PipelineSpec>> parsePipelineOptions(const CompileOptions &options,
                                                            const sharding::MeshShape &mesh) {
-  auto microbatches = parseDegree("microbatches", options.microbatches);
+  auto microbatches = parseDegree("microbatches", options.microbatches, "pieces of the batch");
   if (!microbatches)
     return microbatches.takeError();
-  auto virtualStages = parseDegree("virtual-stages", options.virtualStages);
+  auto virtualStages = parseDegree("virtual-stages", options.virtualStages, "stages per rank");
   if (!virtualStages)
     return virtualStages.takeError();
   if (options.schedule != "gpipe" && options.schedule != "interleaved")

@@ -106,7 +106,8 @@ struct PipelineStagesPass : impl::PipelineStagesPassBase<PipelineStagesPass> {
              << "stage " << result.overMemoryStage << " (" << nodeSpan(program, stage.begin, stage.end)
              << ") needs " << formatBytes(double(stage.memoryBytes())) << " (weights "
              << formatBytes(double(stage.weightBytes)) << ", activations of "
-             << problem.microbatches << " micro-batches in flight "
+             << problem.microbatches
+             << (problem.microbatches == 1 ? " micro-batch" : " micro-batches") << " in flight "
              << formatBytes(double(stage.activationBytes)) << ") but a stage may hold "
              << formatBytes(double(problem.memoryBudget)) << " in the best cut of "
              << problem.stages << " stages; give more stages or devices";

@@ -44,7 +44,7 @@ module {
 
 // Each stage must hold its weights: two 64 KiB weights, 40 KB a stage.
 module {
-  // expected-error @+1 {{stage 1 (ONNX nodes 'l1' to 'l1') needs 70.00 KiB (weights 64.00 KiB, activations of 1 micro-batches in flight 6.00 KiB) but a stage may hold 39.06 KiB in the best cut of 2 stages; give more stages or devices}}
+  // expected-error @+1 {{stage 1 (ONNX nodes 'l1' to 'l1') needs 70.00 KiB (weights 64.00 KiB, activations of 1 micro-batch in flight 6.00 KiB) but a stage may hold 39.06 KiB in the best cut of 2 stages; give more stages or devices}}
   dist.pipeline {microbatches = 1 : i64, pipeline_ranks = 2 : i64, schedule = "gpipe", virtual_stages = 1 : i64}
   func.func @main(%x: tensor<4x128xf32>) -> tensor<4x128xf32> {
     %w0 = graph.weight "w0" {file = "w.bin", offset = 0 : i64, size = 65536 : i64} : tensor<128x128xf32>
