@@ -70,6 +70,8 @@ llvm::json::Array programSignature(func::FuncOp program, bool inputs) {
       llvm::json::Object entry = describeBuffer(input.getName(), input.getBuffer());
       if (input.getTransfer())
         entry["transfer"] = int64_t(*input.getTransfer());
+      if (input->hasAttr(dist::kMicrobatchIndexAttrName))
+        entry["microbatch_index"] = true;
       byIndex.emplace(input.getIndex(), std::move(entry));
     }
     if (auto output = dyn_cast<exec::OutputOp>(op); output && !inputs) {
@@ -96,7 +98,8 @@ FailureOr<PipelineSection> describePipeline(dist::PipelineOp pipeline,
     func::FuncOp program = constProgram;
     LogicalResult walked = success();
     program.walk([&](Operation *op) {
-      if (auto input = dyn_cast<exec::InputOp>(op); input && !input.getTransfer()) {
+      if (auto input = dyn_cast<exec::InputOp>(op);
+          input && !input.getTransfer() && !input->hasAttr(dist::kMicrobatchIndexAttrName)) {
         std::optional<int64_t> dim = microbatchDim(input);
         auto [known, added] = inputDims.emplace(input.getName().str(), dim);
         if (!added && known->second != dim)

@@ -28,6 +28,10 @@ constexpr llvm::StringLiteral kStageAttrName = "dist.stage";
 /// lowered from it): the dim along which the runtime slices the caller's
 /// input into micro-batches, or concatenates their outputs.
 constexpr llvm::StringLiteral kMicrobatchDimAttrName = "dist.microbatch_dim";
+/// On a stage program's argument (a unit attribute): the micro-batch index
+/// (tensor<1xi64>) the runtime gives each run, by which a value the stage
+/// holds whole keeps the micro-batch's rows.
+constexpr llvm::StringLiteral kMicrobatchIndexAttrName = "dist.microbatch_index";
 /// On a stage function: the stage search's estimate for it (a dictionary of
 /// seconds, send_seconds, weight_bytes, activation_bytes).
 constexpr llvm::StringLiteral kStageEstimateAttrName = "dist.stage_estimate";

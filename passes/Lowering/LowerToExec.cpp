@@ -45,8 +45,9 @@ public:
       auto input = builder.create<exec::InputOp>(
           argument.getLoc(), bufferType(argument.getType()),
           name ? name.getValue() : "input" + std::to_string(index), index, IntegerAttr());
-      if (Attribute dim = function.getArgAttr(index, dist::kMicrobatchDimAttrName))
-        input->setAttr(dist::kMicrobatchDimAttrName, dim);
+      for (StringRef kept : {dist::kMicrobatchDimAttrName, dist::kMicrobatchIndexAttrName})
+        if (Attribute attr = function.getArgAttr(index, kept))
+          input->setAttr(kept, attr);
       mapping.map(argument, input);
     }
     inputs = function.getNumArguments();

@@ -4,7 +4,12 @@
 #include "passes/Sharding/ShardingConversion.h"
 #include "runtime/core/MeshAxes.h"
 
+#include "dialects/Graph/GraphDialect.h"
+#include "dialects/Graph/GraphOps.h"
+
 #include "mlir/IR/Builders.h"
+
+#include <numeric>
 
 using namespace mlir;
 
@@ -48,6 +53,16 @@ public:
     for (BlockArgument argument : function.getArguments())
       if (failed(splitArgument(function, argument)))
         return failure();
+    // What is left sliced over mb is a value the stage computes whole (from
+    // whole inputs: masks, positions): it keeps the micro-batch's rows.
+    SmallVector<dist::AllSliceOp> slices;
+    function.walk([&](dist::AllSliceOp slice) {
+      FailureOr<std::optional<SmallVector<StringRef>>> rest = axesWithoutMicrobatches(slice);
+      if (succeeded(rest) && *rest)
+        slices.push_back(slice);
+    });
+    for (dist::AllSliceOp slice : slices)
+      sliceByIndex(function, slice);
     Operation *terminator = function.getBody().front().getTerminator();
     for (OpOperand &result : terminator->getOpOperands())
       if (failed(gatherResult(function, result)))
@@ -73,8 +88,58 @@ public:
 private:
   FlatSymbolRefAttr meshRef() { return FlatSymbolRefAttr::get(mesh.getSymNameAttr()); }
 
-  /// An input sliced over mb takes the micro-batch's shape; the runtime
-  /// slices it. Read whole by another op, its rows would mix.
+  /// The program's micro-batch index, an input the runtime gives (made on
+  /// first use, the last argument).
+  Value microbatchIndex(func::FuncOp function) {
+    if (index)
+      return index;
+    MLIRContext *context = function.getContext();
+    Block &body = function.getBody().front();
+    index = body.addArgument(RankedTensorType::get({1}, IntegerType::get(context, 64)),
+                             function.getLoc());
+    function.setType(FunctionType::get(context, body.getArgumentTypes(),
+                                       function.getFunctionType().getResults()));
+    Builder builder(context);
+    unsigned number = body.getNumArguments() - 1;
+    function.setArgAttr(number, graph::kNameAttrName,
+                        builder.getStringAttr("microbatch"));
+    function.setArgAttr(number, dist::kMicrobatchIndexAttrName,
+                        builder.getUnitAttr());
+    return index;
+  }
+
+  /// Keeps micro-batch m's rows of a value held whole: a gather of rows
+  /// m * n .. m * n + n - 1 along the dim (n = the micro-batch's share),
+  /// then the slice over the other axes.
+  void sliceByIndex(func::FuncOp function, dist::AllSliceOp slice) {
+    Value microbatch = microbatchIndex(function);
+    OpBuilder builder(slice);
+    Location location = slice.getLoc();
+    auto type = cast<RankedTensorType>(slice.getInput().getType());
+    int64_t dim = slice.getDim(), share = type.getDimSize(dim) / microbatches;
+    auto indexType = RankedTensorType::get({share}, builder.getI64Type());
+    SmallVector<int64_t> rows(share);
+    std::iota(rows.begin(), rows.end(), 0);
+    Value first = builder.create<graph::ConstantOp>(
+        location, DenseElementsAttr::get(indexType, ArrayRef<int64_t>(rows)));
+    auto scalarType = RankedTensorType::get({1}, builder.getI64Type());
+    Value stride = builder.create<graph::ConstantOp>(
+        location, DenseElementsAttr::get(scalarType, ArrayRef<int64_t>{share}));
+    Value offset = builder.create<graph::MulOp>(location, microbatch, stride);
+    Value indices = builder.create<graph::AddOp>(location, first, offset);
+    Value piece = builder.create<graph::GatherOp>(location, slice.getInput(), indices,
+                                                  builder.getI64IntegerAttr(dim));
+    SmallVector<StringRef> rest = **axesWithoutMicrobatches(slice);
+    if (!rest.empty())
+      piece = builder.create<dist::AllSliceOp>(location, piece, meshRef(), rest, dim,
+                                               mesh.getGroupSize(builder.getStrArrayAttr(rest)));
+    slice.getResult().replaceAllUsesWith(piece);
+    slice.erase();
+  }
+
+  /// An input that only slices over mb read takes the micro-batch's shape;
+  /// the runtime slices it. One also read whole stays whole, and its slices
+  /// take their rows by the micro-batch index.
   LogicalResult splitArgument(func::FuncOp function, BlockArgument argument) {
     SmallVector<dist::AllSliceOp> slices;
     Operation *whole = nullptr;
@@ -90,12 +155,10 @@ private:
       else
         whole = user;
     }
-    if (slices.empty())
+    int64_t dim = slices.empty() ? 0 : slices.front().getDim();
+    if (slices.empty() || whole ||
+        llvm::any_of(slices, [&](dist::AllSliceOp slice) { return int64_t(slice.getDim()) != dim; }))
       return success();
-    if (whole)
-      return mixesMicrobatches(whole) << " (it reads the whole input #" << argument.getArgNumber()
-                                      << ")";
-    int64_t dim = slices.front().getDim();
     auto type = cast<RankedTensorType>(argument.getType());
     SmallVector<int64_t> shape(type.getShape());
     shape[dim] /= microbatches;
@@ -103,8 +166,6 @@ private:
     function.setArgAttr(argument.getArgNumber(), dist::kMicrobatchDimAttrName,
                         Builder(function.getContext()).getI64IntegerAttr(dim));
     for (dist::AllSliceOp slice : slices) {
-      if (int64_t(slice.getDim()) != dim)
-        return slice.emitOpError() << "slices the input along another dim than its other uses";
       SmallVector<StringRef> rest = **axesWithoutMicrobatches(slice);
       Value replacement = argument;
       if (!rest.empty()) {
@@ -167,6 +228,7 @@ private:
 
   dist::MeshOp mesh;
   int64_t microbatches;
+  Value index;
 };
 
 struct SplitMicrobatchesPass : impl::SplitMicrobatchesPassBase<SplitMicrobatchesPass> {

@@ -180,7 +180,8 @@ private:
       Distinct wanted = wantedBy(use);
       if (!use.consumer) {
         for (auto [index, sharding] : llvm::enumerate(shared.shardings))
-          unary[variable][index] += problem.reshardSeconds(result, sharding, whole);
+          unary[variable][index] +=
+              problem.reshardSeconds(result, sharding, whole, /*forCaller=*/true);
         continue;
       }
       solver.addPairwise(variable, *use.consumer, priceTable(result, shared, wanted));
@@ -191,8 +192,9 @@ private:
             const Distinct &wanted) {
     if (!use.consumer) {
       for (size_t strategy = 0; strategy < given.ofStrategy.size(); ++strategy)
-        unary[producer][strategy] += problem.reshardSeconds(
-            value, given.shardings[given.ofStrategy[strategy]], wanted.shardings[0]);
+        unary[producer][strategy] +=
+            problem.reshardSeconds(value, given.shardings[given.ofStrategy[strategy]],
+                                   wanted.shardings[0], /*forCaller=*/true);
       return;
     }
     solver.addPairwise(producer, *use.consumer, priceTable(value, given, wanted));

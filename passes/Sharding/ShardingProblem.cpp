@@ -184,11 +184,16 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
     if (rt::splitsBatch(mesh.names[axis]))
       batchAxes.push_back(axis);
   llvm::SmallBitVector batch = batchFactors(op, choices.rule);
+  // The micro-batch axis may also leave an op whole (every micro-batch then
+  // computes it on the whole batch, from whole inputs): it cannot gather,
+  // so an op that needs the batch whole (a gather by batch row) must be
+  // computed whole rather than split and gathered; the costs choose.
   auto policy = [&](const Strategy &strategy, bool splitBatch) {
     for (unsigned axis : batchAxes) {
       int factor = strategy.axisFactor[axis];
       bool onBatch = factor >= 0 && batch.test(factor);
-      if (splitBatch ? !onBatch : (factor != Strategy::kNone && !onBatch))
+      bool mayStayWhole = !splitBatch || mesh.names[axis] == rt::kMicroBatchAxis;
+      if (!onBatch && !(mayStayWhole && factor == Strategy::kNone))
         return false;
     }
     return !tp || !(isNorm || feedsNorm) || betweenBlocks(strategy);
@@ -271,9 +276,16 @@ LogicalResult ShardingProblem::build() {
 }
 
 double ShardingProblem::reshardSeconds(Value value, const ValueSharding &from,
-                                       const ValueSharding &to) {
+                                       const ValueSharding &to, bool forCaller) {
   if (from == to || sourceKind(value) == SourceKind::Weight)
     return 0;
+  std::optional<unsigned> microbatches = mesh.axis(rt::kMicroBatchAxis);
+  if (forCaller && microbatches) {
+    ValueSharding pieces = from;
+    for (AxisList &axes : pieces.dims)
+      llvm::erase(axes, *microbatches);
+    return reshardSeconds(value, pieces, to);
+  }
   auto &cache = priced[value];
   for (const auto &[cachedFrom, cachedTo, seconds] : cache)
     if (cachedFrom == from && cachedTo == to)
@@ -282,12 +294,24 @@ double ShardingProblem::reshardSeconds(Value value, const ValueSharding &from,
   double seconds = kInfinity;
   if (auto steps = planReshard(from, to, type.getShape(), mesh)) {
     seconds = 0;
-    for (const CollectiveStep &step : *steps)
+    for (const CollectiveStep &step : *steps) {
+      if (microbatches && step.kind != CollectiveKind::AllSlice &&
+          llvm::is_contained(step.axes, *microbatches)) {
+        seconds = kInfinity;
+        break;
+      }
       seconds += collectiveSeconds(step, graph::elementByteWidth(type.getElementType()), mesh,
                                    options.device);
+    }
   }
   cache.emplace_back(from, to, seconds);
   return seconds;
+}
+
+bool ShardingProblem::canReshard(Value value, const ValueSharding &from,
+                                 const ValueSharding &to) const {
+  return from == to || sourceKind(value) == SourceKind::Weight ||
+         planReshard(from, to, tensorType(value).getShape(), mesh).has_value();
 }
 
 } // namespace shardc::sharding

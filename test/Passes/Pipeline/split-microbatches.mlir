@@ -42,6 +42,29 @@ module {
 
 // -----
 
+// An input also read whole stays whole: each run gets the whole batch, and
+// the slice keeps micro-batch m's rows by the index the runtime gives (the
+// last argument): rows m * 2 + [0, 1].
+module {
+  dist.mesh @mesh = <["mb"=2]>
+  // CHECK-LABEL: func.func @whole_and_sliced
+  // CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32>, %[[M:.*]]: tensor<1xi64> {dist.microbatch_index, graph.name = "microbatch"}) -> (tensor<2x4xf32>, tensor<4x4xf32>)
+  func.func @whole_and_sliced(%x: tensor<4x4xf32>) -> (tensor<2x4xf32>, tensor<4x4xf32>) attributes {dist.stage = 0 : i64} {
+    // CHECK-DAG: %[[FIRST:.*]] = graph.constant dense<[0, 1]> : tensor<2xi64>
+    // CHECK-DAG: %[[SHARE:.*]] = graph.constant dense<2> : tensor<1xi64>
+    // CHECK: %[[OFFSET:.*]] = graph.mul %[[M]], %[[SHARE]]
+    // CHECK: %[[ROWS:.*]] = graph.add %[[FIRST]], %[[OFFSET]]
+    // CHECK: %[[PIECE:.*]] = graph.gather %[[X]], %[[ROWS]] {axis = 0 : i64} : (tensor<4x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
+    %s = dist.all_slice %x on @mesh ["mb"] dim = 0 : tensor<4x4xf32> -> tensor<2x4xf32>
+    // CHECK: graph.exp %[[PIECE]]
+    %e = graph.exp %s : tensor<2x4xf32>
+    %n = graph.neg %x : tensor<4x4xf32>
+    return %e, %n : tensor<2x4xf32>, tensor<4x4xf32>
+  }
+}
+
+// -----
+
 // Without mb nothing changes.
 // CHECK: dist.mesh @mesh = <["dp"=2]>
 // CHECK: dist.all_slice %{{.*}} on @mesh ["dp"]
