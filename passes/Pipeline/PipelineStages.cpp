@@ -66,6 +66,10 @@ struct PipelineStagesPass : impl::PipelineStagesPassBase<PipelineStagesPass> {
 
   LogicalResult run(ModuleOp module, dist::PipelineOp pipeline) {
     auto functions = llvm::to_vector(module.getOps<func::FuncOp>());
+    if (llvm::any_of(functions, [](func::FuncOp f) { return f->hasAttr(dist::kStageAttrName); }))
+      return pipeline.emitError() << "the module is already cut into stages (functions with "
+                                  << dist::kStageAttrName
+                                  << "); give the program before the cut (--emit=graph)";
     if (functions.size() != 1)
       return pipeline.emitError() << "expects one program to cut into stages, found "
                                   << functions.size() << " functions";

@@ -65,3 +65,11 @@ func.func @a(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func @b(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{the module is already cut into stages (functions with dist.stage); give the program before the cut (--emit=graph)}}
+dist.pipeline {microbatches = 1 : i64, pipeline_ranks = 2 : i64, schedule = "gpipe", virtual_stages = 1 : i64}
+func.func @stage0(%x: tensor<4xf32>) attributes {dist.stage = 0 : i64} {
+  return
+}
