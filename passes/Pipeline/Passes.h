@@ -10,6 +10,18 @@
 
 namespace shardc::pipeline {
 
+/// Runs `run` on the module's dist.pipeline; nothing without one, an error
+/// with more than one.
+inline mlir::LogicalResult
+forEachPipeline(mlir::ModuleOp module,
+                llvm::function_ref<mlir::LogicalResult(dist::PipelineOp)> run) {
+  auto pipelines = llvm::to_vector(module.getOps<dist::PipelineOp>());
+  if (pipelines.size() > 1)
+    return pipelines[1].emitError() << "a module runs one pipeline; found "
+                                    << pipelines.size();
+  return pipelines.empty() ? mlir::success() : run(pipelines.front());
+}
+
 #define GEN_PASS_DECL
 #include "passes/Pipeline/Passes.h.inc"
 

@@ -89,10 +89,7 @@ FailureOr<std::vector<Transfer>> collectTransfers(ModuleOp module, dist::Pipelin
 struct PipelineSchedulePass : impl::PipelineSchedulePassBase<PipelineSchedulePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto pipelines = llvm::to_vector(module.getOps<dist::PipelineOp>());
-    if (pipelines.empty())
-      return;
-    if (failed(run(module, pipelines.front())))
+    if (failed(forEachPipeline(module, [&](dist::PipelineOp pipeline) { return run(module, pipeline); })))
       signalPassFailure();
   }
 

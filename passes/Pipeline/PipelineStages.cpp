@@ -57,10 +57,7 @@ struct PipelineStagesPass : impl::PipelineStagesPassBase<PipelineStagesPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto pipelines = llvm::to_vector(module.getOps<dist::PipelineOp>());
-    if (pipelines.empty())
-      return;
-    if (failed(run(module, pipelines.front())))
+    if (failed(forEachPipeline(module, [&](dist::PipelineOp pipeline) { return run(module, pipeline); })))
       signalPassFailure();
   }
 
