@@ -103,13 +103,14 @@ FailureOr<PipelineSection> describePipeline(dist::PipelineOp pipeline,
         std::optional<int64_t> dim = microbatchDim(input);
         auto [known, added] = inputDims.emplace(input.getName().str(), dim);
         if (!added && known->second != dim)
-          walked = input.emitOpError() << "is cut into micro-batches along dim "
-                                       << (dim ? *dim : -1) << " here and along "
-                                       << (known->second ? *known->second : -1) << " elsewhere";
+          walked = input.emitOpError()
+                   << "is cut into micro-batches along dim " << (dim ? *dim : -1)
+                   << " here and along " << (known->second ? *known->second : -1) << " elsewhere";
         if (added) {
-          section.inputs.push_back(wholeEntry(input.getName(), input.getBuffer(), dim, microbatches));
-          inputs.push_back(llvm::json::Object{{"name", input.getName()},
-                                              {"microbatch_dim", dimValue(dim)}});
+          section.inputs.push_back(
+              wholeEntry(input.getName(), input.getBuffer(), dim, microbatches));
+          inputs.push_back(
+              llvm::json::Object{{"name", input.getName()}, {"microbatch_dim", dimValue(dim)}});
         }
       }
       if (auto output = dyn_cast<exec::OutputOp>(op)) {
@@ -117,8 +118,8 @@ FailureOr<PipelineSection> describePipeline(dist::PipelineOp pipeline,
           std::optional<int64_t> dim = microbatchDim(output);
           section.outputs.push_back(
               wholeEntry(output.getName(), output.getBuffer(), dim, microbatches));
-          outputs.push_back(llvm::json::Object{{"name", output.getName()},
-                                               {"microbatch_dim", dimValue(dim)}});
+          outputs.push_back(
+              llvm::json::Object{{"name", output.getName()}, {"microbatch_dim", dimValue(dim)}});
           return;
         }
         llvm::json::Object entry = describeBuffer(output.getName(), output.getBuffer());
@@ -147,24 +148,24 @@ FailureOr<PipelineSection> describePipeline(dist::PipelineOp pipeline,
     for (auto action : cast<ArrayAttr>(list).getAsRange<dist::ActionAttr>()) {
       llvm::json::Object entry{{"op", actionName(action.getKind())},
                                {"microbatch", action.getMicrobatch()}};
-      bool moves = action.getKind() == dist::ActionKind::send ||
-                   action.getKind() == dist::ActionKind::recv;
+      bool moves =
+          action.getKind() == dist::ActionKind::send || action.getKind() == dist::ActionKind::recv;
       entry[moves ? "transfer" : "stage"] = moves ? action.getTransfer() : action.getStage();
       rankActions.push_back(std::move(entry));
     }
     actions.push_back(std::move(rankActions));
   }
-  section.pipeline = llvm::json::Object{
-      {"stages", int64_t(stages.size())},
-      {"microbatches", microbatches},
-      {"virtual_stages", pipeline.getVirtualStagesAttr().getInt()},
-      {"schedule", pipeline.getSchedule()},
-      {"inputs", std::move(inputs)},
-      {"outputs", std::move(outputs)},
-      {"transfers", std::move(transfers)},
-      {"programs", std::move(programs)},
-      {"actions", std::move(actions)},
-      {"output_rank", outputRank}};
+  section.pipeline =
+      llvm::json::Object{{"stages", int64_t(stages.size())},
+                         {"microbatches", microbatches},
+                         {"virtual_stages", pipeline.getVirtualStagesAttr().getInt()},
+                         {"schedule", pipeline.getSchedule()},
+                         {"inputs", std::move(inputs)},
+                         {"outputs", std::move(outputs)},
+                         {"transfers", std::move(transfers)},
+                         {"programs", std::move(programs)},
+                         {"actions", std::move(actions)},
+                         {"output_rank", outputRank}};
   return section;
 }
 

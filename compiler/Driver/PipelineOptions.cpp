@@ -96,8 +96,7 @@ Error placePipeline(mlir::ModuleOp module, const PipelineSpec &spec,
       auto name = function.getArgAttrOfType<mlir::StringAttr>(index, graph::kNameAttrName);
       return pipelineError("input '" + (name ? name.str() : "#" + std::to_string(index)) +
                            "' has a batch (dim 0) of " + Twine(shaped.getDimSize(0)) +
-                           ", which does not cut into --microbatches " +
-                           Twine(spec.microbatches) +
+                           ", which does not cut into --microbatches " + Twine(spec.microbatches) +
                            (dp ? " x --dp " + Twine(stages.sizes[*dp]) : Twine()) +
                            " equal pieces");
     }

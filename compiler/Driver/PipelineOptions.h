@@ -23,17 +23,17 @@ namespace shardc::driver {
 struct CompileOptions;
 
 struct PipelineSpec {
-  int64_t ranks = 1;          ///< P, the pp degree
-  int64_t virtualStages = 1;  ///< V: stages per pp rank
-  int64_t microbatches = 1;   ///< M
+  int64_t ranks = 1;         ///< P, the pp degree
+  int64_t virtualStages = 1; ///< V: stages per pp rank
+  int64_t microbatches = 1;  ///< M
   std::string schedule = "gpipe";
   std::vector<std::string> splits;
 };
 
 /// The pipeline the flags ask for, given the device mesh (its pp axis);
 /// none without pp. Pipeline flags without --pp are errors.
-llvm::Expected<std::optional<PipelineSpec>>
-parsePipelineOptions(const CompileOptions &options, const sharding::MeshShape &mesh);
+llvm::Expected<std::optional<PipelineSpec>> parsePipelineOptions(const CompileOptions &options,
+                                                                 const sharding::MeshShape &mesh);
 
 /// The mesh the stages shard over: `devices` without pp, with the
 /// micro-batch axis in front of dp when there are several micro-batches.

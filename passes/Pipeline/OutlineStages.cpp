@@ -34,8 +34,7 @@ public:
       if (ArrayAttr results = function.getResAttrsAttr(); results && last)
         outlined.setResAttrsAttr(results);
       Block *entry = outlined.addEntryBlock();
-      for (auto [original, argument] :
-           llvm::zip(function.getArguments(), entry->getArguments()))
+      for (auto [original, argument] : llvm::zip(function.getArguments(), entry->getArguments()))
         mappings[stage].map(original, argument);
       functions.push_back(outlined);
     }
@@ -89,9 +88,8 @@ private:
     if (dist::ShardingAttr sharding = dist::getResultSharding(value))
       dist::setResultShardings(recv, {sharding});
     Block &sender = functions[from].getBody().front();
-    OpBuilder::atBlockEnd(&sender).create<dist::SendOp>(value.getLoc(),
-                                                        mappings[from].lookup(value), stage,
-                                                        transfer);
+    OpBuilder::atBlockEnd(&sender).create<dist::SendOp>(
+        value.getLoc(), mappings[from].lookup(value), stage, transfer);
     mapping.map(value, recv.getResult());
     return recv.getResult();
   }

@@ -17,8 +17,7 @@ forEachPipeline(mlir::ModuleOp module,
                 llvm::function_ref<mlir::LogicalResult(dist::PipelineOp)> run) {
   auto pipelines = llvm::to_vector(module.getOps<dist::PipelineOp>());
   if (pipelines.size() > 1)
-    return pipelines[1].emitError() << "a module runs one pipeline; found "
-                                    << pipelines.size();
+    return pipelines[1].emitError() << "a module runs one pipeline; found " << pipelines.size();
   return pipelines.empty() ? mlir::success() : run(pipelines.front());
 }
 

@@ -68,10 +68,11 @@ FailureOr<std::vector<Transfer>> collectTransfers(ModuleOp module, dist::Pipelin
     int64_t from = send->getParentOfType<func::FuncOp>()
                        ->getAttrOfType<IntegerAttr>(dist::kStageAttrName)
                        .getInt();
-    if (recv->second.getFromStageAttr().getInt() != from || recv->second.getType() != send.getInput().getType() ||
+    if (recv->second.getFromStageAttr().getInt() != from ||
+        recv->second.getType() != send.getInput().getType() ||
         send.getToStageAttr().getInt() != recv->second->getParentOfType<func::FuncOp>()
-                                 ->getAttrOfType<IntegerAttr>(dist::kStageAttrName)
-                                 .getInt())
+                                              ->getAttrOfType<IntegerAttr>(dist::kStageAttrName)
+                                              .getInt())
       return recv->second.emitOpError()
              << "does not match the send of transfer " << id << " (stage " << from << " to "
              << send.getToStageAttr().getInt() << ", " << send.getInput().getType() << ")";
@@ -89,7 +90,8 @@ FailureOr<std::vector<Transfer>> collectTransfers(ModuleOp module, dist::Pipelin
 struct PipelineSchedulePass : impl::PipelineSchedulePassBase<PipelineSchedulePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(forEachPipeline(module, [&](dist::PipelineOp pipeline) { return run(module, pipeline); })))
+    if (failed(forEachPipeline(module,
+                               [&](dist::PipelineOp pipeline) { return run(module, pipeline); })))
       signalPassFailure();
   }
 
@@ -99,9 +101,9 @@ struct PipelineSchedulePass : impl::PipelineSchedulePassBase<PipelineSchedulePas
       auto stage = function->getAttrOfType<IntegerAttr>(dist::kStageAttrName);
       if (!stage || stage.getInt() < 0 || stage.getInt() >= pipeline.getNumStages() ||
           !stages.insert(stage.getInt()).second)
-        return function.emitError() << "expected one function per pipeline stage 0.."
-                                    << pipeline.getNumStages() - 1 << " (" << dist::kStageAttrName
-                                    << "); run shardc-pipeline-stages first";
+        return function.emitError()
+               << "expected one function per pipeline stage 0.." << pipeline.getNumStages() - 1
+               << " (" << dist::kStageAttrName << "); run shardc-pipeline-stages first";
     }
     if (int64_t(stages.size()) != pipeline.getNumStages())
       return pipeline.emitError() << "has " << pipeline.getNumStages() << " stages but the module "
@@ -109,9 +111,10 @@ struct PipelineSchedulePass : impl::PipelineSchedulePassBase<PipelineSchedulePas
     FailureOr<std::vector<Transfer>> transfers = collectTransfers(module, pipeline);
     if (failed(transfers))
       return failure();
-    ScheduleSpec spec{pipeline.getPipelineRanksAttr().getInt(), pipeline.getVirtualStagesAttr().getInt(),
-                      pipeline.getMicrobatchesAttr().getInt(), pipeline.getSchedule() == "interleaved",
-                      *transfers};
+    ScheduleSpec spec{pipeline.getPipelineRanksAttr().getInt(),
+                      pipeline.getVirtualStagesAttr().getInt(),
+                      pipeline.getMicrobatchesAttr().getInt(),
+                      pipeline.getSchedule() == "interleaved", *transfers};
     Schedule schedule;
     if (std::optional<ArrayAttr> given = pipeline.getActions()) {
       for (Attribute list : *given) {

@@ -57,7 +57,8 @@ struct PipelineStagesPass : impl::PipelineStagesPassBase<PipelineStagesPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(forEachPipeline(module, [&](dist::PipelineOp pipeline) { return run(module, pipeline); })))
+    if (failed(forEachPipeline(module,
+                               [&](dist::PipelineOp pipeline) { return run(module, pipeline); })))
       signalPassFailure();
   }
 
@@ -103,15 +104,17 @@ struct PipelineStagesPass : impl::PipelineStagesPassBase<PipelineStagesPass> {
     StageSearchResult result = searchStages(problem);
     if (result.overMemory) {
       const StageFigures &stage = *result.overMemory;
-      return pipeline.emitError()
-             << "stage " << result.overMemoryStage << " (" << nodeSpan(program, stage.begin, stage.end)
-             << ") needs " << formatBytes(double(stage.memoryBytes())) << " (weights "
-             << formatBytes(double(stage.weightBytes)) << ", activations of "
-             << problem.microbatches
-             << (problem.microbatches == 1 ? " micro-batch" : " micro-batches") << " in flight "
-             << formatBytes(double(stage.activationBytes)) << ") but a stage may hold "
-             << formatBytes(double(problem.memoryBudget)) << " in the best cut of "
-             << problem.stages << " stages; give more stages or devices";
+      return pipeline.emitError() << "stage " << result.overMemoryStage << " ("
+                                  << nodeSpan(program, stage.begin, stage.end) << ") needs "
+                                  << formatBytes(double(stage.memoryBytes())) << " (weights "
+                                  << formatBytes(double(stage.weightBytes)) << ", activations of "
+                                  << problem.microbatches
+                                  << (problem.microbatches == 1 ? " micro-batch" : " micro-batches")
+                                  << " in flight " << formatBytes(double(stage.activationBytes))
+                                  << ") but a stage may hold "
+                                  << formatBytes(double(problem.memoryBudget))
+                                  << " in the best cut of " << problem.stages
+                                  << " stages; give more stages or devices";
     }
     if (!result.plan)
       return pipeline.emitError() << result.error;
@@ -123,17 +126,17 @@ struct PipelineStagesPass : impl::PipelineStagesPassBase<PipelineStagesPass> {
     SmallVector<func::FuncOp> stages = outlineStages(function, program, stageOf, problem.stages);
     Builder builder(module.getContext());
     for (auto [outlined, figures] : llvm::zip(stages, result.plan->stages))
-      outlined->setAttr(dist::kStageEstimateAttrName,
-                        builder.getDictionaryAttr({
-                            builder.getNamedAttr("seconds", builder.getF64FloatAttr(figures.seconds)),
-                            builder.getNamedAttr("send_seconds",
-                                                 builder.getF64FloatAttr(figures.sendSeconds)),
-                            builder.getNamedAttr("weight_bytes",
-                                                 builder.getI64IntegerAttr(figures.weightBytes)),
-                            builder.getNamedAttr("activation_bytes",
-                                                 builder.getI64IntegerAttr(figures.activationBytes)),
-                        }));
-    pipeline->setAttr(dist::kStepSecondsAttrName, builder.getF64FloatAttr(result.plan->stepSeconds));
+      outlined->setAttr(
+          dist::kStageEstimateAttrName,
+          builder.getDictionaryAttr({
+              builder.getNamedAttr("seconds", builder.getF64FloatAttr(figures.seconds)),
+              builder.getNamedAttr("send_seconds", builder.getF64FloatAttr(figures.sendSeconds)),
+              builder.getNamedAttr("weight_bytes", builder.getI64IntegerAttr(figures.weightBytes)),
+              builder.getNamedAttr("activation_bytes",
+                                   builder.getI64IntegerAttr(figures.activationBytes)),
+          }));
+    pipeline->setAttr(dist::kStepSecondsAttrName,
+                      builder.getF64FloatAttr(result.plan->stepSeconds));
     return success();
   }
 };

@@ -17,8 +17,8 @@ std::vector<Action> forwards(const ScheduleSpec &spec, int64_t rank) {
   }
   for (int64_t first = 0; first < spec.microbatches; first += spec.ranks)
     for (int64_t chunk = 0; chunk < spec.virtualStages; ++chunk)
-      for (int64_t microbatch = first;
-           microbatch < std::min(first + spec.ranks, spec.microbatches); ++microbatch)
+      for (int64_t microbatch = first; microbatch < std::min(first + spec.ranks, spec.microbatches);
+           ++microbatch)
         order.push_back({ActionKind::Forward, chunk * spec.ranks + rank, microbatch});
   return order;
 }
@@ -39,8 +39,7 @@ Schedule buildSchedule(const ScheduleSpec &spec) {
         const Transfer &transfer = spec.transfers[id];
         if (transfer.from != forward.stage)
           continue;
-        withSends[rank].push_back(
-            {ActionKind::Send, transfer.to, forward.microbatch, int64_t(id)});
+        withSends[rank].push_back({ActionKind::Send, transfer.to, forward.microbatch, int64_t(id)});
         channels[{rank, spec.rankOf(transfer.to)}].push_back({int64_t(id), forward.microbatch});
       }
     }
@@ -65,8 +64,8 @@ Schedule buildSchedule(const ScheduleSpec &spec) {
           while (!taken && !pending.empty()) {
             Message next = pending.front();
             pending.pop_front();
-            schedule[rank].push_back({ActionKind::Recv, spec.transfers[next.first].from,
-                                      next.second, next.first});
+            schedule[rank].push_back(
+                {ActionKind::Recv, spec.transfers[next.first].from, next.second, next.first});
             taken = next == wanted;
           }
         }
@@ -108,8 +107,8 @@ std::optional<std::string> checkSchedule(const ScheduleSpec &spec, const Schedul
   for (int64_t rank = 0; rank < spec.ranks; ++rank)
     for (size_t index = 0; index < schedule[rank].size(); ++index) {
       const Action &action = schedule[rank][index];
-      if (action.microbatch < 0 || action.microbatch >= spec.microbatches ||
-          action.stage < 0 || action.stage >= stages)
+      if (action.microbatch < 0 || action.microbatch >= spec.microbatches || action.stage < 0 ||
+          action.stage >= stages)
         return where(rank, index, action) + ": no such stage or micro-batch";
       if (action.kind == ActionKind::BackwardInput || action.kind == ActionKind::BackwardWeight)
         return where(rank, index, action) + ": backward actions need a training program";

@@ -101,10 +101,8 @@ private:
                                        function.getFunctionType().getResults()));
     Builder builder(context);
     unsigned number = body.getNumArguments() - 1;
-    function.setArgAttr(number, graph::kNameAttrName,
-                        builder.getStringAttr("microbatch"));
-    function.setArgAttr(number, dist::kMicrobatchIndexAttrName,
-                        builder.getUnitAttr());
+    function.setArgAttr(number, graph::kNameAttrName, builder.getStringAttr("microbatch"));
+    function.setArgAttr(number, dist::kMicrobatchIndexAttrName, builder.getUnitAttr());
     return index;
   }
 
@@ -146,8 +144,9 @@ private:
     for (Operation *user : argument.getUsers()) {
       auto slice = dyn_cast<dist::AllSliceOp>(user);
       FailureOr<std::optional<SmallVector<StringRef>>> rest =
-          slice ? axesWithoutMicrobatches(slice) : FailureOr<std::optional<SmallVector<StringRef>>>(
-                                                       std::optional<SmallVector<StringRef>>());
+          slice ? axesWithoutMicrobatches(slice)
+                : FailureOr<std::optional<SmallVector<StringRef>>>(
+                      std::optional<SmallVector<StringRef>>());
       if (failed(rest))
         return failure();
       if (*rest)
@@ -156,8 +155,9 @@ private:
         whole = user;
     }
     int64_t dim = slices.empty() ? 0 : slices.front().getDim();
-    if (slices.empty() || whole ||
-        llvm::any_of(slices, [&](dist::AllSliceOp slice) { return int64_t(slice.getDim()) != dim; }))
+    if (slices.empty() || whole || llvm::any_of(slices, [&](dist::AllSliceOp slice) {
+          return int64_t(slice.getDim()) != dim;
+        }))
       return success();
     auto type = cast<RankedTensorType>(argument.getType());
     SmallVector<int64_t> shape(type.getShape());
@@ -171,8 +171,8 @@ private:
       if (!rest.empty()) {
         OpBuilder builder(slice);
         int64_t group = mesh.getGroupSize(builder.getStrArrayAttr(rest));
-        replacement = builder.create<dist::AllSliceOp>(slice.getLoc(), argument, meshRef(), rest,
-                                                       dim, group);
+        replacement =
+            builder.create<dist::AllSliceOp>(slice.getLoc(), argument, meshRef(), rest, dim, group);
       }
       slice.getResult().replaceAllUsesWith(replacement);
       slice.erase();
@@ -211,11 +211,10 @@ private:
     int64_t dim = overMicrobatches.getDim();
     for (dist::AllGatherOp later : llvm::reverse(chain)) {
       builder.setInsertionPoint(later);
-      value = builder.create<dist::AllGatherOp>(later.getLoc(), value, meshRef(),
-                                                SmallVector<StringRef>(later.getMeshAxes()
-                                                                           .getAsValueRange<StringAttr>()),
-                                                later.getDim(),
-                                                mesh.getGroupSize(later.getMeshAxes()));
+      value = builder.create<dist::AllGatherOp>(
+          later.getLoc(), value, meshRef(),
+          SmallVector<StringRef>(later.getMeshAxes().getAsValueRange<StringAttr>()), later.getDim(),
+          mesh.getGroupSize(later.getMeshAxes()));
     }
     result.set(value);
     for (dist::AllGatherOp gather : chain)
@@ -246,8 +245,8 @@ struct SplitMicrobatchesPass : impl::SplitMicrobatchesPassBase<SplitMicrobatches
     // The axis is time now, not devices.
     SmallVector<StringRef> names;
     SmallVector<int64_t> sizes;
-    for (auto [name, size] : llvm::zip((*mesh).getAxisNames().getAsValueRange<StringAttr>(),
-                                       (*mesh).getAxisSizes()))
+    for (auto [name, size] :
+         llvm::zip((*mesh).getAxisNames().getAsValueRange<StringAttr>(), (*mesh).getAxisSizes()))
       if (name != rt::kMicroBatchAxis) {
         names.push_back(name);
         sizes.push_back(size);

@@ -52,8 +52,8 @@ double secondsOf(Operation *op, const MeshShape &mesh, const DeviceModel &device
     double seconds = 0;
     if (steps)
       for (const CollectiveStep &step : *steps)
-        seconds += collectiveSeconds(step, graph::elementByteWidth(reshard.getType().getElementType()),
-                                     mesh, device);
+        seconds += collectiveSeconds(
+            step, graph::elementByteWidth(reshard.getType().getElementType()), mesh, device);
     return seconds;
   }
   int64_t shards = 1, bytes = 0;

@@ -125,8 +125,8 @@ struct Search {
     size_t count = candidates.size();
     auto stages = size_t(problem.stages);
     // frontier[s][c]: ways to cover ops [0, candidates[c]) with s + 1 stages.
-    std::vector<std::vector<std::vector<Entry>>> frontier(
-        stages, std::vector<std::vector<Entry>>(count));
+    std::vector<std::vector<std::vector<Entry>>> frontier(stages,
+                                                          std::vector<std::vector<Entry>>(count));
     for (size_t end = 1; end < count; ++end)
       if (allowed(0, end)) {
         const StageFigures &stage = table.at(0, end);
@@ -144,8 +144,8 @@ struct Search {
           for (size_t index = 0; index < before.size(); ++index)
             entries.push_back({std::max(before[index].maxSeconds, paceOf(stage)),
                                before[index].sumSeconds + latencyOf(stage),
-                               before[index].squaredCompute + stage.seconds * stage.seconds,
-                               begin, index});
+                               before[index].squaredCompute + stage.seconds * stage.seconds, begin,
+                               index});
         }
         prune(entries);
       }

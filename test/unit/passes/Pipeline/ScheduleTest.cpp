@@ -20,10 +20,10 @@ TEST(Schedule, GPipeFillsAndDrains) {
   ScheduleSpec spec{2, 1, 2, false, {{0, 1}}};
   Schedule schedule = buildSchedule(spec);
   ASSERT_EQ(schedule.size(), 2u);
-  EXPECT_EQ(schedule[0], (std::vector<Action>{forward(0, 0), send(1, 0, 0), forward(0, 1),
-                                              send(1, 1, 0)}));
-  EXPECT_EQ(schedule[1], (std::vector<Action>{recv(0, 0, 0), forward(1, 0), recv(0, 1, 0),
-                                              forward(1, 1)}));
+  EXPECT_EQ(schedule[0],
+            (std::vector<Action>{forward(0, 0), send(1, 0, 0), forward(0, 1), send(1, 1, 0)}));
+  EXPECT_EQ(schedule[1],
+            (std::vector<Action>{recv(0, 0, 0), forward(1, 0), recv(0, 1, 0), forward(1, 1)}));
   EXPECT_EQ(checkSchedule(spec, schedule), std::nullopt);
 }
 
@@ -37,9 +37,9 @@ TEST(Schedule, InterleavedRunsGroupsOfPThroughEachChunk) {
       forwards.push_back(action);
   // Megatron-LM's forward order: micro-batches 0, 1 through stage 0, then
   // through stage 2, then micro-batches 2, 3 likewise.
-  EXPECT_EQ(forwards, (std::vector<Action>{forward(0, 0), forward(0, 1), forward(2, 0),
-                                           forward(2, 1), forward(0, 2), forward(0, 3),
-                                           forward(2, 2), forward(2, 3)}));
+  EXPECT_EQ(forwards,
+            (std::vector<Action>{forward(0, 0), forward(0, 1), forward(2, 0), forward(2, 1),
+                                 forward(0, 2), forward(0, 3), forward(2, 2), forward(2, 3)}));
   EXPECT_EQ(checkSchedule(spec, schedule), std::nullopt);
 }
 
@@ -86,8 +86,7 @@ TEST(Schedule, CheckRefusesMisplacedAndMissingWork) {
   ScheduleSpec spec{2, 1, 2, false, {{0, 1}}};
   Schedule wrongRank = {{forward(1, 0)}, {}};
   ASSERT_TRUE(checkSchedule(spec, wrongRank));
-  EXPECT_NE(checkSchedule(spec, wrongRank)->find("the stage runs on pp rank 1"),
-            std::string::npos);
+  EXPECT_NE(checkSchedule(spec, wrongRank)->find("the stage runs on pp rank 1"), std::string::npos);
   Schedule missing = buildSchedule(spec);
   missing[1].pop_back(); // the last forward of stage 1
   EXPECT_EQ(checkSchedule(spec, missing), "no rank runs forward stage 1 microbatch 1");
