@@ -72,6 +72,7 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
     pm.addPass(pipeline::createPipelineSchedulePass());
   }
   if (runs(Phase::Partitioned)) {
+    pm.addPass(partition::createVerifyShardedPass());
     pm.addPass(partition::createPartitionPass());
     pm.addPass(pipeline::createSplitMicrobatchesPass());
     pm.addPass(partition::createVerifyPartitionedPass());
