@@ -15,8 +15,9 @@ run as threads (--launch threads: shardrun --np N) or as MPI processes
 (--launch mpi: mpirun -np N shardrun), or through the Python binding
 (--launch python: shardc.Session(DIR, ranks="threads").run(feeds), no
 shardrun and no files in between). A fixture whose dims the mesh cannot
-split (shardc says "not divisible" or "cannot split") is reported as
-skipped, with the reason, and does not count as passed.
+split (shardc says "not divisible" or "cannot split"), or that a pipeline
+cannot take (fewer ops than stages, a batch the micro-batches do not cut)
+is reported as skipped, with the reason, and does not count as passed.
 """
 import argparse
 import json
@@ -35,6 +36,9 @@ import onnxruntime as ort
 from onnx import numpy_helper
 
 TOLERANCE = 1e-4  # x max |ref|; --tolerance for reduced-precision storage (--dtype)
+# shardc's one-line refusals of a configuration the model cannot take.
+SKIP_REASONS = ("not divisible", "cannot split", "cannot be cut into", "does not cut into",
+                "no input has a batch larger than 1")
 
 
 def embedding_rows(model, input_name):
@@ -126,7 +130,7 @@ def check(model_path, dims, shardc, shardrun, workdir, verbose=False, shard=(), 
         run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
         if run.returncode != 0:
             message = run.stderr.strip()
-            if step == "compile" and ("not divisible" in message or "cannot split" in message):
+            if step == "compile" and any(reason in message for reason in SKIP_REASONS):
                 return None, message
             return [f"{pathlib.Path(command[0]).name} failed: {message}"], None
         if verbose:
