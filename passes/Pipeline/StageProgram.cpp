@@ -5,6 +5,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/TypeUtils.h"
 #include "passes/Sharding/ShardingConversion.h"
+#include "runtime/core/MeshAxes.h"
 
 using namespace mlir;
 using namespace shardc::sharding;
@@ -46,9 +47,15 @@ bool derivesFromInputs(Operation *op, const llvm::DenseSet<Operation *> &placed)
 double secondsOf(Operation *op, const MeshShape &mesh, const DeviceModel &device) {
   if (auto reshard = dyn_cast<dist::ReshardOp>(op)) {
     auto to = fromAttr(reshard.getSharding(), mesh);
-    auto steps = to ? planReshard(shardingOf(reshard.getInput(), mesh), *to,
-                                  reshard.getType().getShape(), mesh)
-                    : std::nullopt;
+    ValueSharding from = shardingOf(reshard.getInput(), mesh);
+    SmallVector<int64_t> shape(reshard.getType().getShape());
+    // What the program returns is gathered over the micro-batches by the
+    // runtime, not by the devices (shardc-split-microbatches).
+    std::optional<unsigned> microbatches = mesh.axis(rt::kMicroBatchAxis);
+    if (microbatches && llvm::all_of(reshard->getUsers(),
+                                     [](Operation *user) { return isa<func::ReturnOp>(user); }))
+      dropMicrobatchAxis(from, shape, *microbatches, mesh.sizes[*microbatches]);
+    auto steps = to ? planReshard(from, *to, shape, mesh) : std::nullopt;
     double seconds = 0;
     if (steps)
       for (const CollectiveStep &step : *steps)

@@ -36,31 +36,20 @@ double paceOf(const StageFigures &stage) { return std::max(stage.seconds, stage.
 double latencyOf(const StageFigures &stage) { return stage.seconds + stage.sendSeconds; }
 
 /// One way to reach a cut: the slowest pace so far, the sum of the stage
-/// latencies so far, the sum of the squared computes (among equal steps
-/// the most balanced plan wins: the slowest stage may be one op that no cut
-/// splits, and the others should still be even), and where it came from.
+/// latencies so far, and where it came from.
 struct Entry {
-  double maxSeconds, sumSeconds, squaredCompute;
+  double maxSeconds, sumSeconds;
   size_t previousCandidate, previousEntry;
 };
 
-bool dominates(const Entry &a, const Entry &b) {
-  return a.maxSeconds <= b.maxSeconds && a.sumSeconds <= b.sumSeconds &&
-         a.squaredCompute <= b.squaredCompute;
-}
-
-/// Keeps the entries no other beats in all three.
+/// Keeps the entries no other beats in both the max and the sum.
 void prune(std::vector<Entry> &entries) {
   std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
-    if (a.maxSeconds != b.maxSeconds)
-      return a.maxSeconds < b.maxSeconds;
-    return a.sumSeconds != b.sumSeconds ? a.sumSeconds < b.sumSeconds
-                                        : a.squaredCompute < b.squaredCompute;
+    return a.maxSeconds != b.maxSeconds ? a.maxSeconds < b.maxSeconds : a.sumSeconds < b.sumSeconds;
   });
   std::vector<Entry> kept;
   for (const Entry &entry : entries)
-    if (std::none_of(kept.begin(), kept.end(),
-                     [&](const Entry &other) { return dominates(other, entry); }))
+    if (kept.empty() || entry.sumSeconds < kept.back().sumSeconds)
       kept.push_back(entry);
   entries = std::move(kept);
 }
@@ -121,18 +110,17 @@ struct Search {
            table.at(beginIndex, endIndex).memoryBytes() <= problem.memoryBudget;
   }
 
-  std::optional<StagePlan> run() const {
+  /// The plan of least step time: every (max, sum) pair no other beats,
+  /// per number of stages and last cut.
+  std::optional<StagePlan> fastest() const {
     size_t count = candidates.size();
     auto stages = size_t(problem.stages);
     // frontier[s][c]: ways to cover ops [0, candidates[c]) with s + 1 stages.
     std::vector<std::vector<std::vector<Entry>>> frontier(stages,
                                                           std::vector<std::vector<Entry>>(count));
     for (size_t end = 1; end < count; ++end)
-      if (allowed(0, end)) {
-        const StageFigures &stage = table.at(0, end);
-        frontier[0][end].push_back(
-            {paceOf(stage), latencyOf(stage), stage.seconds * stage.seconds, 0, 0});
-      }
+      if (allowed(0, end))
+        frontier[0][end].push_back({paceOf(table.at(0, end)), latencyOf(table.at(0, end)), 0, 0});
     for (size_t stage = 1; stage < stages; ++stage)
       for (size_t end = stage + 1; end < count; ++end) {
         std::vector<Entry> &entries = frontier[stage][end];
@@ -140,44 +128,93 @@ struct Search {
           const std::vector<Entry> &before = frontier[stage - 1][begin];
           if (before.empty() || !allowed(begin, end))
             continue;
-          const StageFigures &stage = table.at(begin, end);
+          const StageFigures &figures = table.at(begin, end);
           for (size_t index = 0; index < before.size(); ++index)
-            entries.push_back({std::max(before[index].maxSeconds, paceOf(stage)),
-                               before[index].sumSeconds + latencyOf(stage),
-                               before[index].squaredCompute + stage.seconds * stage.seconds, begin,
-                               index});
+            entries.push_back({std::max(before[index].maxSeconds, paceOf(figures)),
+                               before[index].sumSeconds + latencyOf(figures), begin, index});
         }
         prune(entries);
       }
     const std::vector<Entry> &last = frontier[stages - 1][count - 1];
     if (last.empty())
       return std::nullopt;
-    // The least step time; among plans within kStepTolerance of it the most
-    // balanced (with one micro-batch every cut gives about the sum; and an
-    // unbalanced plan wastes memory and the next micro-batch count).
-    double bestStep = std::numeric_limits<double>::infinity();
-    for (const Entry &entry : last)
-      bestStep = std::min(bestStep, objective(problem, entry.maxSeconds, entry.sumSeconds));
     size_t best = 0;
-    bool found = false;
-    for (size_t index = 0; index < last.size(); ++index) {
-      double step = objective(problem, last[index].maxSeconds, last[index].sumSeconds);
-      if (step > bestStep * (1 + kStepTolerance))
-        continue;
-      if (!found || last[index].squaredCompute < last[best].squaredCompute)
+    for (size_t index = 1; index < last.size(); ++index)
+      if (objective(problem, last[index].maxSeconds, last[index].sumSeconds) <
+          objective(problem, last[best].maxSeconds, last[best].sumSeconds))
         best = index;
-      found = true;
-    }
-    StagePlan plan;
+    std::vector<size_t> ends;
     size_t end = count - 1, entry = best;
     for (size_t stage = stages; stage-- > 0;) {
+      ends.push_back(end);
       const Entry &chosen = frontier[stage][end][entry];
-      size_t begin = stage == 0 ? 0 : chosen.previousCandidate;
-      plan.stages.push_back(table.at(begin, end));
       entry = chosen.previousEntry;
-      end = begin;
+      end = stage == 0 ? 0 : chosen.previousCandidate;
     }
-    std::reverse(plan.stages.begin(), plan.stages.end());
+    return planOf(ends);
+  }
+
+  /// The most even plan (least sum of squared stage computes) whose every
+  /// stage keeps the pace within `pace`: a plain dynamic program.
+  std::optional<StagePlan> mostEven(double pace) const {
+    size_t count = candidates.size();
+    auto stages = size_t(problem.stages);
+    constexpr double kNone = std::numeric_limits<double>::infinity();
+    std::vector<std::vector<double>> cost(stages, std::vector<double>(count, kNone));
+    std::vector<std::vector<size_t>> from(stages, std::vector<size_t>(count, 0));
+    auto fits = [&](size_t begin, size_t end) {
+      return allowed(begin, end) && paceOf(table.at(begin, end)) <= pace;
+    };
+    for (size_t end = 1; end < count; ++end)
+      if (fits(0, end))
+        cost[0][end] = table.at(0, end).seconds * table.at(0, end).seconds;
+    for (size_t stage = 1; stage < stages; ++stage)
+      for (size_t end = stage + 1; end < count; ++end)
+        for (size_t begin = stage; begin < end; ++begin) {
+          if (cost[stage - 1][begin] == kNone || !fits(begin, end))
+            continue;
+          double seconds = table.at(begin, end).seconds;
+          double total = cost[stage - 1][begin] + seconds * seconds;
+          if (total < cost[stage][end]) {
+            cost[stage][end] = total;
+            from[stage][end] = begin;
+          }
+        }
+    if (cost[stages - 1][count - 1] == kNone)
+      return std::nullopt;
+    std::vector<size_t> ends;
+    for (size_t stage = stages, end = count - 1; stage-- > 0; end = from[stage][end])
+      ends.push_back(end);
+    return planOf(ends);
+  }
+
+  /// The least step time; then, among plans within kStepTolerance of it,
+  /// the most even (with one micro-batch every cut gives about the sum, and
+  /// an uneven plan wastes memory and the next micro-batch count).
+  std::optional<StagePlan> run() const {
+    std::optional<StagePlan> fast = fastest();
+    if (!fast)
+      return std::nullopt;
+    double pace = 0;
+    for (const StageFigures &stage : fast->stages)
+      pace = std::max(pace, paceOf(stage));
+    // A plan's step grows with its slowest pace (gpipe: M - 1 of them,
+    // interleaved: all), so the even plan may use what the tolerance leaves.
+    std::optional<StagePlan> even = mostEven(pace + kStepTolerance * fast->stepSeconds);
+    if (even && even->stepSeconds <= fast->stepSeconds * (1 + kStepTolerance))
+      return even;
+    return fast;
+  }
+
+  /// The plan whose stages end at `ends` (candidate indices, last first).
+  StagePlan planOf(std::vector<size_t> ends) const {
+    std::reverse(ends.begin(), ends.end());
+    StagePlan plan;
+    size_t begin = 0;
+    for (size_t end : ends) {
+      plan.stages.push_back(table.at(begin, end));
+      begin = end;
+    }
     plan.stepSeconds = stepSeconds(problem, plan.stages);
     return plan;
   }
@@ -201,24 +238,29 @@ double stepSeconds(const StageProblem &problem, const std::vector<StageFigures> 
 
 std::vector<size_t> candidateCuts(const StageProblem &problem) {
   size_t ops = problem.opSeconds.size();
-  int64_t cheapest = std::numeric_limits<int64_t>::max();
-  for (size_t position = 1; position < ops; ++position)
-    cheapest = std::min(cheapest, problem.crossingBytes[position]);
-  // Enough places to cut that every stage can be balanced at a fine grain:
-  // a few candidates per stage, not just one per cut.
-  auto wanted = size_t(std::max<int64_t>(kCandidatesPerStage * problem.stages, 0));
   std::vector<size_t> inner;
-  for (double factor = kFirstCandidateFactor; ops > 1; factor *= 2) {
-    double threshold = factor * double(std::max<int64_t>(cheapest, 1));
-    inner.clear();
-    for (size_t position = 1; position < ops; ++position)
-      if (double(problem.crossingBytes[position]) <= threshold ||
-          std::find(problem.forcedCuts.begin(), problem.forcedCuts.end(), position) !=
-              problem.forcedCuts.end())
-        inner.push_back(position);
-    if (inner.size() >= wanted || inner.size() == ops - 1)
-      break;
-  }
+  for (size_t position = 1; position < ops; ++position)
+    inner.push_back(position);
+  // Cheapest crossings first (earlier positions first among equals).
+  std::stable_sort(inner.begin(), inner.end(), [&](size_t a, size_t b) {
+    return problem.crossingBytes[a] < problem.crossingBytes[b];
+  });
+  int64_t cheapest = inner.empty() ? 0 : problem.crossingBytes[inner.front()];
+  double threshold = kFirstCandidateFactor * double(std::max<int64_t>(cheapest, 1));
+  // Every cheap position, then the next cheapest until there are enough to
+  // balance the stages finely; a position that crosses as little as the
+  // last one taken is taken too.
+  auto wanted = size_t(std::max<int64_t>(kCandidatesPerStage * problem.stages, 0));
+  size_t taken = 0;
+  while (taken < inner.size() &&
+         (double(problem.crossingBytes[inner[taken]]) <= threshold || taken < wanted ||
+          problem.crossingBytes[inner[taken]] == problem.crossingBytes[inner[taken - 1]]))
+    ++taken;
+  inner.resize(taken);
+  for (size_t forced : problem.forcedCuts)
+    if (forced > 0 && forced < ops && std::find(inner.begin(), inner.end(), forced) == inner.end())
+      inner.push_back(forced);
+  std::sort(inner.begin(), inner.end());
   std::vector<size_t> candidates = {0};
   candidates.insert(candidates.end(), inner.begin(), inner.end());
   candidates.push_back(ops);

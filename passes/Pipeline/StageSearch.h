@@ -14,15 +14,18 @@
 // send overlaps the next micro-batch's compute), the latency of the first
 // micro-batch plus M - 1 times the slowest pace: sum (C_s + X_s) + (M - 1)
 // max(C_s, X_s) for fill-drain (GPipe), and (M V + P - 1) max(C_s, X_s)
-// for the interleaved schedule (P ranks, V stages each). Among plans within
-// 1% of the least step time (with one micro-batch every cut gives about the
-// sum) the most balanced one wins: the least sum of squared stage computes,
-// which evens the other stages out even when the slowest is one op no cut
-// splits (the gather of the logits). The search is exact over its candidate cuts: a dynamic program
-// over (stages so far, last cut) keeping every (max, sum, squares) triple
-// no other beats in all three. The candidates are the positions where few bytes
-// cross (within a factor of the cheapest; the factor grows until there are
-// eight per stage, or every position), plus the forced cuts.
+// for the interleaved schedule (P ranks, V stages each).
+//
+// The search is exact over its candidate cuts: a dynamic program over
+// (stages so far, last cut) keeping every (max pace, summed latency) pair
+// no other beats in both. Then, among plans within 1% of that step time
+// (with one micro-batch every cut gives about the sum), a second dynamic
+// program takes the most even one: the least sum of squared stage computes
+// with every stage within the best plan's slowest pace (plus the 1%), which
+// evens the other stages out even when the slowest is one op no cut splits.
+// The candidates are the positions where few bytes cross: every one within
+// 4x the cheapest, then the next cheapest until there are eight per stage
+// (with all that cross as little as the last one), plus the forced cuts.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_PASSES_PIPELINE_STAGESEARCH_H

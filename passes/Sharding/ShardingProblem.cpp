@@ -279,32 +279,36 @@ double ShardingProblem::reshardSeconds(Value value, const ValueSharding &from,
                                        const ValueSharding &to, bool forCaller) {
   if (from == to || sourceKind(value) == SourceKind::Weight)
     return 0;
+  RankedTensorType type = tensorType(value);
   std::optional<unsigned> microbatches = mesh.axis(rt::kMicroBatchAxis);
   if (forCaller && microbatches) {
     ValueSharding pieces = from;
-    for (AxisList &axes : pieces.dims)
-      llvm::erase(axes, *microbatches);
-    return reshardSeconds(value, pieces, to);
+    SmallVector<int64_t> shape(type.getShape());
+    dropMicrobatchAxis(pieces, shape, *microbatches, mesh.sizes[*microbatches]);
+    return stepsSeconds(planReshard(pieces, to, shape, mesh), type.getElementType());
   }
   auto &cache = priced[value];
   for (const auto &[cachedFrom, cachedTo, seconds] : cache)
     if (cachedFrom == from && cachedTo == to)
       return seconds;
-  RankedTensorType type = tensorType(value);
-  double seconds = kInfinity;
-  if (auto steps = planReshard(from, to, type.getShape(), mesh)) {
-    seconds = 0;
-    for (const CollectiveStep &step : *steps) {
-      if (microbatches && step.kind != CollectiveKind::AllSlice &&
-          llvm::is_contained(step.axes, *microbatches)) {
-        seconds = kInfinity;
-        break;
-      }
-      seconds += collectiveSeconds(step, graph::elementByteWidth(type.getElementType()), mesh,
-                                   options.device);
-    }
-  }
+  double seconds =
+      stepsSeconds(planReshard(from, to, type.getShape(), mesh), type.getElementType());
   cache.emplace_back(from, to, seconds);
+  return seconds;
+}
+
+double ShardingProblem::stepsSeconds(const std::optional<SmallVector<CollectiveStep, 4>> &steps,
+                                     Type elementType) const {
+  if (!steps)
+    return kInfinity;
+  std::optional<unsigned> microbatches = mesh.axis(rt::kMicroBatchAxis);
+  double seconds = 0;
+  for (const CollectiveStep &step : *steps) {
+    if (microbatches && step.kind != CollectiveKind::AllSlice &&
+        llvm::is_contained(step.axes, *microbatches))
+      return kInfinity;
+    seconds += collectiveSeconds(step, graph::elementByteWidth(elementType), mesh, options.device);
+  }
   return seconds;
 }
 

@@ -81,6 +81,10 @@ public:
   const MeshShape &meshShape() const { return mesh; }
 
 private:
+  /// The collectives' time; infinity when there are none (impossible) or
+  /// one communicates over the micro-batch axis.
+  double stepsSeconds(const std::optional<llvm::SmallVector<CollectiveStep, 4>> &steps,
+                      mlir::Type elementType) const;
   mlir::LogicalResult addOp(mlir::Operation *op);
   StrategyLimits limitsFor(mlir::Operation *op);
   /// The factors of `op` that carry the batch, and the result dims that do.

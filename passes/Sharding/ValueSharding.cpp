@@ -97,6 +97,15 @@ public:
 
 } // namespace
 
+void dropMicrobatchAxis(ValueSharding &sharding, llvm::SmallVectorImpl<int64_t> &shape,
+                        unsigned axis, int64_t size) {
+  for (auto [dim, axes] : llvm::enumerate(sharding.dims))
+    if (llvm::is_contained(axes, axis)) {
+      llvm::erase(axes, axis);
+      shape[dim] /= size;
+    }
+}
+
 std::optional<llvm::SmallVector<CollectiveStep, 4>> planReshard(const ValueSharding &from,
                                                                 const ValueSharding &to,
                                                                 llvm::ArrayRef<int64_t> shape,

@@ -63,6 +63,14 @@ struct CollectiveStep {
 /// The collectives that take a value sharded `from` to `to` (shape global),
 /// or nothing when `to` has a partial axis `from` lacks (a partial sum cannot
 /// be made from a complete value by communication).
+/// One micro-batch's view of a value split over the micro-batch axis
+/// `axis` (of `size` pieces): the axis taken out of every dim of `sharding`
+/// and the dims it split divided by `size` in `shape`. What the program
+/// returns is gathered over micro-batches by the runtime, so this is what
+/// the devices gather.
+void dropMicrobatchAxis(ValueSharding &sharding, llvm::SmallVectorImpl<int64_t> &shape,
+                        unsigned axis, int64_t size);
+
 std::optional<llvm::SmallVector<CollectiveStep, 4>> planReshard(const ValueSharding &from,
                                                                 const ValueSharding &to,
                                                                 llvm::ArrayRef<int64_t> shape,

@@ -147,6 +147,37 @@ TEST(StageSearch, KeepsForcedCuts) {
   EXPECT_NE(result.error.find("forced cuts"), std::string::npos) << result.error;
 }
 
+TEST(StageSearch, CandidatesGrowByCheapestFirst) {
+  // 4 stages want 32 candidates: the 9 positions within 4x the cheapest (10
+  // bytes), then the 10 at 50 bytes, then the 13 cheapest of the rest
+  // (100 + position bytes: the earliest ones).
+  StageProblem problem = chain(std::vector<double>(60, 1), 4, 2);
+  for (size_t position = 1; position < 60; ++position)
+    problem.crossingBytes[position] = position % 6 == 0   ? 10
+                                      : position % 6 == 1 ? 50
+                                                          : int64_t(100 + position);
+  std::vector<size_t> candidates = candidateCuts(problem);
+  size_t cheap = 0, middle = 0, dear = 0, lastDear = 0;
+  for (size_t position : candidates) {
+    if (position == 0 || position == 60)
+      continue;
+    int64_t bytes = problem.crossingBytes[position];
+    if (bytes == 10)
+      ++cheap;
+    else if (bytes == 50)
+      ++middle;
+    else {
+      ++dear;
+      lastDear = position;
+    }
+  }
+  EXPECT_EQ(cheap, 9u);
+  EXPECT_EQ(middle, 10u);
+  EXPECT_EQ(dear, 13u);
+  // Positions 2-5, 8-11, 14-17 and 20 are the 13 cheapest of the rest.
+  EXPECT_EQ(lastDear, 20u);
+}
+
 TEST(StageSearch, RefusesMoreStagesThanOps) {
   StageSearchResult result = searchStages(chain({1, 1, 1}, 4));
   EXPECT_FALSE(result.plan);
@@ -164,8 +195,8 @@ TEST(StageSearch, CandidatesPreferCheapCrossings) {
   std::vector<size_t> candidates = candidateCuts(problem);
   EXPECT_EQ(candidates.front(), 0u);
   EXPECT_EQ(candidates.back(), 40u);
-  // 9 positions cross 10 bytes: fewer than 8 per stage, so the factor grew
-  // past 80 / 10 and every position is a candidate.
+  // 9 positions cross 10 bytes: fewer than 8 per stage, so the 80-byte ones
+  // come next, all of them since they cross equally.
   EXPECT_EQ(candidates.size(), 41u);
   problem.stages = 1;
   problem.pipelineRanks = 1;
