@@ -11,7 +11,9 @@ report prints: the fullest rank's memory against 80 GB, the estimated
 slowest stage against the mean stage (embedding and LM head counted, as
 the stage search estimates them), the slowest stage of Megatron-LM's
 uniform layer split against ours (both priced with the report's per-op
-costs), the step and its bubble beside the schedule's formula.
+costs), the step and its bubble beside the schedule's formula, and a row
+per stage (its layers, memory, the search's compute C and send X, the
+report's compute and collectives, its last ONNX node).
 
     .venv/bin/python bench/gpt3_pipeline_plan.py [--layers 12,24,48,96] [--repeats 3]
 """
@@ -70,6 +72,15 @@ def describe(name, report):
           f"(ours x{uniform['ours_slowest_seconds'] / uniform['slowest_seconds']:.3f})")
     print(f"  step {schedule['step_seconds'] * 1e3:.1f} ms, bubble {schedule['bubble']:.1%} "
           f"(formula {schedule['bubble_formula']} = {schedule['bubble_formula_value']:.1%})")
+    print(f"  {'stage':>5s} {'layers':>9s} {'GB':>6s} {'C ms':>8s} {'X ms':>7s} "
+          f"{'compute':>8s} {'comm':>8s}  last node")
+    for stage in pipeline["stages"]:
+        layers = stage["layers"]
+        span = f"{layers[0]}-{layers[-1]}" if layers else "-"
+        print(f"  {stage['stage']:5d} {span:>9s} {stage['memory_bytes'] / 1e9:6.1f} "
+              f"{stage['seconds'] * 1e3:8.2f} {stage['send_seconds'] * 1e3:7.2f} "
+              f"{stage['compute_seconds'] * 1e3:8.2f} {stage['comm_seconds'] * 1e3:8.2f}  "
+              f"{stage['last_node']}")
 
 
 def main():
