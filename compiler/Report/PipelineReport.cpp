@@ -40,6 +40,11 @@ std::string rankSpan(const std::vector<int64_t> &ranks) {
   return "ranks " + std::to_string(ranks.front()) + "-" + std::to_string(ranks.back());
 }
 
+/// "1 transfer", "2 transfers".
+std::string counted(size_t count, const char *one, const char *many) {
+  return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
 const char *bubbleFormulaText(const PipelineFigures &figures) {
   return figures.interleaved() ? "(p-1)/(v*m+p-1)" : "(p-1)/(m+p-1)";
 }
@@ -137,8 +142,9 @@ llvm::json::Value pipelineJson(const PipelineFigures &figures) {
 }
 
 void printPipelineSummary(const PipelineFigures &figures, bool priced, llvm::raw_ostream &os) {
-  os << "  pipeline: " << figures.schedule << ", " << figures.stages.size() << " stages on "
-     << figures.pipelineRanks << " pp ranks, " << figures.microbatches << " micro-batches";
+  os << "  pipeline: " << figures.schedule << ", " << counted(figures.stages.size(), "stage", "stages")
+     << " on " << counted(size_t(figures.pipelineRanks), "pp rank", "pp ranks") << ", "
+     << counted(size_t(figures.microbatches), "micro-batch", "micro-batches");
   if (priced)
     os << "; step " << formatSeconds(figures.stepSeconds) << ", bubble "
        << llvm::formatv("{0:P1}", figures.bubble());
@@ -158,7 +164,7 @@ void printPipelineSummary(const PipelineFigures &figures, bool priced, llvm::raw
   int64_t bytes = 0;
   for (const TransferReport &transfer : figures.transfers)
     bytes += transfer.bytes;
-  os << "    " << figures.transfers.size() << " transfers, "
+  os << "    " << counted(figures.transfers.size(), "transfer", "transfers") << ", "
      << sharding::formatBytes(double(bytes)) << " per rank and micro-batch\n";
   if (priced)
     os << "    uniform split (" << figures.layers << " layers evenly): slowest stage "
