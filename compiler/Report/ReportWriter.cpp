@@ -1,7 +1,10 @@
 //===- ReportWriter.cpp - collectives, memory and time of a plan ----------===//
 #include "compiler/Report/ReportWriter.h"
 
+#include "compiler/Report/FormatSeconds.h"
 #include "compiler/Report/ModelLayers.h"
+#include "compiler/Report/PipelineReport.h"
+#include "compiler/Report/UniformSplit.h"
 
 #include "passes/Sharding/ShardingConversion.h"
 
@@ -23,28 +26,80 @@ namespace {
 
 RankedTensorType tensorType(Value value) { return cast<RankedTensorType>(value.getType()); }
 
+/// A collective of a reshard, or a pipeline transfer's send or receive.
 struct Collective {
-  CollectiveStep step;
-  int64_t elementBytes;
+  std::string kind;
+  std::vector<std::string> axes;
+  int64_t bytes;   ///< the buffer per device
+  int64_t traffic; ///< what it moves per device
+  double seconds;
+  bool overTensorAxis; ///< over tp alone: a layer's tensor-parallel traffic
   std::string source;
   std::string module; ///< the torch module of the source, when known
-  size_t position;    ///< op index in the program
+  size_t position;    ///< op index in the program (stages in order)
   std::optional<unsigned> layer;
-  double seconds;
 };
+
+/// A compute op or a reshard, at its place in the program.
+struct PricedOp {
+  double seconds;
+  std::string module;
+  size_t position;
+  size_t stage;
+};
+
+/// The stage functions in stage order, or the one function.
+FailureOr<SmallVector<func::FuncOp>> programFunctions(ModuleOp module, dist::PipelineOp pipeline) {
+  auto functions = llvm::to_vector(module.getOps<func::FuncOp>());
+  if (!pipeline) {
+    if (functions.size() != 1)
+      return module.emitError() << "expected one function to report on, got " << functions.size();
+    return SmallVector<func::FuncOp>(functions);
+  }
+  SmallVector<func::FuncOp> stages(size_t(pipeline.getNumStages()));
+  for (func::FuncOp function : functions) {
+    auto stage = function->getAttrOfType<IntegerAttr>(dist::kStageAttrName);
+    if (!stage || stage.getInt() < 0 || stage.getInt() >= int64_t(stages.size()) ||
+        stages[size_t(stage.getInt())])
+      return function.emitError() << "expected a distinct " << dist::kStageAttrName << " below "
+                                  << stages.size() << " on every function of a pipelined module";
+    stages[size_t(stage.getInt())] = function;
+  }
+  if (llvm::is_contained(stages, func::FuncOp()))
+    return pipeline.emitError() << "expected one function per stage";
+  return stages;
+}
 
 class ReportBuilder {
 public:
-  ReportBuilder(func::FuncOp function, dist::MeshOp meshOp, const DeviceModel &device)
-      : function(function), mesh(meshOp ? meshShapeOf(meshOp) : MeshShape{}), device(device) {}
+  ReportBuilder(ArrayRef<func::FuncOp> functions, dist::MeshOp meshOp, dist::PipelineOp pipeline,
+                const DeviceModel &device)
+      : functions(functions), mesh(meshOp ? meshShapeOf(meshOp) : MeshShape{}),
+        pipeline(pipeline), device(device) {}
 
   LogicalResult run() {
-    for (BlockArgument argument : function.getArguments())
-      sharding[argument] = ValueSharding::replicated(tensorType(argument).getRank());
+    if (pipeline) {
+      schedule.schedule = pipeline.getSchedule().str();
+      schedule.pipelineRanks = pipeline.getPipelineRanksAttr().getInt();
+      schedule.virtualStages = pipeline.getVirtualStagesAttr().getInt();
+      schedule.microbatches = pipeline.getMicrobatchesAttr().getInt();
+      schedule.stageRanks = stageRanks();
+      if (auto step = pipeline->getAttrOfType<FloatAttr>(dist::kStepSecondsAttrName))
+        schedule.stepSeconds = step.getValueAsDouble();
+    }
     size_t position = 0;
-    for (Operation &op : function.getBody().front()) {
-      ++position;
-      if (failed(visit(op, position)))
+    for (auto [index, function] : llvm::enumerate(functions)) {
+      stage = index;
+      stages.emplace_back();
+      liveBytes = 0;
+      for (BlockArgument argument : function.getArguments())
+        sharding[argument] = ValueSharding::replicated(tensorType(argument).getRank());
+      for (Operation &op : function.getBody().front()) {
+        ++position;
+        if (failed(visit(op, position)))
+          return failure();
+      }
+      if (pipeline && failed(readEstimate(function)))
         return failure();
     }
     assignLayers();
@@ -55,6 +110,12 @@ public:
   std::string summary(bool priced) const;
 
 private:
+  struct RankMemory {
+    int64_t paramBytes = 0, activationBytes = 0;
+  };
+  /// What global rank `rank` holds: in a pipeline, its pp rank's stages.
+  RankMemory rankMemory(int64_t rank) const;
+
   LogicalResult visit(Operation &op, size_t position) {
     if (isa<func::ReturnOp>(op))
       return success();
@@ -71,17 +132,34 @@ private:
       bool returned = llvm::all_of(reshard->getUsers(),
                                    [](Operation *user) { return isa<func::ReturnOp>(user); });
       std::string module = returned ? std::string() : graph::onnxModuleOf(reshard.getLoc());
+      std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis);
+      double seconds = 0;
       for (const CollectiveStep &step : *steps) {
         if (step.kind == CollectiveKind::AllSlice)
           continue;
-        collectives.push_back({step, width, graph::onnxNodeNames(reshard.getLoc()), module,
-                               position, std::nullopt,
-                               collectiveSeconds(step, width, mesh, device)});
+        std::vector<std::string> axes;
+        for (unsigned axis : step.axes)
+          axes.push_back(mesh.names[axis]);
+        double stepSeconds = collectiveSeconds(step, width, mesh, device);
+        seconds += stepSeconds;
+        collectives.push_back({collectiveName(step.kind), std::move(axes),
+                               collectivePayloadBytes(step, width),
+                               collectiveTrafficBytes(step, width, mesh), stepSeconds,
+                               tp && step.axes == AxisList{*tp},
+                               graph::onnxNodeNames(reshard.getLoc()), module, position,
+                               std::nullopt});
       }
+      stages[stage].commSeconds += seconds;
+      priced.push_back({seconds, module, position, stage});
+      noteNode(op);
       sharding[reshard.getResult()] = *to;
       live(reshard.getResult(), op);
       return success();
     }
+    if (auto send = dyn_cast<dist::SendOp>(op))
+      return visitSend(send, position);
+    if (auto recv = dyn_cast<dist::RecvOp>(op))
+      return visitRecv(recv, position);
     auto annotated = op.getAttrOfType<ArrayAttr>(dist::kShardingsAttrName);
     int64_t shards = 1;
     for (auto [index, result] : llvm::enumerate(op.getResults())) {
@@ -102,13 +180,16 @@ private:
     }
     if (isa<graph::WeightOp>(op)) {
       Value result = op.getResult(0);
-      paramBytes += tensorBytes(sharding[result].localShape(tensorType(result).getShape(), mesh),
-                                tensorType(result).getElementType());
+      int64_t bytes = tensorBytes(sharding[result].localShape(tensorType(result).getShape(), mesh),
+                                  tensorType(result).getElementType());
+      paramBytes += bytes;
+      stages[stage].paramBytes += bytes;
       return success();
     }
     if (isa<graph::ConstantOp>(op))
       return success();
     modules.push_back(graph::onnxModuleOf(op.getLoc()));
+    noteNode(op);
     if (isa<graph::AttentionOp>(op))
       attentions.push_back({position, &op});
     double opFlopsLocal = opFlops(&op) / double(shards);
@@ -118,10 +199,147 @@ private:
       bytes += localBytes(value);
     for (Value value : op.getResults())
       bytes += localBytes(value);
-    computeSeconds += opSeconds(&op, shards, bytes, device);
+    double seconds = opSeconds(&op, shards, bytes, device);
+    computeSeconds += seconds;
+    stages[stage].computeSeconds += seconds;
+    priced.push_back({seconds, modules.back(), position, stage});
     for (Value result : op.getResults())
       live(result, op);
     return success();
+  }
+
+  /// The stage's first and last ONNX node, over the ops it prices.
+  void noteNode(Operation &op) {
+    std::string names = graph::onnxNodeNames(op.getLoc());
+    if (names.empty())
+      return;
+    if (stages[stage].firstNode.empty())
+      stages[stage].firstNode = names;
+    stages[stage].lastNode = names;
+  }
+
+  /// A stage's send: its block of the value to the rank of the later stage
+  /// with the same dp and tp coordinates, once per micro-batch.
+  LogicalResult visitSend(dist::SendOp send, size_t position) {
+    Value value = send.getInput();
+    Operation *producer = value.getDefiningOp();
+    std::string source = producer ? graph::onnxNodeNames(producer->getLoc()) : std::string();
+    std::string module = producer ? graph::onnxModuleOf(producer->getLoc()) : std::string();
+    int64_t bytes = localBytes(value);
+    double seconds = link().latencySeconds + double(bytes) / link().bytesPerSecond;
+    auto id = int64_t(send.getTransfer());
+    sendOf[id] = collectives.size();
+    transfers.push_back({id, int64_t(stage), int64_t(send.getToStage()), source, bytes, seconds});
+    collectives.push_back({"send", {rt::kPipelineAxis}, bytes, bytes, seconds, false, source,
+                           module, position, std::nullopt});
+    release(*send);
+    return success();
+  }
+
+  /// The receiving end of a transfer: its time and traffic are the send's.
+  LogicalResult visitRecv(dist::RecvOp recv, size_t position) {
+    Value result = recv.getResult();
+    auto annotated = recv->getAttrOfType<ArrayAttr>(dist::kShardingsAttrName);
+    std::optional<ValueSharding> parsed =
+        annotated ? fromAttr(cast<dist::ShardingAttr>(annotated[0]), mesh)
+                  : ValueSharding::replicated(tensorType(result).getRank());
+    if (!parsed)
+      return recv.emitOpError() << "has a sharding the mesh does not fit";
+    sharding[result] = *parsed;
+    auto send = sendOf.find(int64_t(recv.getTransfer()));
+    if (send == sendOf.end())
+      return recv.emitOpError() << "receives transfer " << recv.getTransfer()
+                                << " that no earlier stage sends";
+    // Copied out first: the push may move the send's entry.
+    Collective sent = collectives[send->second];
+    collectives.push_back({"recv", {rt::kPipelineAxis}, localBytes(result), 0, 0.0, false,
+                           sent.source, sent.module, position, std::nullopt});
+    live(result, *recv);
+    return success();
+  }
+
+  /// The link between stages, as shardc-pipeline-stages prices it: stages
+  /// are neighbours in the rank order, so a transfer stays on NVLink when a
+  /// stage's ranks do not fill a node.
+  const Link &link() const {
+    return stageRanks() < device.devicesPerNode ? device.intraNode : device.interNode;
+  }
+
+  /// The ranks of one stage: the mesh without the micro-batch axis.
+  int64_t stageRanks() const {
+    int64_t ranks = 1;
+    for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
+      if (name != rt::kMicroBatchAxis)
+        ranks *= size;
+    return ranks;
+  }
+
+  /// The devices: pp outermost, then the stage mesh less the micro-batch axis.
+  MeshShape deviceMesh() const {
+    MeshShape devices;
+    if (pipeline) {
+      devices.names.push_back(rt::kPipelineAxis);
+      devices.sizes.push_back(schedule.pipelineRanks);
+    }
+    for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
+      if (name != rt::kMicroBatchAxis) {
+        devices.names.push_back(name);
+        devices.sizes.push_back(size);
+      }
+    return devices;
+  }
+
+  LogicalResult readEstimate(func::FuncOp function) {
+    auto estimate = function->getAttrOfType<DictionaryAttr>(dist::kStageEstimateAttrName);
+    auto number = [&](StringRef key) -> std::optional<double> {
+      if (!estimate)
+        return std::nullopt;
+      if (auto real = estimate.getAs<FloatAttr>(key))
+        return real.getValueAsDouble();
+      if (auto integer = estimate.getAs<IntegerAttr>(key))
+        return double(integer.getInt());
+      return std::nullopt;
+    };
+    auto seconds = number("seconds"), send = number("send_seconds"),
+         activation = number("activation_bytes");
+    if (!seconds || !send || !activation)
+      return function.emitError() << "expected " << dist::kStageEstimateAttrName
+                                  << " with seconds, send_seconds and activation_bytes";
+    stages[stage].seconds = *seconds;
+    stages[stage].sendSeconds = *send;
+    stages[stage].activationBytes = int64_t(*activation);
+    stages[stage].workingSetBytes = stagePeak;
+    stagePeak = 0;
+    return success();
+  }
+
+  /// The pipeline section's figures: the stages' layers, and the uniform
+  /// split priced with the same per-op costs.
+  PipelineFigures pipelineFigures() const {
+    PipelineFigures figures = schedule;
+    figures.stages = stages;
+    figures.transfers = transfers;
+    figures.layers = layerAttention.size();
+    std::vector<OpCost> costs;
+    for (const PricedOp &op : priced) {
+      std::optional<unsigned> layer = layerOfOp(op);
+      if (layer)
+        figures.stages[op.stage].layers.insert(*layer);
+      costs.push_back({op.seconds, layer});
+    }
+    figures.uniformSeconds = uniformStageSeconds(costs, figures.layers, stages.size());
+    return figures;
+  }
+
+  /// An op's layer: by its module, or without module paths the layer of
+  /// the last attention op at or before it.
+  std::optional<unsigned> layerOfOp(const PricedOp &op) const {
+    if (!layers.empty())
+      return layers.layerOf(op.module);
+    auto next = llvm::find_if(attentions, [&](auto &anchor) { return anchor.first > op.position; });
+    if (next == attentions.begin())
+      return std::nullopt;
+    return unsigned(next - attentions.begin()) - 1;
   }
 
   int64_t localBytes(Value value) const {
@@ -137,6 +355,12 @@ private:
   void live(Value value, Operation &op) {
     liveBytes += localBytes(value);
     peakActivation = std::max(peakActivation, liveBytes);
+    stagePeak = std::max(stagePeak, liveBytes);
+    release(op);
+  }
+
+  /// Frees the operands `op` uses last.
+  void release(Operation &op) {
     for (Value operand : op.getOperands()) {
       Operation *producer = operand.getDefiningOp();
       if (!producer || isa<graph::WeightOp, graph::ConstantOp>(producer))
@@ -219,18 +443,25 @@ private:
     double traffic = 0;
     std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis);
     for (const Collective &collective : collectives) {
-      if (collective.layer != layer || !tp || collective.step.axes != AxisList{*tp})
+      if (collective.layer != layer || !tp || !collective.overTensorAxis)
         continue;
-      traffic += double(collectiveTrafficBytes(collective.step, collective.elementBytes, mesh));
+      traffic += double(collective.traffic);
       if (kinds)
-        ++(*kinds)[collectiveName(collective.step.kind)];
+        ++(*kinds)[collective.kind];
     }
     return traffic;
   }
 
-  func::FuncOp function;
+  SmallVector<func::FuncOp> functions;
   MeshShape mesh;
+  dist::PipelineOp pipeline; ///< null for one program
+  PipelineFigures schedule;  ///< the pipeline's attributes, read once
   const DeviceModel &device;
+  size_t stage = 0; ///< the function being walked
+  std::vector<StageReport> stages;
+  std::vector<TransferReport> transfers;
+  std::vector<PricedOp> priced;
+  llvm::DenseMap<int64_t, size_t> sendOf; ///< transfer -> its send in collectives
   llvm::DenseMap<Value, ValueSharding> sharding;
   llvm::DenseSet<Value> released;
   std::vector<Collective> collectives;
@@ -240,30 +471,29 @@ private:
   /// Each layer's first attention op (b*s*h for Megatron's traffic); null
   /// in a layer without one.
   std::vector<Operation *> layerAttention;
-  int64_t paramBytes = 0, liveBytes = 0, peakActivation = 0;
+  int64_t paramBytes = 0, liveBytes = 0, peakActivation = 0, stagePeak = 0;
   double flops = 0, computeSeconds = 0;
 };
 
 llvm::json::Value ReportBuilder::json() const {
+  MeshShape devices = deviceMesh();
   llvm::json::Object axes;
-  for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
+  for (auto [name, size] : llvm::zip(devices.names, devices.sizes))
     axes[name] = size;
   llvm::json::Array list;
   int64_t commBytes = 0, trafficBytes = 0;
   double commSeconds = 0;
   for (const Collective &collective : collectives) {
-    llvm::json::Array axisList;
-    for (unsigned axis : collective.step.axes)
-      axisList.push_back(mesh.names[axis]);
-    int64_t bytes = collectivePayloadBytes(collective.step, collective.elementBytes);
-    int64_t traffic = collectiveTrafficBytes(collective.step, collective.elementBytes, mesh);
-    commBytes += bytes;
-    trafficBytes += traffic;
+    commBytes += collective.bytes;
+    trafficBytes += collective.traffic;
     commSeconds += collective.seconds;
-    llvm::json::Object entry{{"kind", collectiveName(collective.step.kind)},
+    llvm::json::Array axisList;
+    for (const std::string &axis : collective.axes)
+      axisList.push_back(axis);
+    llvm::json::Object entry{{"kind", collective.kind},
                              {"axes", std::move(axisList)},
-                             {"bytes", bytes},
-                             {"traffic_bytes", traffic},
+                             {"bytes", collective.bytes},
+                             {"traffic_bytes", collective.traffic},
                              {"seconds", collective.seconds},
                              {"source", collective.source}};
     if (!collective.module.empty())
@@ -273,9 +503,15 @@ llvm::json::Value ReportBuilder::json() const {
     list.push_back(std::move(entry));
   }
   llvm::json::Array ranks;
-  for (int64_t rank = 0; rank < mesh.devices(); ++rank)
-    ranks.push_back(llvm::json::Object{
-        {"rank", rank}, {"param_bytes", paramBytes}, {"peak_activation_bytes", peakActivation}});
+  for (int64_t rank = 0; rank < devices.devices(); ++rank) {
+    RankMemory memory = rankMemory(rank);
+    llvm::json::Object entry{{"rank", rank},
+                             {"param_bytes", memory.paramBytes},
+                             {"peak_activation_bytes", memory.activationBytes}};
+    if (pipeline)
+      entry["pp_rank"] = rank / stageRanks();
+    ranks.push_back(std::move(entry));
+  }
   llvm::json::Array layers;
   for (unsigned layer = 0; layer < layerAttention.size(); ++layer) {
     std::map<std::string, int> kinds;
@@ -294,7 +530,9 @@ llvm::json::Value ReportBuilder::json() const {
     }
     layers.push_back(std::move(entry));
   }
-  return llvm::json::Object{
+  // A pipeline's step is the schedule's, not one device's sum of parts.
+  double step = pipeline ? pipelineFigures().stepSeconds : computeSeconds + commSeconds;
+  llvm::json::Object report{
       {"device", device.name},
       {"mesh", llvm::json::Object{{"axes", std::move(axes)}}},
       {"collectives", std::move(list)},
@@ -305,25 +543,42 @@ llvm::json::Value ReportBuilder::json() const {
                                     {"traffic_bytes", trafficBytes},
                                     {"compute_seconds", computeSeconds},
                                     {"comm_seconds", commSeconds},
-                                    {"est_step_seconds", computeSeconds + commSeconds}}}};
+                                    {"est_step_seconds", step}}}};
+  if (pipeline)
+    report["pipeline"] = pipelineJson(pipelineFigures());
+  return report;
 }
 
-/// A time of microseconds to seconds, in the unit that shows its digits.
-std::string formatSeconds(double seconds) {
-  if (seconds < 1e-3)
-    return llvm::formatv("{0:F1} us", seconds * 1e6).str();
-  if (seconds < 1)
-    return llvm::formatv("{0:F3} ms", seconds * 1e3).str();
-  return llvm::formatv("{0:F3} s", seconds).str();
+ReportBuilder::RankMemory ReportBuilder::rankMemory(int64_t rank) const {
+  if (!pipeline)
+    return {paramBytes, peakActivation};
+  // A pp rank holds stages p, p+P, ...: their weights and in-flight
+  // activations all at once.
+  RankMemory memory;
+  for (size_t index = size_t(rank / stageRanks()); index < stages.size();
+       index += size_t(schedule.pipelineRanks)) {
+    memory.paramBytes += stages[index].paramBytes;
+    memory.activationBytes += stages[index].activationBytes;
+  }
+  return memory;
 }
 
 std::string ReportBuilder::summary(bool priced) const {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "plan on " << (mesh.numAxes() ? mesh.describe() : "one device") << " ("
-     << (priced ? device.name : "cpu") << "): " << collectives.size()
-     << " collectives per step; per device " << formatBytes(double(paramBytes)) << " weights, "
-     << formatBytes(double(peakActivation)) << " peak activations; "
+  MeshShape devices = deviceMesh();
+  RankMemory largest{0, 0};
+  for (int64_t rank = 0; rank < devices.devices(); rank += stageRanks()) {
+    RankMemory memory = rankMemory(rank);
+    if (memory.paramBytes + memory.activationBytes >
+        largest.paramBytes + largest.activationBytes)
+      largest = memory;
+  }
+  os << "plan on " << (devices.numAxes() ? devices.describe() : "one device") << " ("
+     << (priced ? device.name : "cpu") << "): " << collectives.size() << " collectives per "
+     << (pipeline ? "micro-batch" : "step") << "; per device "
+     << (pipeline ? "(the fullest) " : "") << formatBytes(double(largest.paramBytes))
+     << " weights, " << formatBytes(double(largest.activationBytes)) << " peak activations; "
      << llvm::formatv("{0:E2}", flops) << " flop\n";
   for (unsigned layer = 0; layer < layerAttention.size(); ++layer) {
     std::map<std::string, int> kinds;
@@ -347,10 +602,13 @@ std::string ReportBuilder::summary(bool priced) const {
   for (const Collective &collective : collectives)
     commSeconds += collective.seconds;
   if (priced)
-    os << "  estimated step: " << formatSeconds(computeSeconds) << " compute + "
-       << formatSeconds(commSeconds) << " communication\n";
+    os << "  estimated " << (pipeline ? "micro-batch over all stages" : "step") << ": "
+       << formatSeconds(computeSeconds) << " compute + " << formatSeconds(commSeconds)
+       << " communication\n";
   else
     os << "  estimated step: not priced for the CPU (--device h100|h200|FILE.json prices a GPU)\n";
+  if (pipeline)
+    printPipelineSummary(pipelineFigures(), priced, os);
   return text;
 }
 
@@ -360,10 +618,12 @@ FailureOr<Report> buildReport(ModuleOp module, const DeviceModel &device, bool p
   FailureOr<dist::MeshOp> mesh = findMesh(module);
   if (failed(mesh))
     return failure();
-  auto functions = llvm::to_vector(module.getOps<func::FuncOp>());
-  if (functions.size() != 1)
-    return module.emitError() << "expected one function to report on, got " << functions.size();
-  ReportBuilder builder(functions.front(), *mesh, device);
+  auto pipelines = llvm::to_vector(module.getOps<dist::PipelineOp>());
+  dist::PipelineOp pipeline = pipelines.empty() ? dist::PipelineOp() : pipelines.front();
+  FailureOr<SmallVector<func::FuncOp>> functions = programFunctions(module, pipeline);
+  if (failed(functions))
+    return failure();
+  ReportBuilder builder(*functions, *mesh, pipeline, device);
   if (failed(builder.run()))
     return failure();
   return Report{builder.json(), builder.summary(priced)};

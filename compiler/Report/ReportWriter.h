@@ -26,10 +26,13 @@ struct Report {
   std::string summary;
 };
 
-/// The report of `module` (sharded, or without a mesh: one device). Without
-/// `priced` (a CPU target, no --device given) the summary names the CPU and
-/// prints no time estimate: the cost model knows GPUs only, and the plan's
-/// search used `device` as a relative measure. The JSON always has them.
+/// The report of `module` (sharded, or without a mesh: one device; a
+/// pipelined module's stage functions are walked in stage order as one
+/// program, per micro-batch, and add the `pipeline` section of
+/// PipelineReport.h). Without `priced` (a CPU target, no --device given)
+/// the summary names the CPU and prints no time estimate: the cost model
+/// knows GPUs only, and the plan's search used `device` as a relative
+/// measure. The JSON always has them.
 mlir::FailureOr<Report> buildReport(mlir::ModuleOp module, const sharding::DeviceModel &device,
                                     bool priced = true);
 

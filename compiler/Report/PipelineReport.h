@@ -1,0 +1,68 @@
+//===- PipelineReport.h - a pipelined plan's stages, cuts and schedule -*- C++ -*-===//
+//
+// The `pipeline` section of a report (and its lines in the summary): per
+// stage what the stage search estimated (dist.stage_estimate) beside what
+// the report's own per-op costs give; per transfer its bytes; the schedule's
+// step time and bubble beside the textbook bubble formula; and the uniform
+// layer split (UniformSplit.h) priced with the same per-op costs as ours, so
+// that the two slowest stages compare like with like.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_REPORT_PIPELINEREPORT_H
+#define SHARDC_COMPILER_REPORT_PIPELINEREPORT_H
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace shardc::report {
+
+struct StageReport {
+  std::string firstNode, lastNode; ///< ONNX nodes of its first and last op
+  std::set<unsigned> layers;
+  /// From the report's walk of the stage function, per rank and micro-batch.
+  int64_t paramBytes = 0;
+  int64_t workingSetBytes = 0; ///< peak live activations of one micro-batch
+  double computeSeconds = 0;
+  double commSeconds = 0; ///< its collectives (transfers are the link's)
+  /// The stage search's estimate (dist.stage_estimate).
+  double seconds = 0, sendSeconds = 0;
+  int64_t activationBytes = 0; ///< with the micro-batches in flight
+};
+
+struct TransferReport {
+  int64_t id = 0, from = 0, to = 0;
+  std::string source; ///< the ONNX node computing the value
+  int64_t bytes = 0;  ///< per rank and micro-batch
+  double seconds = 0;
+};
+
+struct PipelineFigures {
+  std::string schedule;
+  int64_t pipelineRanks = 1, virtualStages = 1, microbatches = 1;
+  int64_t stageRanks = 1; ///< ranks per stage (its dp x tp)
+  double stepSeconds = 0; ///< dist.step_seconds
+  std::vector<StageReport> stages;
+  std::vector<TransferReport> transfers;
+  size_t layers = 0;
+  std::vector<double> uniformSeconds; ///< per stage of the uniform split
+
+  bool interleaved() const { return schedule == "interleaved"; }
+  /// (p-1)/(m+p-1), or (p-1)/(v*m+p-1) interleaved: balanced stages, free sends.
+  double bubbleFormula() const;
+  /// The idle share of a pp rank's estimated step: 1 - M * sum(C_s) / (P * step).
+  double bubble() const;
+  /// The global ranks running `stage` (pp coordinate outermost).
+  std::vector<int64_t> ranksOf(size_t stage) const;
+};
+
+llvm::json::Value pipelineJson(const PipelineFigures &figures);
+void printPipelineSummary(const PipelineFigures &figures, bool priced, llvm::raw_ostream &os);
+
+} // namespace shardc::report
+
+#endif
