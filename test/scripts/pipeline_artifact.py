@@ -15,8 +15,15 @@ recomputed. The inputs and onnxruntime's outputs of the whole model go beside it
     pipeline_artifact.py make --schema PYDIR --shardc SHARDC --model M.onnx --cut TENSOR
                               --out DIR --microbatches M [--tp N] [--dim name=value ...]
     pipeline_artifact.py check EXPECTED.npz GOT.npz
-    pipeline_artifact.py check-trace TRACE.json MANIFEST.json [--iters I]
+    pipeline_artifact.py check-trace MANIFEST.json TRACE.json... [--iters I]
+    pipeline_artifact.py run-python DIR INPUTS.npz OUTPUTS.npz
+    pipeline_artifact.py edit DIR COPY FIELD=JSON...
+
+run-python runs DIR through the binding (shardc.Session(DIR, ranks="threads"));
+edit copies the artifact with manifest fields replaced (FIELD is a dotted
+path, list indices as numbers: pipeline.actions.1.0.op="backward_input").
 """
+import shutil
 import argparse
 import json
 import pathlib
@@ -200,11 +207,12 @@ def check(args):
 
 
 def check_trace(args):
-    trace = json.loads(pathlib.Path(args.trace).read_text())
     manifest = json.loads(pathlib.Path(args.manifest).read_text())
     pipeline = manifest["pipeline"]
     tp = manifest["mesh"]["axes"].get("tp", 1)
-    events = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    # Ranks that are processes write a file each; threads share one.
+    events = [e for path in args.traces
+              for e in json.loads(pathlib.Path(path).read_text())["traceEvents"] if e["ph"] == "X"]
     for event in events:
         for key in ("name", "ts", "dur", "pid", "tid"):
             if key not in event:
@@ -220,6 +228,27 @@ def check_trace(args):
                     event["args"]["microbatch"] != action["microbatch"]:
                 sys.exit(f"rank {rank}: event '{event['name']}' for action {action}")
     print(f"trace: {len(events)} events, one per action of each of {ranks} ranks")
+
+
+def run_python(args):
+    import shardc
+    feeds = dict(np.load(args.inputs))
+    np.savez(args.outputs, **shardc.Session(args.artifact, ranks="threads").run(feeds))
+
+
+def edit(args):
+    copy = pathlib.Path(args.copy)
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(args.artifact, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    for field in args.fields:
+        path, value = field.split("=", 1)
+        keys = [int(key) if key.isdigit() else key for key in path.split(".")]
+        target = manifest
+        for key in keys[:-1]:
+            target = target[key]
+        target[keys[-1]] = json.loads(value)
+    (copy / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 
 def main():
@@ -238,11 +267,20 @@ def main():
     checked.add_argument("expected")
     checked.add_argument("got")
     traced = commands.add_parser("check-trace")
-    traced.add_argument("trace")
     traced.add_argument("manifest")
+    traced.add_argument("traces", nargs="+")
     traced.add_argument("--iters", type=int, default=1)
+    python = commands.add_parser("run-python")
+    python.add_argument("artifact")
+    python.add_argument("inputs")
+    python.add_argument("outputs")
+    edited = commands.add_parser("edit")
+    edited.add_argument("artifact")
+    edited.add_argument("copy")
+    edited.add_argument("fields", nargs="+")
     args = parser.parse_args()
-    {"make": make, "check": check, "check-trace": check_trace}[args.command](args)
+    {"make": make, "check": check, "check-trace": check_trace, "run-python": run_python,
+     "edit": edit}[args.command](args)
 
 
 if __name__ == "__main__":
