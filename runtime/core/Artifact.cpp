@@ -237,7 +237,7 @@ StatusOr<nlohmann::json> readManifest(const std::string &manifestPath) {
 
 /// One program a rank runs and the files it reads.
 struct RankProgram {
-  int stage = -1; ///< -1 outside a pipeline
+  int64_t stage = -1; ///< -1 outside a pipeline
   std::string program, weights;
   int64_t arenaBytes = -1; ///< what the manifest says (pipelines list it)
 };
@@ -252,7 +252,7 @@ std::vector<RankProgram> programsOf(const nlohmann::json &entry, bool pipeline) 
   if (!stages.is_array())
     throw nlohmann::json::type_error::create(302, "expected a stages array", &stages);
   for (const nlohmann::json &stage : stages)
-    programs.push_back({static_cast<int>(integerOf(stage.at("stage"))),
+    programs.push_back({integerOf(stage.at("stage")),
                         stage.at("program").get<std::string>(),
                         stage.at("weights").get<std::string>(),
                         integerOf(stage.at("arena_bytes"))});
@@ -338,7 +338,7 @@ StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int ran
       artifact.target = layout.target;
       artifact.ranks = layout.ranks;
       artifact.rank = rank;
-      artifact.stage = files.stage;
+      artifact.stage = static_cast<int>(files.stage);
       artifact.inputs = layout.inputs;
       artifact.outputs = layout.outputs;
       if (pipeline) {
@@ -439,7 +439,10 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory) {
     layout.outputs = std::move(*outputs);
     const bool pipeline = manifest->contains("pipeline");
     layout.ranks = static_cast<int>(manifest->at("ranks").size());
-    layout.firstProgramFile = programsOf(manifest->at("ranks").at(0), pipeline).at(0).program;
+    const std::vector<RankProgram> first = programsOf(manifest->at("ranks").at(0), pipeline);
+    if (first.empty())
+      return fail(manifestPath, "ranks[0].stages: lists no stage");
+    layout.firstProgramFile = first.front().program;
     auto programPath = checkedFile(layout.firstProgramFile, *manifest, directory);
     if (!programPath)
       return programPath.status();
