@@ -113,12 +113,10 @@ std::vector<std::optional<int>> microbatchDims(const nlohmann::json &entries,
     if (dim.is_null())
       continue;
     const Shape &shape = signature[index].shape;
-    int64_t axis = integer(dim, at + ".microbatch_dim", 0,
-                           static_cast<int64_t>(shape.size()) - 1);
+    int64_t axis = integer(dim, at + ".microbatch_dim", 0, static_cast<int64_t>(shape.size()) - 1);
     if (shape[axis] % microbatches)
-      wrong(at + ".microbatch_dim", "dimension " + std::to_string(axis) + " of '" + name +
-                                        "' (" + std::to_string(shape[axis]) +
-                                        ") does not divide into " +
+      wrong(at + ".microbatch_dim", "dimension " + std::to_string(axis) + " of '" + name + "' (" +
+                                        std::to_string(shape[axis]) + ") does not divide into " +
                                         std::to_string(microbatches) + " micro-batches");
     dims[index] = static_cast<int>(axis);
   }
@@ -152,9 +150,9 @@ std::vector<StageTensor> stageSide(const nlohmann::json &entries, int stage, boo
                                                  static_cast<int64_t>(plan.transfers.size()) - 1));
       const PipelineTransfer &transfer = plan.transfers[tensor.transfer];
       if ((incoming ? transfer.to : transfer.from) != stage)
-        wrong(at + ".transfer", "transfer " + std::to_string(tensor.transfer) + " goes from stage " +
-                                    std::to_string(transfer.from) + " to stage " +
-                                    std::to_string(transfer.to) + ", not " +
+        wrong(at + ".transfer", "transfer " + std::to_string(tensor.transfer) +
+                                    " goes from stage " + std::to_string(transfer.from) +
+                                    " to stage " + std::to_string(transfer.to) + ", not " +
                                     (incoming ? "to" : "from") + " stage " + std::to_string(stage));
       if (transfer.dtype != tensor.tensor.dtype || transfer.shape != tensor.tensor.shape)
         wrong(at, "is " + describe(tensor.tensor.dtype, tensor.tensor.shape) + "; transfer " +
@@ -189,8 +187,8 @@ PipelineAction actionOf(const nlohmann::json &entry, int coordinate, const Pipel
       integer(member(entry, "microbatch", at), at + ".microbatch", 0, plan.microbatches - 1));
   if (op == "forward") {
     action.op = PipelineAction::Op::Forward;
-    action.stage = static_cast<int>(
-        integer(member(entry, "stage", at), at + ".stage", 0, plan.stages - 1));
+    action.stage =
+        static_cast<int>(integer(member(entry, "stage", at), at + ".stage", 0, plan.stages - 1));
     if (plan.coordinateOf(action.stage) != coordinate)
       wrong(at + ".stage", "stage " + std::to_string(action.stage) + " is not held by pp " +
                                std::to_string(coordinate));
@@ -222,7 +220,8 @@ PipelinePlan parse(const nlohmann::json &manifest, const MeshShape &mesh,
     wrong("mesh", "has no '" + std::string(kPipelineAxis) + "' axis, which a pipeline needs");
   plan.ppSize = static_cast<int>(mesh.sizes[plan.ppAxis]);
   constexpr int64_t kMaxCount = 1 << 20;
-  plan.stages = static_cast<int>(integer(member(section, "stages", p), p + ".stages", 1, kMaxCount));
+  plan.stages =
+      static_cast<int>(integer(member(section, "stages", p), p + ".stages", 1, kMaxCount));
   plan.microbatches = static_cast<int>(
       integer(member(section, "microbatches", p), p + ".microbatches", 1, kMaxCount));
   plan.virtualStages = static_cast<int>(
@@ -245,7 +244,8 @@ PipelinePlan parse(const nlohmann::json &manifest, const MeshShape &mesh,
     PipelineTransfer transfer;
     transfer.from =
         static_cast<int>(integer(member(entry, "from", at), at + ".from", 0, plan.stages - 1));
-    transfer.to = static_cast<int>(integer(member(entry, "to", at), at + ".to", 0, plan.stages - 1));
+    transfer.to =
+        static_cast<int>(integer(member(entry, "to", at), at + ".to", 0, plan.stages - 1));
     if (transfer.from == transfer.to)
       wrong(at + ".to", "a transfer goes from one stage to another, not to itself");
     transfer.dtype = dtypeOf(member(entry, "dtype", at), at + ".dtype");
@@ -292,15 +292,15 @@ PipelinePlan parse(const nlohmann::json &manifest, const MeshShape &mesh,
     plan.actions.push_back(std::move(list));
   }
 
-  plan.outputRank = static_cast<int>(integer(member(section, "output_rank", p), p + ".output_rank",
-                                             0, mesh.devices() - 1));
+  plan.outputRank = static_cast<int>(
+      integer(member(section, "output_rank", p), p + ".output_rank", 0, mesh.devices() - 1));
   int outputCoordinate = static_cast<int>(mesh.coordinates(plan.outputRank)[plan.ppAxis]);
   for (size_t i = 0; i < outputs.size(); ++i)
     if (plan.coordinateOf(producer[i]) != outputCoordinate)
       wrong(p + ".output_rank", "rank " + std::to_string(plan.outputRank) + " is at pp " +
                                     std::to_string(outputCoordinate) + " but stage " +
-                                    std::to_string(producer[i]) + " produces '" +
-                                    outputs[i].name + "'");
+                                    std::to_string(producer[i]) + " produces '" + outputs[i].name +
+                                    "'");
   return plan;
 }
 

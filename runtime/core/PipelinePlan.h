@@ -62,7 +62,7 @@ struct PipelinePlan {
   /// keeps the last micro-batch's).
   std::vector<std::optional<int>> inputDims, outputDims;
   std::vector<PipelineTransfer> transfers;
-  std::vector<StageSignature> programs; ///< by stage
+  std::vector<StageSignature> programs;             ///< by stage
   std::vector<std::vector<PipelineAction>> actions; ///< by pp coordinate
   int outputRank = 0;
 

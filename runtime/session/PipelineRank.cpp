@@ -8,11 +8,10 @@ namespace {
 
 /// "forward stage 1, micro-batch 0", for messages and the trace.
 std::string describe(const PipelineAction &action) {
-  std::string what =
-      action.op == PipelineAction::Op::Forward
-          ? "forward stage " + std::to_string(action.stage)
-          : std::string(action.op == PipelineAction::Op::Send ? "send" : "recv") + " transfer " +
-                std::to_string(action.transfer);
+  std::string what = action.op == PipelineAction::Op::Forward
+                         ? "forward stage " + std::to_string(action.stage)
+                         : std::string(action.op == PipelineAction::Op::Send ? "send" : "recv") +
+                               " transfer " + std::to_string(action.transfer);
   return what + ", micro-batch " + std::to_string(action.microbatch);
 }
 
@@ -20,8 +19,7 @@ std::string describe(const PipelineAction &action) {
 
 StatusOr<std::unique_ptr<PipelineRank>> PipelineRank::prepare(const PipelinePlan &plan,
                                                               const std::vector<Artifact> &stages,
-                                                              Device &device,
-                                                              Communicator &world) {
+                                                              Device &device, Communicator &world) {
   if (world.onDevice())
     return Status::error("pipeline artifacts pass values between stages over a host "
                          "communicator; run them with --comm mpi or --np, not over NCCL");
@@ -76,7 +74,8 @@ Status PipelineRank::forward(const PipelineAction &action,
   }
   const size_t position = static_cast<size_t>(action.stage / plan_.ppSize);
   std::vector<HostTensor> produced;
-  if (Status status = executors_[position]->run(given, produced, profile, profile ? trace : nullptr);
+  if (Status status =
+          executors_[position]->run(given, produced, profile, profile ? trace : nullptr);
       !status)
     return status;
   for (const StageTensor &input : signature.inputs)
@@ -116,8 +115,7 @@ Status PipelineRank::perform(const PipelineAction &action,
 Status PipelineRank::run(const std::vector<const HostTensor *> &inputs,
                          std::vector<HostTensor> &outputs, bool profile,
                          std::vector<TraceEvent> *trace) {
-  held_.assign(plan_.transfers.size(),
-               std::vector<std::optional<HostTensor>>(plan_.microbatches));
+  held_.assign(plan_.transfers.size(), std::vector<std::optional<HostTensor>>(plan_.microbatches));
   pieces_.assign(plan_.outputDims.size(),
                  std::vector<std::optional<HostTensor>>(plan_.microbatches));
   const std::vector<PipelineAction> &actions = plan_.actions[coordinate_];
@@ -128,7 +126,10 @@ Status PipelineRank::run(const std::vector<const HostTensor *> &inputs,
                            " (" + describe(actions[i]) + "): " + status.message());
     if (trace) {
       const PipelineAction &action = actions[i];
-      TraceEvent event{describe(action), "pipeline", start, traceClockUs() - start,
+      TraceEvent event{describe(action),
+                       "pipeline",
+                       start,
+                       traceClockUs() - start,
                        {{"action", static_cast<int64_t>(i)}, {"microbatch", action.microbatch}}};
       if (action.op == PipelineAction::Op::Forward)
         event.args.emplace_back("stage", action.stage);

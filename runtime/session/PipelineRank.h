@@ -26,6 +26,7 @@
 #include "runtime/core/Trace.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace shardc::rt {

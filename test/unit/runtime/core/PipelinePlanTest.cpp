@@ -101,10 +101,7 @@ INSTANTIATE_TEST_SUITE_P(
                "pipeline.inputs[1].name: 'ids' is listed twice"},
         Broken{"dim past the rank", [](json &p) { p["inputs"][0]["microbatch_dim"] = 2; },
                "pipeline.inputs[0].microbatch_dim: 2 is out of range [0, 1]"},
-        Broken{"dim not dividing",
-               [](json &p) {
-                 p["microbatches"] = 3;
-               },
+        Broken{"dim not dividing", [](json &p) { p["microbatches"] = 3; },
                "pipeline.inputs[0].microbatch_dim: dimension 0 of 'ids' (4) does not divide "
                "into 3 micro-batches"},
         Broken{"output not listed", [](json &p) { p["outputs"] = json::array(); },
@@ -119,7 +116,9 @@ INSTANTIATE_TEST_SUITE_P(
         Broken{"negative dim", [](json &p) { p["transfers"][0]["shape"][1] = -16; },
                "pipeline.transfers[0].shape[1]: -16 is out of range [0, 9223372036854775807]"},
         Broken{"overflowing shape",
-               [](json &p) { p["transfers"][0]["shape"] = {1ll << 40, 1ll << 30}; },
+               [](json &p) {
+                 p["transfers"][0]["shape"] = {1ll << 40, 1ll << 30};
+               },
                "pipeline.transfers[0].shape: holds more bytes than fit in 64 bits"},
         Broken{"unknown dtype", [](json &p) { p["transfers"][0]["dtype"] = "float8"; },
                "pipeline.transfers[0].dtype: unknown dtype 'float8'"},
@@ -135,20 +134,25 @@ INSTANTIATE_TEST_SUITE_P(
                "pipeline.programs[0].inputs[2].transfer: transfer 0 goes from stage 0 to stage "
                "1, not to stage 0"},
         Broken{"transfer of another shape",
-               [](json &p) { p["programs"][1]["inputs"][0]["shape"] = {4, 16, 8}; },
+               [](json &p) {
+                 p["programs"][1]["inputs"][0]["shape"] = {4, 16, 8};
+               },
                "pipeline.programs[1].inputs[0]: is float32 [4, 16, 8]; transfer 0 is float32 "
                "[2, 16, 8]"},
         Broken{"whole input where a micro-batch is due",
-               [](json &p) { p["programs"][0]["inputs"][0]["shape"] = {4, 16}; },
+               [](json &p) {
+                 p["programs"][0]["inputs"][0]["shape"] = {4, 16};
+               },
                "pipeline.programs[0].inputs[0]: is int64 [4, 16]; a micro-batch of 'ids' is "
                "int64 [2, 16]"},
         Broken{"unknown stage input",
                [](json &p) { p["programs"][0]["inputs"][0]["name"] = "mask"; },
                "pipeline.programs[0].inputs[0].name: 'mask' is neither a transfer nor one of "
                "the manifest's inputs"},
-        Broken{"output twice",
-               [](json &p) { p["programs"][0]["outputs"].push_back(p["programs"][1]["outputs"][0]); },
-               "pipeline.programs[1].outputs: 'logits' is already produced by stage 0"},
+        Broken{
+            "output twice",
+            [](json &p) { p["programs"][0]["outputs"].push_back(p["programs"][1]["outputs"][0]); },
+            "pipeline.programs[1].outputs: 'logits' is already produced by stage 0"},
         Broken{"output never produced",
                [](json &p) { p["programs"][1]["outputs"] = json::array(); },
                "pipeline.programs: no stage produces the output 'logits'"},

@@ -7,9 +7,9 @@
 // groups make it run. A rank that fails makes its peers fail, not hang.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/session/PipelineRank.h"
 #include "runtime/comm/InProcess.h"
 #include "runtime/cpu/CpuDevice.h"
-#include "runtime/session/PipelineRank.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -28,10 +28,10 @@ std::vector<uint8_t> program(const char *kernel, const char *output,
   flatbuffers::FlatBufferBuilder b;
   std::vector<int64_t> shape{1, 4};
   std::vector<flatbuffers::Offset<schema::Buffer>> buffers = {
-      schema::CreateBufferDirect(b, schema::Storage::Input, schema::DType::F32, &shape, 0,
-                                 nullptr, 0),
-      schema::CreateBufferDirect(b, schema::Storage::Arena, schema::DType::F32, &shape, 0,
-                                 nullptr, 0)};
+      schema::CreateBufferDirect(b, schema::Storage::Input, schema::DType::F32, &shape, 0, nullptr,
+                                 0),
+      schema::CreateBufferDirect(b, schema::Storage::Arena, schema::DType::F32, &shape, 0, nullptr,
+                                 0)};
   std::vector<flatbuffers::Offset<schema::Param>> params;
   if (!axes.empty()) {
     std::vector<flatbuffers::Offset<flatbuffers::String>> names;
@@ -143,10 +143,10 @@ TEST(PipelineRank, RunsTheActionListsAndJoinsTheMicrobatches) {
   // One event per action, in the list's order.
   for (int rank = 0; rank < 4; ++rank) {
     ASSERT_EQ(traces[rank].size(), 4u);
-    EXPECT_EQ(traces[rank][0].name, rank < 2 ? "forward stage 0, micro-batch 0"
-                                             : "recv transfer 0, micro-batch 0");
-    EXPECT_EQ(traces[rank][3].name, rank < 2 ? "send transfer 0, micro-batch 1"
-                                             : "forward stage 1, micro-batch 1");
+    EXPECT_EQ(traces[rank][0].name,
+              rank < 2 ? "forward stage 0, micro-batch 0" : "recv transfer 0, micro-batch 0");
+    EXPECT_EQ(traces[rank][3].name,
+              rank < 2 ? "send transfer 0, micro-batch 1" : "forward stage 1, micro-batch 1");
   }
 }
 
