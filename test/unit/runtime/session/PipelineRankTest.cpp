@@ -24,7 +24,8 @@ const MeshShape kMesh({"pp", "tp"}, {2, 2});
 /// A program of one step `kernel` from Input 0 [1, 4] to an arena buffer
 /// [1, 4], given as output `output`; `axes` for a collective.
 std::vector<uint8_t> program(const char *kernel, const char *output,
-                             const std::vector<std::string> &axes) {
+                             const std::vector<std::string> &axes,
+                             const MeshShape &meshShape = kMesh) {
   flatbuffers::FlatBufferBuilder b;
   std::vector<int64_t> shape{1, 4};
   std::vector<flatbuffers::Offset<schema::Buffer>> buffers = {
@@ -46,8 +47,9 @@ std::vector<uint8_t> program(const char *kernel, const char *output,
       schema::CreateStepDirect(b, kernel, &in, &out, &params, "x")};
   std::vector<flatbuffers::Offset<schema::Output>> outputs = {
       schema::CreateOutputDirect(b, output, 1)};
-  std::vector<flatbuffers::Offset<schema::MeshAxis>> mesh = {
-      schema::CreateMeshAxisDirect(b, "pp", 2), schema::CreateMeshAxisDirect(b, "tp", 2)};
+  std::vector<flatbuffers::Offset<schema::MeshAxis>> mesh;
+  for (size_t i = 0; i < meshShape.names.size(); ++i)
+    mesh.push_back(schema::CreateMeshAxisDirect(b, meshShape.names[i].c_str(), meshShape.sizes[i]));
   b.Finish(schema::CreateProgramDirect(b, kProgramVersion, 64, &buffers, &steps, &outputs, &mesh),
            schema::ProgramIdentifier());
   return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
@@ -77,13 +79,14 @@ PipelinePlan plan() {
   return *parsed;
 }
 
-Artifact stageOf(int rank, int stage, const std::vector<uint8_t> &bytes, const PipelinePlan &p) {
+Artifact stageOf(int rank, int stage, const std::vector<uint8_t> &bytes, const PipelinePlan &p,
+                 const MeshShape &mesh = kMesh) {
   Artifact artifact;
   artifact.target = "cpu";
-  artifact.ranks = 4;
+  artifact.ranks = static_cast<int>(mesh.devices());
   artifact.rank = rank;
   artifact.stage = stage;
-  artifact.mesh = kMesh;
+  artifact.mesh = mesh;
   for (const StageTensor &input : p.programs[stage].inputs)
     artifact.inputs.push_back(input.tensor);
   for (const StageTensor &output : p.programs[stage].outputs)
@@ -159,6 +162,57 @@ TEST(PipelineRank, AFailedRankFailsItsPeers) {
   EXPECT_NE(status.message().find("rank 0"), std::string::npos) << status.message();
   EXPECT_NE(status.message().find("no kernel 'no_such_kernel'"), std::string::npos)
       << status.message();
+}
+
+/// Virtual stages on one device (pp=1, two stages): stage k sits at k / pp
+/// among the rank's executors, and a transfer between two stages of one
+/// rank works both sent to itself and kept without a send/recv pair.
+TEST(PipelineRank, RunsVirtualStagesOfOneRank) {
+  const MeshShape mesh({"pp"}, {1});
+  for (bool sendToSelf : {true, false}) {
+    nlohmann::json actions = nlohmann::json::array();
+    for (int m = 0; m < 2; ++m) {
+      actions.push_back({{"op", "forward"}, {"stage", 0}, {"microbatch", m}});
+      if (sendToSelf) {
+        actions.push_back({{"op", "send"}, {"transfer", 0}, {"microbatch", m}});
+        actions.push_back({{"op", "recv"}, {"transfer", 0}, {"microbatch", m}});
+      }
+      actions.push_back({{"op", "forward"}, {"stage", 1}, {"microbatch", m}});
+    }
+    auto manifest = nlohmann::json::parse(R"({"pipeline": {
+      "stages": 2, "microbatches": 2, "virtual_stages": 2, "schedule": "interleaved",
+      "inputs": [{"name": "x", "microbatch_dim": 0}],
+      "outputs": [{"name": "y", "microbatch_dim": 0}],
+      "transfers": [{"id": 0, "from": 0, "to": 1, "dtype": "float32", "shape": [1, 4]}],
+      "programs": [
+        {"stage": 0, "inputs": [{"name": "x", "dtype": "float32", "shape": [1, 4]}],
+         "outputs": [{"name": "h", "dtype": "float32", "shape": [1, 4], "transfer": 0}]},
+        {"stage": 1, "inputs": [{"name": "h", "dtype": "float32", "shape": [1, 4], "transfer": 0}],
+         "outputs": [{"name": "y", "dtype": "float32", "shape": [1, 4]}]}],
+      "output_rank": 0}})");
+    manifest["pipeline"]["actions"] = {actions};
+    auto p = parsePipelinePlan(manifest, mesh, {{"x", DType::F32, {2, 4}}},
+                               {{"y", DType::F32, {2, 4}}}, "manifest.json");
+    ASSERT_TRUE(p.ok()) << p.status().message();
+    const HostTensor x = iota({2, 4});
+    std::vector<HostTensor> outputs;
+    InProcessWorld world(1, std::chrono::seconds(20));
+    Status status = world.run([&](int rank, Communicator &communicator) -> Status {
+      std::vector<Artifact> stages;
+      stages.push_back(stageOf(rank, 0, program("add", "h", {}, mesh), *p, mesh));
+      stages.push_back(stageOf(rank, 1, program("add", "y", {}, mesh), *p, mesh));
+      cpu::CpuDevice device;
+      auto pipeline = PipelineRank::prepare(*p, stages, device, communicator);
+      if (!pipeline)
+        return pipeline.status();
+      return (*pipeline)->run({&x}, outputs, false, nullptr);
+    });
+    ASSERT_TRUE(status.ok()) << status.message();
+    ASSERT_EQ(outputs.size(), 1u);
+    const auto *y = reinterpret_cast<const float *>(outputs[0].bytes.data());
+    for (int i = 0; i < 8; ++i)
+      EXPECT_EQ(y[i], 4.0f * i) << i << (sendToSelf ? " (sent to itself)" : " (kept)");
+  }
 }
 
 } // namespace
