@@ -145,7 +145,14 @@ std::vector<StageTensor> stageSide(const nlohmann::json &entries, int stage, boo
     tensor.tensor.shape = shapeOf(member(entry, "shape", at), tensor.tensor.dtype, at + ".shape");
     if (!names.insert(tensor.tensor.name).second)
       wrong(at + ".name", "'" + io::printable(tensor.tensor.name) + "' is named twice");
-    if (entry.contains("transfer") && !entry.at("transfer").is_null()) {
+    if (entry.contains("microbatch_index") && entry.at("microbatch_index") == true) {
+      if (!incoming)
+        wrong(at + ".microbatch_index", "the micro-batch index is an input, not an output");
+      if (tensor.tensor.dtype != DType::I64 || tensor.tensor.shape != Shape{1})
+        wrong(at, "is " + describe(tensor.tensor.dtype, tensor.tensor.shape) +
+                      "; the micro-batch index is int64 [1]");
+      tensor.microbatchIndex = true;
+    } else if (entry.contains("transfer") && !entry.at("transfer").is_null()) {
       tensor.transfer = static_cast<int>(integer(entry.at("transfer"), at + ".transfer", 0,
                                                  static_cast<int64_t>(plan.transfers.size()) - 1));
       const PipelineTransfer &transfer = plan.transfers[tensor.transfer];

@@ -33,11 +33,14 @@ struct PipelineTransfer {
   Shape shape;
 };
 
-/// One entry of a stage program's signature: a caller tensor or a transfer.
+/// One entry of a stage program's signature: a caller tensor, a transfer, or
+/// the micro-batch index (an int64 [1] input the runtime fills with m, from
+/// which a program that takes a caller input whole picks micro-batch m's rows).
 struct StageTensor {
   TensorSignature tensor;
   int transfer = -1; ///< the transfer it is, or -1
   int caller = -1;   ///< else the caller input/output it is (the manifest's position)
+  bool microbatchIndex = false;
 };
 
 struct StageSignature {

@@ -54,7 +54,13 @@ Status PipelineRank::forward(const PipelineAction &action,
   std::vector<HostTensor> slices;
   slices.reserve(signature.inputs.size());
   std::vector<const HostTensor *> given;
+  HostTensor index(DType::I64, {1});
+  *reinterpret_cast<int64_t *>(index.bytes.data()) = m;
   for (const StageTensor &input : signature.inputs) {
+    if (input.microbatchIndex) {
+      given.push_back(&index);
+      continue;
+    }
     if (input.transfer >= 0) {
       const std::optional<HostTensor> &value = held_[input.transfer][m];
       if (!value)

@@ -176,8 +176,31 @@ INSTANTIATE_TEST_SUITE_P(
                "pipeline.output_rank: 4 is out of range [0, 3]"},
         Broken{"output rank without the outputs", [](json &p) { p["output_rank"] = 1; },
                "pipeline.output_rank: rank 1 is at pp 0 but stage 1 produces 'logits'"},
+        Broken{"micro-batch index of another type",
+               [](json &p) {
+                 p["programs"][1]["inputs"].push_back(
+                     {{"name", "mb"}, {"dtype", "int32"}, {"shape", {1}}, {"microbatch_index", true}});
+               },
+               "pipeline.programs[1].inputs[1]: is int32 [1]; the micro-batch index is int64 [1]"},
+        Broken{"micro-batch index as an output",
+               [](json &p) {
+                 p["programs"][1]["outputs"].push_back(
+                     {{"name", "mb"}, {"dtype", "int64"}, {"shape", {1}}, {"microbatch_index", true}});
+               },
+               "pipeline.programs[1].outputs[1].microbatch_index: the micro-batch index is an "
+               "input, not an output"},
         Broken{"not an object", [](json &p) { p["programs"][0] = 3; },
                "pipeline.programs[0]: expected an object"}));
+
+TEST(PipelinePlan, ReadsTheMicrobatchIndex) {
+  json document = manifest();
+  document["pipeline"]["programs"][1]["inputs"].push_back(
+      {{"name", "microbatch"}, {"dtype", "int64"}, {"shape", {1}}, {"microbatch_index", true}});
+  auto plan = parse(document);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_TRUE(plan->programs[1].inputs[1].microbatchIndex);
+  EXPECT_EQ(plan->programs[1].inputs[1].caller, -1);
+}
 
 TEST(PipelinePlan, NeedsAPipelineAxis) {
   auto plan = parsePipelinePlan(manifest(), MeshShape({"tp"}, {4}), kInputs, kOutputs, "m.json");
