@@ -74,7 +74,7 @@ class GraphBuilder:
                        axis=-1, epsilon=1e-5)
 
 
-def gpt2(layers, hidden, heads, seq, vocab, rng):
+def gpt2(layers, hidden, heads, seq, vocab, rng, batch=1):
     g = GraphBuilder(rng)
     head = hidden // heads
     wte = g.weight("wte", (vocab, hidden))
@@ -83,8 +83,8 @@ def gpt2(layers, hidden, heads, seq, vocab, rng):
                                      g.constant(np.arange(seq, dtype=np.int64)[None])])])
     causal = np.triu(np.full((seq, seq), -1e9, np.float32), k=1)[None, None]
     mask = g.constant(causal, "mask")
-    split_shape = g.constant(np.array([1, seq, heads, head], np.int64))
-    merge_shape = g.constant(np.array([1, seq, hidden], np.int64))
+    split_shape = g.constant(np.array([batch, seq, heads, head], np.int64))
+    merge_shape = g.constant(np.array([batch, seq, hidden], np.int64))
     for _ in range(layers):
         h = g.layer_norm(x, hidden)
         q, k, v = [g.name("qkv") for _ in range(3)]
@@ -107,8 +107,10 @@ def gpt2(layers, hidden, heads, seq, vocab, rng):
         x = g.op("Add", [x, g.linear(gelu, 4 * hidden, hidden)])
     logits = g.op("MatMul", [g.layer_norm(x, hidden), g.op("Transpose", [wte], perm=[1, 0])])
     graph = helper.make_graph(
-        g.nodes, "gpt2_small", [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, seq])],
-        [helper.make_tensor_value_info(logits, TensorProto.FLOAT, [1, seq, vocab])], g.initializers)
+        g.nodes, "gpt2_small",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [batch, seq])],
+        [helper.make_tensor_value_info(logits, TensorProto.FLOAT, [batch, seq, vocab])],
+        g.initializers)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), logits
 
 

@@ -7,6 +7,7 @@
 #include "passes/Graph/Passes.h"
 #include "passes/Lowering/Passes.h"
 #include "passes/Partition/Passes.h"
+#include "passes/Pipeline/Passes.h"
 #include "passes/Sharding/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,6 +24,7 @@ void registerShardcPasses() {
   mlir::registerTransformsPasses();
   graph::registerGraphPasses();
   sharding::registerShardingPasses();
+  pipeline::registerPipelinePasses();
   partition::registerPartitionPasses();
   lowering::registerLoweringPasses();
 }

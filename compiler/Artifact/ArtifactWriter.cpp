@@ -2,6 +2,7 @@
 #include "compiler/Artifact/ArtifactWriter.h"
 #include "compiler/Artifact/ArtifactDirectory.h"
 #include "compiler/Artifact/ElementTypes.h"
+#include "compiler/Artifact/PipelineManifest.h"
 #include "compiler/Artifact/ProgramSerializer.h"
 
 #include "compiler/Artifact/WeightSlicing.h"
@@ -12,6 +13,7 @@
 #include "passes/Sharding/CostModel.h"
 #include "dialects/Graph/TypeUtils.h"
 #include "passes/Sharding/ShardingConversion.h"
+#include "runtime/core/MeshAxes.h"
 
 #include "runtime/io/Checksum.h"
 #include "runtime/io/SafeTensors.h"
@@ -226,27 +228,6 @@ private:
   std::vector<rt::io::NamedView> views_;
 };
 
-llvm::json::Array signature(func::FuncOp program, bool inputs) {
-  llvm::json::Array entries;
-  auto describe = [](StringRef name, Value buffer) {
-    auto type = cast<MemRefType>(buffer.getType());
-    llvm::json::Array shape;
-    for (int64_t dim : type.getShape())
-      shape.push_back(dim);
-    return llvm::json::Object{
-        {"name", name},
-        {"dtype", rt::dtypeName(runtimeDType(type.getElementType()).value_or(rt::DType::F32))},
-        {"shape", std::move(shape)}};
-  };
-  program.walk([&](Operation *op) {
-    if (auto input = dyn_cast<exec::InputOp>(op); input && inputs)
-      entries.push_back(describe(input.getName(), input.getBuffer()));
-    if (auto output = dyn_cast<exec::OutputOp>(op); output && !inputs)
-      entries.push_back(describe(output.getName(), output.getBuffer()));
-  });
-  return entries;
-}
-
 LogicalResult writeBytes(Location location, StringRef path, ArrayRef<uint8_t> bytes) {
   std::error_code error;
   llvm::raw_fd_ostream out(path, error);
@@ -299,38 +280,98 @@ FailureOr<std::string> compileCudaKernels(Location location, StringRef source, S
   return std::string("kernels.fatbin");
 }
 
+/// The size and CRC-32 of each file written, for the manifest.
+class FileList {
+public:
+  explicit FileList(StringRef directory) : directory(directory) {}
+
+  std::string path(StringRef file) const {
+    SmallString<256> joined(directory);
+    llvm::sys::path::append(joined, file);
+    return std::string(joined);
+  }
+
+  LogicalResult add(Location location, StringRef file) {
+    auto crc = rt::io::crc32File(path(file));
+    uint64_t size = 0;
+    if (!crc || llvm::sys::fs::file_size(path(file), size))
+      return emitError(location) << "cannot read back '" << path(file) << "'";
+    files[file.str()] = llvm::json::Object{{"bytes", static_cast<int64_t>(size)}, {"crc32", *crc}};
+    return success();
+  }
+
+  llvm::json::Object take() { return std::move(files); }
+
+private:
+  std::string directory;
+  llvm::json::Object files;
+};
+
+/// The programs to write: one, or (with dist.pipeline) one per stage, in
+/// stage order.
+struct Programs {
+  SmallVector<func::FuncOp> stages;
+  dist::PipelineOp pipeline;
+};
+
+/// Writes one program and its weights for the rank at `coords` of the
+/// stages' mesh; returns its manifest entry.
+FailureOr<llvm::json::Object> writeProgramFiles(func::FuncOp program, ArrayRef<uint8_t> bytes,
+                                                WeightSource &source,
+                                                const sharding::MeshShape &mesh,
+                                                ArrayRef<int64_t> coords,
+                                                const rt::io::SafeTensorsMetadata &metadata,
+                                                StringRef stem, FileList &files) {
+  Location location = program.getLoc();
+  std::string programFile = (stem + ".program").str(), weightFile = (stem + ".safetensors").str();
+  if (failed(writeBytes(location, files.path(programFile), bytes)))
+    return failure();
+  WeightCollector weights(source, mesh, coords);
+  for (Operation &op : program.getBody().front())
+    if (failed(weights.add(op)))
+      return failure();
+  if (rt::Status status =
+          rt::io::writeSafeTensors(files.path(weightFile), weights.views(), metadata);
+      !status)
+    return emitError(location) << status.message();
+  if (failed(files.add(location, programFile)) || failed(files.add(location, weightFile)))
+    return failure();
+  auto arena = program->getAttrOfType<IntegerAttr>(exec::kArenaBytesAttrName);
+  return llvm::json::Object{{"program", programFile},
+                            {"weights", weightFile},
+                            {"arena_bytes", arena ? arena.getInt() : 0}};
+}
+
 /// Writes every file of the artifact into `directory` (which exists, empty):
-/// per rank the program (the same SPMD program for all) and its weights.
-LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef directory,
+/// per rank the program (the same SPMD program for all; with a pipeline,
+/// one per stage the rank runs) and its weights.
+LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef directory,
                          const ArtifactOptions &options) {
   Location location = module.getLoc();
-  auto join = [&](StringRef file) {
-    SmallString<256> path(directory);
-    llvm::sys::path::append(path, file);
-    return std::string(path);
-  };
   FailureOr<dist::MeshOp> meshOp = sharding::findMesh(module);
   if (failed(meshOp))
     return failure();
-  sharding::MeshShape mesh = *meshOp ? sharding::meshShapeOf(*meshOp) : sharding::MeshShape{};
-
-  auto bytes = serializeProgram(program, mesh);
-  if (failed(bytes))
-    return failure();
-  auto arena = program->getAttrOfType<IntegerAttr>(exec::kArenaBytesAttrName);
+  // The weights are cut over the stages' mesh; the ranks enumerate the
+  // devices' mesh, which puts the pipeline axis in front of it.
+  sharding::MeshShape stageMesh = *meshOp ? sharding::meshShapeOf(*meshOp) : sharding::MeshShape{};
+  sharding::MeshShape mesh = stageMesh;
+  int64_t pipelineRanks = programs.pipeline ? programs.pipeline.getPipelineRanksAttr().getInt() : 1;
+  if (programs.pipeline) {
+    mesh.names.insert(mesh.names.begin(), rt::kPipelineAxis);
+    mesh.sizes.insert(mesh.sizes.begin(), pipelineRanks);
+  }
+  SmallVector<std::vector<uint8_t>> bytes;
+  for (func::FuncOp program : programs.stages) {
+    auto serialized = serializeProgram(program, mesh);
+    if (failed(serialized))
+      return failure();
+    bytes.push_back(std::move(*serialized));
+  }
   WeightSource source;
+  FileList files(directory);
   llvm::json::Array ranks;
-  llvm::json::Object files;
   for (int64_t rank = 0; rank < mesh.devices(); ++rank) {
     std::vector<int64_t> coords = mesh.coordinates(rank);
-    std::string programFile = llvm::formatv("rank{0}.program", rank).str();
-    std::string weightFile = llvm::formatv("rank{0}.safetensors", rank).str();
-    if (failed(writeBytes(location, join(programFile), *bytes)))
-      return failure();
-    WeightCollector weights(source, mesh, coords);
-    for (Operation &op : program.getBody().front())
-      if (failed(weights.add(op)))
-        return failure();
     llvm::json::Object coordinates;
     std::string coordText;
     for (auto [axis, coord] : llvm::enumerate(coords)) {
@@ -339,22 +380,31 @@ LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef direct
     }
     rt::io::SafeTensorsMetadata metadata = {
         {"rank", std::to_string(rank)}, {"mesh", mesh.describe()}, {"coords", coordText}};
-    if (rt::Status status =
-            rt::io::writeSafeTensors(join(weightFile), weights.views(), metadata);
-        !status)
-      return emitError(location) << status.message();
-    for (const std::string &file : {programFile, weightFile}) {
-      auto crc = rt::io::crc32File(join(file));
-      uint64_t size = 0;
-      if (!crc || llvm::sys::fs::file_size(join(file), size))
-        return emitError(location) << "cannot read back '" << join(file) << "'";
-      files[file] = llvm::json::Object{{"bytes", static_cast<int64_t>(size)}, {"crc32", *crc}};
+    llvm::json::Object entry{{"rank", rank}, {"coords", std::move(coordinates)}};
+    if (!programs.pipeline) {
+      auto rankFiles = writeProgramFiles(programs.stages.front(), bytes.front(), source, stageMesh,
+                                      coords, metadata, ("rank" + Twine(rank)).str(), files);
+      if (failed(rankFiles))
+        return failure();
+      for (auto &[key, value] : *rankFiles)
+        entry[key] = std::move(value);
+    } else {
+      ArrayRef<int64_t> stageCoords = ArrayRef<int64_t>(coords).drop_front();
+      llvm::json::Array stages;
+      for (auto [stage, program] : llvm::enumerate(programs.stages)) {
+        if (int64_t(stage) % pipelineRanks != coords.front())
+          continue;
+        auto stageFiles =
+            writeProgramFiles(program, bytes[stage], source, stageMesh, stageCoords, metadata,
+                              ("rank" + Twine(rank) + ".stage" + Twine(stage)).str(), files);
+        if (failed(stageFiles))
+          return failure();
+        (*stageFiles)["stage"] = int64_t(stage);
+        stages.push_back(std::move(*stageFiles));
+      }
+      entry["stages"] = std::move(stages);
     }
-    ranks.push_back(llvm::json::Object{{"rank", rank},
-                                       {"coords", std::move(coordinates)},
-                                       {"program", programFile},
-                                       {"weights", weightFile},
-                                       {"arena_bytes", arena ? arena.getInt() : 0}});
+    ranks.push_back(std::move(entry));
   }
   std::optional<std::string> cudaKernels;
   if (auto source = module->getAttrOfType<StringAttr>(exec::kCudaSourceAttrName)) {
@@ -362,18 +412,28 @@ LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef direct
         compileCudaKernels(location, source.getValue(), options.cudaArch, directory);
     if (failed(fatbin))
       return failure();
-    for (const std::string &file : {std::string("kernels.cu"), *fatbin}) {
-      auto crc = rt::io::crc32File(join(file));
-      uint64_t size = 0;
-      if (!crc || llvm::sys::fs::file_size(join(file), size))
-        return emitError(location) << "cannot read back '" << join(file) << "'";
-      files[file] = llvm::json::Object{{"bytes", static_cast<int64_t>(size)}, {"crc32", *crc}};
-    }
+    for (const std::string &file : {std::string("kernels.cu"), *fatbin})
+      if (failed(files.add(location, file)))
+        return failure();
     cudaKernels = *fatbin;
   }
   llvm::json::Object axes;
   for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
     axes[name] = size;
+  llvm::json::Array inputs = programSignature(programs.stages.front(), true);
+  llvm::json::Array outputs = programSignature(programs.stages.front(), false);
+  std::optional<llvm::json::Object> pipeline;
+  if (programs.pipeline) {
+    // The outputs end on the first rank of the last stage.
+    std::vector<int64_t> last(mesh.numAxes(), 0);
+    last.front() = (int64_t(programs.stages.size()) - 1) % pipelineRanks;
+    auto section = describePipeline(programs.pipeline, programs.stages, mesh.rankOf(last));
+    if (failed(section))
+      return failure();
+    inputs = std::move(section->inputs);
+    outputs = std::move(section->outputs);
+    pipeline = std::move(section->pipeline);
+  }
   llvm::json::Object manifest{
       {"format", "shardc-artifact"},
       {"version", kArtifactVersion},
@@ -382,37 +442,56 @@ LogicalResult writeFiles(ModuleOp module, func::FuncOp program, StringRef direct
        options.cudaArch.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(options.cudaArch)},
       {"cuda_kernels", cudaKernels ? llvm::json::Value(*cudaKernels) : llvm::json::Value(nullptr)},
       {"model", options.model},
-      {"inputs", signature(program, true)},
-      {"outputs", signature(program, false)},
+      {"inputs", std::move(inputs)},
+      {"outputs", std::move(outputs)},
       {"mesh", llvm::json::Object{{"axes", std::move(axes)}}},
       {"ranks", std::move(ranks)},
-      {"files", std::move(files)}};
+      {"files", files.take()}};
+  if (pipeline)
+    manifest["pipeline"] = std::move(*pipeline);
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
-  return writeBytes(location, join("manifest.json"),
+  return writeBytes(location, files.path("manifest.json"),
                     ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
 }
 
 } // namespace
 
 LogicalResult writeArtifact(ModuleOp module, StringRef directory, const ArtifactOptions &options) {
-  auto programs = llvm::to_vector(module.getOps<func::FuncOp>());
-  if (programs.size() != 1)
-    return module.emitError() << "expected one exec program, got " << programs.size();
+  Programs programs;
+  for (auto pipeline : module.getOps<dist::PipelineOp>())
+    programs.pipeline = pipeline;
+  programs.stages = llvm::to_vector(module.getOps<func::FuncOp>());
+  if (programs.pipeline) {
+    llvm::sort(programs.stages, [](func::FuncOp a, func::FuncOp b) {
+      auto stage = [](func::FuncOp f) {
+        auto attr = f->getAttrOfType<IntegerAttr>(dist::kStageAttrName);
+        return attr ? attr.getInt() : -1;
+      };
+      return stage(a) < stage(b);
+    });
+    if (int64_t(programs.stages.size()) != programs.pipeline.getNumStages())
+      return module.emitError() << "expected one exec program per pipeline stage ("
+                                << programs.pipeline.getNumStages() << "), got "
+                                << programs.stages.size();
+  } else if (programs.stages.size() != 1) {
+    return module.emitError() << "expected one exec program, got " << programs.stages.size();
+  }
   Location location = module.getLoc();
   // A plan this large is a bound dim gone wrong (--dim batch=99999999), not
   // a model: say so before writing anything.
-  if (auto arena = programs.front()->getAttrOfType<IntegerAttr>(exec::kArenaBytesAttrName);
-      arena && arena.getInt() > kMaxArenaBytes)
-    return emitError(location) << "the memory plan needs an arena of "
-                               << llvm::formatv("{0:F1}", arena.getInt() / double(1LL << 40))
-                               << " TiB (" << arena.getInt()
-                               << " bytes) per rank, over shardc's limit of 1 TiB";
+  for (func::FuncOp program : programs.stages)
+    if (auto arena = program->getAttrOfType<IntegerAttr>(exec::kArenaBytesAttrName);
+        arena && arena.getInt() > kMaxArenaBytes)
+      return emitError(location) << "the memory plan needs an arena of "
+                                 << llvm::formatv("{0:F1}", arena.getInt() / double(1LL << 40))
+                                 << " TiB (" << arena.getInt()
+                                 << " bytes) per rank, over shardc's limit of 1 TiB";
   llvm::Expected<std::unique_ptr<StagingDirectory>> staging = StagingDirectory::create(directory);
   if (!staging)
     return emitError(location) << llvm::toString(staging.takeError());
-  if (failed(writeFiles(module, programs.front(), (*staging)->path(), options)))
+  if (failed(writeFiles(module, programs, (*staging)->path(), options)))
     return failure();
   if (llvm::Error error = (*staging)->commit())
     return emitError(location) << llvm::toString(std::move(error));

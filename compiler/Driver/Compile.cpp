@@ -17,8 +17,8 @@
 #include "compiler/Driver/Options.h"
 #include "compiler/Driver/OutputFiles.h"
 #include "compiler/Driver/Pipeline.h"
+#include "compiler/Driver/PipelineOptions.h"
 #include "compiler/Report/ReportWriter.h"
-#include "runtime/core/MeshAxes.h"
 #include "passes/Registration.h"
 #include "passes/Sharding/CostModel.h"
 #include "passes/Sharding/ShardingConversion.h"
@@ -42,7 +42,9 @@ struct CheckedOptions {
   std::string arch;
   PipelineSettings settings;
   import::ImportOptions import;
+  /// The devices, with pp when there is a pipeline.
   sharding::MeshShape mesh;
+  std::optional<PipelineSpec> pipeline;
 };
 
 /// Checks every flag and output path; the first error is printed.
@@ -98,14 +100,24 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
   if (!importOptions)
     return failWith(importOptions.takeError());
   checked.import = std::move(*importOptions);
-  auto dp = parseDegree(rt::kDataAxis, options.dataParallel);
-  auto tp = parseDegree(rt::kTensorAxis, options.tensorParallel);
-  if (!dp || !tp)
-    return failWith(dp ? tp.takeError() : dp.takeError());
-  auto mesh = parseMesh(options.mesh, *dp, *tp);
+  MeshDegrees degrees;
+  for (auto [flag, text, degree] :
+       {std::tuple{rt::kPipelineAxis, &options.pipelineParallel, &degrees.pp},
+        std::tuple{rt::kDataAxis, &options.dataParallel, &degrees.dp},
+        std::tuple{rt::kTensorAxis, &options.tensorParallel, &degrees.tp}}) {
+    auto parsed = parseDegree(flag, *text);
+    if (!parsed)
+      return failWith(parsed.takeError());
+    *degree = *parsed;
+  }
+  auto mesh = parseMesh(options.mesh, degrees);
   if (!mesh)
     return failWith(mesh.takeError());
   checked.mesh = std::move(*mesh);
+  auto pipeline = parsePipelineOptions(options, checked.mesh);
+  if (!pipeline)
+    return failWith(pipeline.takeError());
+  checked.pipeline = std::move(*pipeline);
   if (llvm::Error error = checkRankCount(checked.mesh, options.maxRanks))
     return failWith(std::move(error));
   // An MLIR module may bring its own mesh: checked once it is read.
@@ -121,17 +133,20 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
   return checked;
 }
 
-/// Gives `module` the mesh of the flags; a module that brings its own
-/// (an MLIR input) keeps it, and then the flags must not name another.
-FailureOr<sharding::MeshShape> placeOnMesh(ModuleOp module, sharding::MeshShape flags,
+/// Gives `module` the mesh of the flags (and their pipeline); a module that
+/// brings its own (an MLIR input) keeps it, and then the flags must not name
+/// another. Returns the mesh the ops are sharded over.
+FailureOr<sharding::MeshShape> placeOnMesh(ModuleOp module, const CheckedOptions &checked,
                                            StringRef modelPath, StringRef tool) {
+  sharding::MeshShape flags =
+      checked.pipeline ? stageMesh(checked.mesh, *checked.pipeline) : checked.mesh;
   FailureOr<dist::MeshOp> own = sharding::findMesh(module);
   if (failed(own))
     return failure();
   if (*own) {
-    if (flags.numAxes()) {
-      printError(tool, modelPath + ": the module has its own dist.mesh; give no --tp, --dp "
-                                   "or --mesh");
+    if (checked.mesh.numAxes()) {
+      printError(tool, modelPath + ": the module has its own dist.mesh; give no --tp, --dp, "
+                                   "--pp or --mesh");
       return failure();
     }
     return sharding::meshShapeOf(*own);
@@ -142,6 +157,11 @@ FailureOr<sharding::MeshShape> placeOnMesh(ModuleOp module, sharding::MeshShape 
     builder.create<dist::MeshOp>(module.getLoc(), "mesh", ArrayRef<std::string>(flags.names),
                                  ArrayRef<int64_t>(flags.sizes));
   }
+  if (checked.pipeline)
+    if (llvm::Error error = placePipeline(module, *checked.pipeline, flags)) {
+      printError(tool, modelPath + ": " + llvm::toString(std::move(error)));
+      return failure();
+    }
   return flags;
 }
 
@@ -191,8 +211,7 @@ int compile(const CompileOptions &options, const char *tool) {
     return 1;
   ModuleOp module = **input;
   std::optional<Phase> from = inputPhase(options.modelPath);
-  FailureOr<sharding::MeshShape> mesh =
-      placeOnMesh(module, checked->mesh, options.modelPath, tool);
+  FailureOr<sharding::MeshShape> mesh = placeOnMesh(module, *checked, options.modelPath, tool);
   if (failed(mesh))
     return 1;
   if (options.sequenceParallel && !mesh->axis(rt::kTensorAxis)) {

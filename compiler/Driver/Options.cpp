@@ -74,19 +74,19 @@ Expected<import::ImportOptions> parseImportOptions(ArrayRef<std::string> dims,
   return options;
 }
 
-Expected<sharding::MeshShape> parseMesh(StringRef mesh, int64_t dp, int64_t tp) {
+Expected<sharding::MeshShape> parseMesh(StringRef mesh, MeshDegrees degrees) {
   sharding::MeshShape shape;
   if (!mesh.empty()) {
-    if (dp || tp)
+    if (degrees.pp || degrees.dp || degrees.tp)
       return createStringError(inconvertibleErrorCode(),
-                               "give the mesh with --mesh or with --dp/--tp, not both");
+                               "give the mesh with --mesh or with --pp/--dp/--tp, not both");
     SmallVector<StringRef> parts;
     mesh.split(parts, ',');
     for (StringRef part : parts) {
       auto assignment = splitAssignment(part.trim());
       std::optional<int64_t> size = assignment ? parseSize(assignment->second) : std::nullopt;
       if (!size || *size < 1)
-        return flagError("mesh", mesh, "AXIS=N,... with N a positive integer (e.g. dp=2,tp=4)");
+        return flagError("mesh", mesh, "AXIS=N,... with N a positive integer (e.g. pp=2,dp=2,tp=4)");
       // The passes give axes their meaning by name (runtime/core/MeshAxes.h).
       auto axis = rt::meshAxisNamed(assignment->first);
       if (!axis || !axis->supported)
@@ -102,9 +102,11 @@ Expected<sharding::MeshShape> parseMesh(StringRef mesh, int64_t dp, int64_t tp) 
     }
     return shape;
   }
-  // In the axes' order (MeshAxes.h): tp last, so tp groups are neighbours.
-  for (auto [name, size] :
-       {std::pair<StringRef, int64_t>{rt::kDataAxis, dp}, {rt::kTensorAxis, tp}}) {
+  // In the axes' order (MeshAxes.h): pp first, tp last, so a stage's ranks
+  // and a tp group's are neighbours.
+  for (auto [name, size] : {std::pair<StringRef, int64_t>{rt::kPipelineAxis, degrees.pp},
+                            {rt::kDataAxis, degrees.dp},
+                            {rt::kTensorAxis, degrees.tp}}) {
     if (size < 0)
       return flagError(name, std::to_string(size), "a positive integer");
     if (size > 1) {
@@ -115,12 +117,12 @@ Expected<sharding::MeshShape> parseMesh(StringRef mesh, int64_t dp, int64_t tp) 
   return shape;
 }
 
-Expected<int64_t> parseDegree(StringRef flag, StringRef text) {
+Expected<int64_t> parseDegree(StringRef flag, StringRef text, StringRef what) {
   int64_t value = 0;
   if (text.empty())
     return 0;
   if (text.getAsInteger(10, value) || value < 1)
-    return flagError(flag, text, "a positive integer (a number of devices)");
+    return flagError(flag, text, "a positive integer (" + what + ")");
   return value;
 }
 

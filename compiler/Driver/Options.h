@@ -16,12 +16,19 @@ llvm::Expected<import::ImportOptions>
 parseImportOptions(llvm::ArrayRef<std::string> dims, llvm::ArrayRef<std::string> inputShapes,
                    llvm::ArrayRef<std::string> constantInputs);
 
-/// The device mesh from --mesh "dp=2,tp=4" or from --dp/--tp (0: not given):
-/// axes of size 1 are left out, so one device means no axes.
-llvm::Expected<sharding::MeshShape> parseMesh(llvm::StringRef mesh, int64_t dp, int64_t tp);
+/// The mesh degrees given by their own flags (0: not given).
+struct MeshDegrees {
+  int64_t pp = 0, dp = 0, tp = 0;
+};
 
-/// A --tp/--dp degree: a positive integer ("" when the flag is absent: 0).
-llvm::Expected<int64_t> parseDegree(llvm::StringRef flag, llvm::StringRef text);
+/// The device mesh from --mesh "pp=2,dp=2,tp=4" or from --pp/--dp/--tp:
+/// axes of size 1 are left out, so one device means no axes.
+llvm::Expected<sharding::MeshShape> parseMesh(llvm::StringRef mesh, MeshDegrees degrees);
+
+/// A --pp/--tp/--dp degree: a positive integer ("" when the flag is absent: 0);
+/// `what` says what it counts, for the message.
+llvm::Expected<int64_t> parseDegree(llvm::StringRef flag, llvm::StringRef text,
+                                    llvm::StringRef what = "a number of devices");
 
 /// "80GiB", "141GB", "512MiB", "64KiB" or plain bytes.
 llvm::Expected<int64_t> parseByteSize(llvm::StringRef flag, llvm::StringRef text);

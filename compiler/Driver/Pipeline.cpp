@@ -4,6 +4,7 @@
 #include "passes/Graph/Passes.h"
 #include "passes/Lowering/Passes.h"
 #include "passes/Partition/Passes.h"
+#include "passes/Pipeline/Passes.h"
 #include "passes/Sharding/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -62,9 +63,18 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
     options.device = settings.device;
     options.deviceMemory = settings.deviceMemory;
     sharding::buildShardPipeline(pm, options);
+    // With dist.pipeline (--pp): stages cut from the sharded program, and
+    // each pp rank's schedule; without it both do nothing.
+    pipeline::PipelineStagesPassOptions stages;
+    stages.device = settings.device;
+    stages.deviceMemory = settings.deviceMemory;
+    pm.addPass(pipeline::createPipelineStagesPass(stages));
+    pm.addPass(pipeline::createPipelineSchedulePass());
   }
   if (runs(Phase::Partitioned)) {
+    pm.addPass(partition::createVerifyShardedPass());
     pm.addPass(partition::createPartitionPass());
+    pm.addPass(pipeline::createSplitMicrobatchesPass());
     pm.addPass(partition::createVerifyPartitionedPass());
   }
   if (runs(Phase::Exec)) {

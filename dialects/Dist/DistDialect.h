@@ -22,6 +22,22 @@ constexpr llvm::StringLiteral kArgShardingAttrName = "dist.sharding";
 /// artifact writer cuts every rank's block.
 constexpr llvm::StringLiteral kWeightShardAttrName = "dist.weight_shard";
 
+/// On a function of a pipelined module: the stage it is (an i64).
+constexpr llvm::StringLiteral kStageAttrName = "dist.stage";
+/// On a stage program's argument or result (and the exec input or output
+/// lowered from it): the dim along which the runtime slices the caller's
+/// input into micro-batches, or concatenates their outputs.
+constexpr llvm::StringLiteral kMicrobatchDimAttrName = "dist.microbatch_dim";
+/// On a stage program's argument (a unit attribute): the micro-batch index
+/// (tensor<1xi64>) the runtime gives each run, by which a value the stage
+/// holds whole keeps the micro-batch's rows.
+constexpr llvm::StringLiteral kMicrobatchIndexAttrName = "dist.microbatch_index";
+/// On a stage function: the stage search's estimate for it (a dictionary of
+/// seconds, send_seconds, weight_bytes, activation_bytes).
+constexpr llvm::StringLiteral kStageEstimateAttrName = "dist.stage_estimate";
+/// On dist.pipeline: the schedule's estimated step time in seconds.
+constexpr llvm::StringLiteral kStepSecondsAttrName = "dist.step_seconds";
+
 /// The mesh `name` as seen from `from` (the nearest symbol table above it), or
 /// null when there is none.
 MeshOp lookupMesh(mlir::Operation *from, mlir::FlatSymbolRefAttr name);

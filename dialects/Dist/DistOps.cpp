@@ -153,15 +153,3 @@ void BroadcastOp::build(OpBuilder &builder, OperationState &state, Value input,
   build(builder, state, input.getType(), input, mesh, builder.getStrArrayAttr(axes),
         builder.getI64IntegerAttr(root));
 }
-
-void SendOp::build(OpBuilder &builder, OperationState &state, Value input, FlatSymbolRefAttr mesh,
-                   ArrayRef<StringRef> axes, int64_t peer) {
-  build(builder, state, input, mesh, builder.getStrArrayAttr(axes),
-        builder.getI64IntegerAttr(peer));
-}
-
-void RecvOp::build(OpBuilder &builder, OperationState &state, Type resultType,
-                   FlatSymbolRefAttr mesh, ArrayRef<StringRef> axes, int64_t peer) {
-  build(builder, state, resultType, mesh, builder.getStrArrayAttr(axes),
-        builder.getI64IntegerAttr(peer));
-}

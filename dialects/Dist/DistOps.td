@@ -182,33 +182,61 @@ def Dist_BroadcastOp : Dist_CollectiveOp<"broadcast", [AllTypesMatch<["input", "
   ];
 }
 
-// Point to point, for pipeline stage cuts. Both have effects so that they stay
-// in program order and a receive is never merged with another or dropped.
-def Dist_SendOp : Dist_Op<"send", [MemoryEffects<[MemWrite]>]> {
-  let summary = "send the tensor to group rank `peer`";
-  let arguments = (ins Dist_Tensor:$input, FlatSymbolRefAttr:$mesh, StrArrayAttr:$mesh_axes,
-                       I64Attr:$peer);
-  let assemblyFormat = [{
-    $input `on` $mesh $mesh_axes `peer` `=` $peer attr-dict `:` type($input)
+//===----------------------------------------------------------------------===//
+// Pipelines: stages as functions, transfers between them, the schedule
+//===----------------------------------------------------------------------===//
+
+def Dist_PipelineOp : Dist_Op<"pipeline", [HasParent<"::mlir::ModuleOp">]> {
+  let summary = "the pipeline the module's stages run on";
+  let description = [{
+    `pipeline_ranks` (the pp degree P) ranks each hold `virtual_stages` (V)
+    of the P * V stages: stage k runs on pp rank k mod P. The batch is cut
+    into `microbatches` pieces that `schedule` ("gpipe": fill and drain, or
+    "interleaved") runs through the stages. `splits` are ONNX node names
+    after which a stage must end (--pp-split). Before
+    `shardc-pipeline-stages` the module has one function; after it, one per
+    stage (`dist.stage` on each). `shardc-pipeline-schedule` adds `actions`:
+    per pp rank, the ordered #dist.action list every rank of it runs.
   }];
-  let builders = [
-    OpBuilder<(ins "::mlir::Value":$input, "::mlir::FlatSymbolRefAttr":$mesh,
-                   "::llvm::ArrayRef<::llvm::StringRef>":$axes, "int64_t":$peer)>,
-  ];
+  let arguments = (ins I64Attr:$pipeline_ranks, I64Attr:$virtual_stages,
+                       I64Attr:$microbatches, StrAttr:$schedule,
+                       DefaultValuedAttr<StrArrayAttr, "{}">:$splits,
+                       OptionalAttr<ArrayAttr>:$actions);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// P * V.
+    int64_t getNumStages() {
+      return getPipelineRanksAttr().getInt() * getVirtualStagesAttr().getInt();
+    }
+  }];
+}
+
+// Both have effects so that they stay in program order and a receive is never
+// merged with another or dropped.
+def Dist_SendOp : Dist_Op<"send", [MemoryEffects<[MemWrite]>]> {
+  let summary = "send a value to a later pipeline stage";
+  let description = [{
+    In the function of stage s (`dist.stage`), `dist.send %v to stage 2
+    transfer 0` gives each micro-batch's %v to stage 2, where `dist.recv` of
+    the same transfer takes it. Each rank sends its own block to the rank of
+    the other stage with the same dp and tp coordinates (both stages hold the
+    value with the same sharding). One send per transfer.
+  }];
+  let arguments = (ins Dist_Tensor:$input, I64Attr:$to_stage, I64Attr:$transfer);
+  let assemblyFormat = [{
+    $input `to` `stage` $to_stage `transfer` $transfer attr-dict `:` type($input)
+  }];
   let hasVerifier = 1;
 }
 
 def Dist_RecvOp : Dist_Op<"recv", [MemoryEffects<[MemWrite]>]> {
-  let summary = "receive a tensor of the result type from group rank `peer`";
-  let arguments = (ins FlatSymbolRefAttr:$mesh, StrArrayAttr:$mesh_axes, I64Attr:$peer);
+  let summary = "receive a value from an earlier pipeline stage";
+  let arguments = (ins I64Attr:$from_stage, I64Attr:$transfer);
   let results = (outs Dist_Tensor:$result);
   let assemblyFormat = [{
-    `on` $mesh $mesh_axes `peer` `=` $peer attr-dict `:` type($result)
+    `from` `stage` $from_stage `transfer` $transfer attr-dict `:` type($result)
   }];
-  let builders = [
-    OpBuilder<(ins "::mlir::Type":$resultType, "::mlir::FlatSymbolRefAttr":$mesh,
-                   "::llvm::ArrayRef<::llvm::StringRef>":$axes, "int64_t":$peer)>,
-  ];
   let hasVerifier = 1;
 }
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/Dist/DistDialect.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -235,16 +236,58 @@ LogicalResult BroadcastOp::verify() {
   return verifyGroupRank(*this, "root", getRootAttr().getInt(), *group);
 }
 
+/// The stage of the function around `op` (its `dist.stage`), checked
+/// against `peer`: a transfer goes from an earlier stage to a later one.
+static LogicalResult verifyTransferStages(Operation *op, int64_t transfer, int64_t from,
+                                          int64_t to) {
+  if (transfer < 0)
+    return op->emitOpError() << "transfer " << transfer << " is negative";
+  auto function = op->getParentOfType<FunctionOpInterface>();
+  auto stage = function ? function->getAttrOfType<IntegerAttr>(kStageAttrName) : IntegerAttr();
+  if (!stage)
+    return op->emitOpError() << "must be in a pipeline stage's function (one with "
+                             << kStageAttrName << ")";
+  int64_t own = stage.getInt();
+  if ((isa<SendOp>(op) ? from : to) != own)
+    return op->emitOpError() << "is in stage " << own << " but names it as "
+                             << (isa<SendOp>(op) ? "the sender" : "the receiver");
+  if (from < 0 || to <= from)
+    return op->emitOpError() << "goes from stage " << from << " to stage " << to
+                             << "; transfers go to a later stage";
+  return success();
+}
+
 LogicalResult SendOp::verify() {
-  FailureOr<int64_t> group = verifyGroup(*this, getMeshAttr(), getMeshAxes());
-  if (failed(group))
-    return failure();
-  return verifyGroupRank(*this, "peer", getPeerAttr().getInt(), *group);
+  auto function = (*this)->getParentOfType<FunctionOpInterface>();
+  auto stage = function ? function->getAttrOfType<IntegerAttr>(kStageAttrName) : IntegerAttr();
+  return verifyTransferStages(*this, getTransfer(), stage ? stage.getInt() : -1, getToStage());
 }
 
 LogicalResult RecvOp::verify() {
-  FailureOr<int64_t> group = verifyGroup(*this, getMeshAttr(), getMeshAxes());
-  if (failed(group))
-    return failure();
-  return verifyGroupRank(*this, "peer", getPeerAttr().getInt(), *group);
+  auto function = (*this)->getParentOfType<FunctionOpInterface>();
+  auto stage = function ? function->getAttrOfType<IntegerAttr>(kStageAttrName) : IntegerAttr();
+  return verifyTransferStages(*this, getTransfer(), getFromStage(), stage ? stage.getInt() : -1);
+}
+
+LogicalResult PipelineOp::verify() {
+  if (getPipelineRanks() < 2)
+    return emitOpError() << "pipeline_ranks " << getPipelineRanks() << " must be at least 2";
+  if (getVirtualStages() < 1 || getMicrobatches() < 1)
+    return emitOpError() << "virtual_stages and microbatches must be positive";
+  if (getSchedule() != "gpipe" && getSchedule() != "interleaved")
+    return emitOpError() << "schedule '" << getSchedule() << "': expected gpipe or interleaved";
+  if (getSchedule() == "gpipe" && getVirtualStages() != 1)
+    return emitOpError() << "a gpipe schedule has one stage per rank; virtual stages need "
+                            "the interleaved schedule";
+  if (std::optional<ArrayAttr> actions = getActions()) {
+    if (int64_t(actions->size()) != getPipelineRanksAttr().getInt())
+      return emitOpError() << "has " << actions->size() << " action lists for "
+                           << getPipelineRanksAttr().getInt() << " pipeline ranks";
+    for (Attribute list : *actions) {
+      auto array = dyn_cast<ArrayAttr>(list);
+      if (!array || !llvm::all_of(array, [](Attribute a) { return isa<ActionAttr>(a); }))
+        return emitOpError() << "actions must be arrays of #dist.action";
+    }
+  }
+  return success();
 }

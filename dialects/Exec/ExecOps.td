@@ -33,14 +33,23 @@ def Exec_Buffer : MemRefRankOf<[AnyType], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
 
 def Exec_InputOp : Exec_Op<"input"> {
   let summary = "the caller's input `index`, named as in the model";
-  let arguments = (ins StrAttr:$name, I64Attr:$index);
+  let description = [{
+    In a pipeline stage's program, an input with `transfer` is that
+    transfer's tensor, received from an earlier stage (docs/pipeline.md).
+  }];
+  let arguments = (ins StrAttr:$name, I64Attr:$index, OptionalAttr<I64Attr>:$transfer);
   let results = (outs Exec_Buffer:$buffer);
   let assemblyFormat = "$name attr-dict `:` type($buffer)";
 }
 
 def Exec_OutputOp : Exec_Op<"output"> {
   let summary = "marks `buffer` as the caller's output `index`";
-  let arguments = (ins StrAttr:$name, I64Attr:$index, Exec_Buffer:$buffer);
+  let description = [{
+    In a pipeline stage's program, an output with `transfer` is sent to a
+    later stage instead of returned to the caller.
+  }];
+  let arguments = (ins StrAttr:$name, I64Attr:$index, Exec_Buffer:$buffer,
+                       OptionalAttr<I64Attr>:$transfer);
   let assemblyFormat = "$name $buffer attr-dict `:` type($buffer)";
 }
 

@@ -40,13 +40,17 @@ public:
     lowered.removeResAttrsAttr();
     builder.setInsertionPointToStart(lowered.addEntryBlock());
     for (BlockArgument argument : function.getArguments()) {
-      auto name = function.getArgAttrOfType<StringAttr>(argument.getArgNumber(), graph::kNameAttrName);
-      mapping.map(argument,
-                  builder.create<exec::InputOp>(
-                      argument.getLoc(), bufferType(argument.getType()),
-                      name ? name.getValue() : "input" + std::to_string(argument.getArgNumber()),
-                      argument.getArgNumber()));
+      unsigned index = argument.getArgNumber();
+      auto name = function.getArgAttrOfType<StringAttr>(index, graph::kNameAttrName);
+      auto input = builder.create<exec::InputOp>(
+          argument.getLoc(), bufferType(argument.getType()),
+          name ? name.getValue() : "input" + std::to_string(index), index, IntegerAttr());
+      for (StringRef kept : {dist::kMicrobatchDimAttrName, dist::kMicrobatchIndexAttrName})
+        if (Attribute attr = function.getArgAttr(index, kept))
+          input->setAttr(kept, attr);
+      mapping.map(argument, input);
     }
+    inputs = function.getNumArguments();
     for (Operation &op : function.getBody().front())
       if (failed(lower(builder, op)))
         return failure();
@@ -82,13 +86,32 @@ private:
                                                mapping.lookup(reshape.getInput())));
       return success();
     }
+    // A pipeline stage's transfers are the program's inputs and outputs
+    // after the caller's.
+    if (auto recv = dyn_cast<dist::RecvOp>(op)) {
+      mapping.map(recv.getResult(),
+                  builder.create<exec::InputOp>(location, bufferType(recv.getType()),
+                                                transferName(recv.getTransferAttr().getInt()), inputs++,
+                                                recv.getTransferAttr()));
+      return success();
+    }
+    if (auto send = dyn_cast<dist::SendOp>(op)) {
+      sends.push_back(send);
+      return success();
+    }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
         auto name = function.getResultAttrOfType<StringAttr>(index, graph::kNameAttrName);
-        builder.create<exec::OutputOp>(location,
-                                       name ? name.getValue() : "output" + std::to_string(index),
-                                       index, mapping.lookup(value));
+        auto output = builder.create<exec::OutputOp>(
+            location, name ? name.getValue() : "output" + std::to_string(index), index,
+            mapping.lookup(value), IntegerAttr());
+        if (Attribute dim = function.getResultAttr(index, dist::kMicrobatchDimAttrName))
+          output->setAttr(dist::kMicrobatchDimAttrName, dim);
       }
+      for (auto [index, send] : llvm::enumerate(sends))
+        builder.create<exec::OutputOp>(send.getLoc(), transferName(send.getTransferAttr().getInt()),
+                                       ret.getNumOperands() + index,
+                                       mapping.lookup(send.getInput()), send.getTransferAttr());
       builder.create<func::ReturnOp>(location);
       return success();
     }
@@ -113,6 +136,10 @@ private:
     return success();
   }
 
+  static std::string transferName(int64_t transfer) {
+    return "transfer." + std::to_string(transfer);
+  }
+
   /// Each exec.weight names its own tensor of the rank's file: the parts of
   /// one stored weight (fused projections, several shardings) get suffixes.
   std::string uniqueWeightName(StringRef name) {
@@ -124,6 +151,9 @@ private:
   IRMapping mapping;
   int64_t constants = 0;
   llvm::StringMap<int64_t> weightNames;
+  /// The caller's inputs, then the received transfers.
+  int64_t inputs = 0;
+  SmallVector<dist::SendOp> sends;
 };
 
 struct LowerToExecPass : shardc::lowering::impl::LowerToExecPassBase<LowerToExecPass> {

@@ -20,6 +20,19 @@ def PartitionPass : Pass<"shardc-partition", "mlir::ModuleOp"> {
   let dependentDialects = ["shardc::dist::DistDialect"];
 }
 
+def VerifyShardedPass : Pass<"shardc-verify-sharded", "mlir::ModuleOp"> {
+  let summary = "Check the boundary between sharding and partitioning";
+  let description = [{
+    The global program that shardc-partition takes: no `graph.composite`
+    (shardc-inline-composites), no collective yet (they are what partitioning
+    makes; the shardings' fit to the mesh is the dialect verifier's); with
+    `dist.pipeline`, one function per stage (shardc-pipeline-stages)
+    and the ranks' action lists (shardc-pipeline-schedule). Every op that
+    breaks this is reported with the pass that should have run; the module is
+    not changed.
+  }];
+}
+
 def VerifyPartitionedPass : Pass<"shardc-verify-partitioned", "mlir::ModuleOp"> {
   let summary = "Check the boundary between partitioning and lowering";
   let description = [{
@@ -27,7 +40,8 @@ def VerifyPartitionedPass : Pass<"shardc-verify-partitioned", "mlir::ModuleOp"> 
     `graph.composite` left (shardc-inline-composites), no `dist.reshard` left
     and no op still annotated with a `dist.*` sharding (shardc-partition),
     except the global `dist.weight_shard` a weight keeps for the artifact
-    writer. Every op that breaks this is reported, with the pass that should
+    writer, and no micro-batch axis left in the mesh
+    (shardc-split-microbatches). Every op that breaks this is reported, with the pass that should
     have removed it; the module is not changed.
   }];
 }

@@ -9,6 +9,7 @@
 #include "passes/Partition/Passes.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "runtime/core/MeshAxes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -41,6 +42,13 @@ struct VerifyPartitionedPass
     : shardc::partition::impl::VerifyPartitionedPassBase<VerifyPartitionedPass> {
   void runOnOperation() override {
     bool wellFormed = true;
+    for (auto mesh : getOperation().getOps<shardc::dist::MeshOp>())
+      if (mesh.getAxisIndex(shardc::rt::kMicroBatchAxis)) {
+        mesh.emitError() << "still has the micro-batch axis "
+                         << shardc::rt::kMicroBatchAxis
+                         << ", which is time and not devices (run shardc-split-microbatches)";
+        wellFormed = false;
+      }
     // Every offending op is reported, not only the first.
     for (auto function : getOperation().getOps<func::FuncOp>())
       function.getBody().walk([&](Operation *op) {

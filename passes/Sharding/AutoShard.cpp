@@ -180,7 +180,8 @@ private:
       Distinct wanted = wantedBy(use);
       if (!use.consumer) {
         for (auto [index, sharding] : llvm::enumerate(shared.shardings))
-          unary[variable][index] += problem.reshardSeconds(result, sharding, whole);
+          unary[variable][index] +=
+              problem.reshardSeconds(result, sharding, whole, /*forCaller=*/true);
         continue;
       }
       solver.addPairwise(variable, *use.consumer, priceTable(result, shared, wanted));
@@ -191,8 +192,9 @@ private:
             const Distinct &wanted) {
     if (!use.consumer) {
       for (size_t strategy = 0; strategy < given.ofStrategy.size(); ++strategy)
-        unary[producer][strategy] += problem.reshardSeconds(
-            value, given.shardings[given.ofStrategy[strategy]], wanted.shardings[0]);
+        unary[producer][strategy] +=
+            problem.reshardSeconds(value, given.shardings[given.ofStrategy[strategy]],
+                                   wanted.shardings[0], /*forCaller=*/true);
       return;
     }
     solver.addPairwise(producer, *use.consumer, priceTable(value, given, wanted));
@@ -271,6 +273,10 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       if (failed(model))
         return failure();
       int64_t budget = deviceMemory > 0 ? int64_t(deviceMemory) : model->memoryBytes;
+      // A pipeline's rank holds about 1/P of the model; each stage's memory
+      // is checked exactly once the stages are cut (shardc-pipeline-stages).
+      for (auto pipeline : getOperation().getOps<dist::PipelineOp>())
+        budget *= pipeline.getPipelineRanks();
       return shard(function, mesh, *model, budget);
     };
     if (failed(forEachFunctionOnMesh(getOperation(), run)))

@@ -152,7 +152,7 @@ private:
     ValueSharding have = shardingOf(value);
     if (have == wanted)
       return success();
-    if (problem.reshardSeconds(value, have, wanted) == std::numeric_limits<double>::infinity())
+    if (!problem.canReshard(value, have, wanted))
       return operand.getOwner()->emitOpError()
              << "operand " << operand.getOperandNumber()
              << " must be a partial sum, which its producer does not give";

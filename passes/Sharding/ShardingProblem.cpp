@@ -87,7 +87,8 @@ StrategyLimits ShardingProblem::limitsFor(Operation *op) {
       limits.weightOperands.set(position);
   limits.axisMaySplitWeights.resize(mesh.numAxes());
   limits.axisMustSplitWeights.resize(mesh.numAxes());
-  // Data parallelism replicates weights (ZeRO would split them, later);
+  // Data parallelism (and the micro-batch axis, data parallelism in time)
+  // replicates weights (ZeRO would split them, later);
   // --tp means every linear layer's weight is split over tp (experts'
   // included, when they are gathered per token), but routers' and gates'.
   bool hasWeights =
@@ -95,7 +96,7 @@ StrategyLimits ShardingProblem::limitsFor(Operation *op) {
       ((isa<graph::LinearOp, graph::MatMulOp>(op) && !scoresTokens(op)) ||
        selectsWeightsForProduct(op) || (options.splitEmbeddings && isa<graph::GatherOp>(op)));
   for (unsigned axis = 0; axis < mesh.numAxes(); ++axis) {
-    if (mesh.names[axis] != rt::kDataAxis || !options.applyPolicies)
+    if (!rt::splitsBatch(mesh.names[axis]) || !options.applyPolicies)
       limits.axisMaySplitWeights.set(axis);
     if (mesh.names[axis] == rt::kTensorAxis && hasWeights && options.applyPolicies)
       limits.axisMustSplitWeights.set(axis);
@@ -175,15 +176,24 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
     return axis < 1 || factors.empty() || llvm::is_contained(factors, tpFactor) ||
            (sharedStream && tpFactor == Strategy::kNone);
   };
-  // --dp splits the batch: the factors that carry dim 0 of the program's
-  // inputs. When the batch cannot be split (a batch of one), dp repeats the op.
-  std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
+  // --dp (and the micro-batches) split the batch: the factors that carry
+  // dim 0 of the program's inputs. When the batch cannot be split (a batch
+  // of one), they repeat the op.
+  llvm::SmallVector<unsigned, 2> batchAxes;
+  for (unsigned axis = 0; axis < mesh.numAxes(); ++axis)
+    if (rt::splitsBatch(mesh.names[axis]))
+      batchAxes.push_back(axis);
   llvm::SmallBitVector batch = batchFactors(op, choices.rule);
+  // The micro-batch axis may also leave an op whole (every micro-batch then
+  // computes it on the whole batch, from whole inputs): it cannot gather,
+  // so an op that needs the batch whole (a gather by batch row) must be
+  // computed whole rather than split and gathered; the costs choose.
   auto policy = [&](const Strategy &strategy, bool splitBatch) {
-    if (dp) {
-      int factor = strategy.axisFactor[*dp];
+    for (unsigned axis : batchAxes) {
+      int factor = strategy.axisFactor[axis];
       bool onBatch = factor >= 0 && batch.test(factor);
-      if (splitBatch ? !onBatch : (factor != Strategy::kNone && !onBatch))
+      bool mayStayWhole = !splitBatch || mesh.names[axis] == rt::kMicroBatchAxis;
+      if (!onBatch && !(mayStayWhole && factor == Strategy::kNone))
         return false;
     }
     return !tp || !(isNorm || feedsNorm) || betweenBlocks(strategy);
@@ -266,9 +276,16 @@ LogicalResult ShardingProblem::build() {
 }
 
 double ShardingProblem::reshardSeconds(Value value, const ValueSharding &from,
-                                       const ValueSharding &to) {
+                                       const ValueSharding &to, bool forCaller) {
   if (from == to || sourceKind(value) == SourceKind::Weight)
     return 0;
+  std::optional<unsigned> microbatches = mesh.axis(rt::kMicroBatchAxis);
+  if (forCaller && microbatches) {
+    ValueSharding pieces = from;
+    for (AxisList &axes : pieces.dims)
+      llvm::erase(axes, *microbatches);
+    return reshardSeconds(value, pieces, to);
+  }
   auto &cache = priced[value];
   for (const auto &[cachedFrom, cachedTo, seconds] : cache)
     if (cachedFrom == from && cachedTo == to)
@@ -277,12 +294,24 @@ double ShardingProblem::reshardSeconds(Value value, const ValueSharding &from,
   double seconds = kInfinity;
   if (auto steps = planReshard(from, to, type.getShape(), mesh)) {
     seconds = 0;
-    for (const CollectiveStep &step : *steps)
+    for (const CollectiveStep &step : *steps) {
+      if (microbatches && step.kind != CollectiveKind::AllSlice &&
+          llvm::is_contained(step.axes, *microbatches)) {
+        seconds = kInfinity;
+        break;
+      }
       seconds += collectiveSeconds(step, graph::elementByteWidth(type.getElementType()), mesh,
                                    options.device);
+    }
   }
   cache.emplace_back(from, to, seconds);
   return seconds;
+}
+
+bool ShardingProblem::canReshard(Value value, const ValueSharding &from,
+                                 const ValueSharding &to) const {
+  return from == to || sourceKind(value) == SourceKind::Weight ||
+         planReshard(from, to, tensorType(value).getShape(), mesh).has_value();
 }
 
 } // namespace shardc::sharding

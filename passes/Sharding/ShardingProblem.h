@@ -68,8 +68,15 @@ public:
   std::optional<unsigned> indexOf(mlir::Operation *op) const;
 
   /// Seconds to reshard `value` (global type) from `from` to `to`; infinity
-  /// when impossible. Free for weights.
-  double reshardSeconds(mlir::Value value, const ValueSharding &from, const ValueSharding &to);
+  /// when impossible. Free for weights. Communication over the micro-batch
+  /// axis is impossible (its coordinates are moments, not devices), except
+  /// in what the program returns (`forCaller`): the runtime concatenates
+  /// the micro-batches' pieces, so only the other axes are priced.
+  double reshardSeconds(mlir::Value value, const ValueSharding &from, const ValueSharding &to,
+                        bool forCaller = false);
+  /// Whether a reshard from `from` to `to` exists at all (a partial sum
+  /// cannot be made from a whole value).
+  bool canReshard(mlir::Value value, const ValueSharding &from, const ValueSharding &to) const;
 
   const MeshShape &meshShape() const { return mesh; }
 

@@ -8,8 +8,13 @@
 // THE AXIS ORDER: meshes are built with their axes in the order below, and
 // ranks enumerate the mesh with the last axis fastest (Mesh.h). Tensor
 // parallelism comes last, so a tensor-parallel group is consecutive ranks
-// (one node's NVLink), then experts, then pipeline stages, then data
-// replicas: on ["dp"=2, "tp"=2] rank 1 is (dp 0, tp 1), rank 2 (dp 1, tp 0).
+// (one node's NVLink), then experts, then data replicas, and pipeline stages
+// outermost (a stage's dp x tp ranks stay together): on ["dp"=2, "tp"=2]
+// rank 1 is (dp 0, tp 1), rank 2 (dp 1, tp 0).
+//
+// The micro-batch axis "mb" is the compiler's, never a device mesh's: the
+// sharding search splits the batch over it like dp, and the runtime runs
+// its pieces one after another through the pipeline (docs/pipeline.md).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CORE_MESHAXES_H
@@ -21,23 +26,26 @@
 
 namespace shardc::rt {
 
-enum class AxisRole { Data, Pipeline, Expert, Tensor };
+enum class AxisRole { Pipeline, MicroBatch, Data, Expert, Tensor };
 
 struct MeshAxisKind {
   AxisRole role;
   /// The axis's name in meshes, flags and messages.
   const char *name;
-  /// Whether the compiler shards over it yet (pipeline and expert axes are
-  /// named so that nothing else takes their names).
+  /// Whether a user may name it in a mesh (the expert axis is named so
+  /// that nothing else takes its name; the micro-batch axis is internal).
   bool supported;
+  /// Whether the axis splits the batch and never a weight.
+  bool splitsBatch;
 };
 
 /// Every axis, in mesh order (the first varies slowest across ranks).
 inline constexpr MeshAxisKind kMeshAxes[] = {
-    {AxisRole::Data, "dp", true},      // splits the batch; weights are repeated
-    {AxisRole::Pipeline, "pp", false}, // will split the layers into stages
-    {AxisRole::Expert, "ep", false},   // will split a mixture of experts' experts
-    {AxisRole::Tensor, "tp", true},    // splits every linear layer's weight
+    {AxisRole::Pipeline, "pp", true, false},    // cuts the layers into stages
+    {AxisRole::MicroBatch, "mb", false, true},  // the batch's pieces, in time
+    {AxisRole::Data, "dp", true, true},         // splits the batch; weights are repeated
+    {AxisRole::Expert, "ep", false, false},     // will split a mixture of experts' experts
+    {AxisRole::Tensor, "tp", true, false},      // splits every linear layer's weight
 };
 
 constexpr const char *axisName(AxisRole role) {
@@ -47,6 +55,8 @@ constexpr const char *axisName(AxisRole role) {
   return "";
 }
 
+inline constexpr const char *kPipelineAxis = axisName(AxisRole::Pipeline);
+inline constexpr const char *kMicroBatchAxis = axisName(AxisRole::MicroBatch);
 inline constexpr const char *kDataAxis = axisName(AxisRole::Data);
 inline constexpr const char *kTensorAxis = axisName(AxisRole::Tensor);
 
@@ -58,7 +68,13 @@ inline std::optional<MeshAxisKind> meshAxisNamed(std::string_view name) {
   return std::nullopt;
 }
 
-/// "dp or tp": the axes the compiler shards over, for messages.
+/// Whether the axis named `name` splits the batch (dp, mb).
+inline bool splitsBatch(std::string_view name) {
+  auto axis = meshAxisNamed(name);
+  return axis && axis->splitsBatch;
+}
+
+/// "pp or dp or tp": the axes the compiler shards over, for messages.
 inline std::string supportedAxisNames() {
   std::string names;
   for (const MeshAxisKind &axis : kMeshAxes)

@@ -3,7 +3,8 @@
 //   shardc MODEL [-o OUT] [--emit=PHASE] [--target=cpu|cuda] [--cuda-arch SM]
 //          [--dtype fp32|bf16|fp16] [--dim NAME=N]... [--input-shape IN=D0xD1]...
 //          [--constant-input IN=VALUES|IN=FILE.pb]... [--tp N] [--dp N] [--sp]
-//          [--mesh AXIS=N,...] [--max-ranks N] [--device NAME|FILE.json]
+//          [--pp N] [--microbatches M] [--schedule gpipe|interleaved]
+//          [--virtual-stages V] [--pp-split NODE,...] [--mesh AXIS=N,...] [--max-ranks N] [--device NAME|FILE.json]
 //          [--device-memory SIZE] [--report FILE.json] [--verbose]
 //
 // MODEL is an ONNX model or an MLIR module as --emit=graph prints it. The
@@ -92,6 +93,31 @@ cl::opt<std::string> tensorParallel(
 cl::opt<std::string> dataParallel(llvm::StringRef(rt::kDataAxis),
                                   cl::desc("Data-parallel degree: split the batch over N devices"),
                                   cl::value_desc("N"), cl::cat(meshCategory));
+cl::opt<std::string> pipelineParallel(
+    llvm::StringRef(rt::kPipelineAxis),
+    cl::desc("Pipeline-parallel degree: cut the model into stages run by N groups of devices "
+             "(the outermost mesh axis)"),
+    cl::value_desc("N"), cl::cat(meshCategory));
+cl::opt<std::string> microbatches(
+    "microbatches",
+    cl::desc("With --pp: cut the batch into M micro-batches that flow through the stages one "
+             "after another (default 1)"),
+    cl::value_desc("M"), cl::cat(meshCategory));
+cl::opt<std::string> schedule(
+    "schedule",
+    cl::desc("With --pp: the micro-batch schedule, gpipe (fill and drain, default) or "
+             "interleaved (each rank runs --virtual-stages stages)"),
+    cl::value_desc("gpipe|interleaved"), cl::init("gpipe"), cl::cat(meshCategory));
+cl::opt<std::string> virtualStages(
+    "virtual-stages",
+    cl::desc("With --schedule interleaved: stages per pipeline rank (the model is cut into "
+             "pp x V stages)"),
+    cl::value_desc("V"), cl::cat(meshCategory));
+cl::list<std::string> pipelineSplits(
+    "pp-split",
+    cl::desc("With --pp: ONNX node names after which a stage must end (the other cuts are "
+             "chosen by the cost model)"),
+    cl::value_desc("NODE,..."), cl::CommaSeparated, cl::cat(meshCategory));
 cl::opt<bool> sequenceParallel(
     "sp",
     cl::desc("Sequence parallelism: keep the activations between blocks split along the sequence "
@@ -99,8 +125,8 @@ cl::opt<bool> sequenceParallel(
     cl::cat(meshCategory));
 cl::opt<std::string>
     meshSpec("mesh",
-             cl::desc("The device mesh by axes, e.g. dp=2,tp=4 (instead of --dp/--tp); ranks are "
-                      "laid out row-major, the last axis fastest"),
+             cl::desc("The device mesh by axes, e.g. pp=2,dp=2,tp=4 (instead of --pp/--dp/--tp); "
+                      "ranks are laid out row-major, the last axis fastest"),
              cl::value_desc("AXIS=N,..."), cl::cat(meshCategory));
 cl::opt<int64_t> maxRanks("max-ranks",
                           cl::desc("The most ranks (devices) a mesh may have (default 4096)"),
@@ -163,6 +189,11 @@ driver::CompileOptions compileOptions() {
   options.constantInputs = constantInputs;
   options.tensorParallel = tensorParallel;
   options.dataParallel = dataParallel;
+  options.pipelineParallel = pipelineParallel;
+  options.microbatches = microbatches;
+  options.schedule = schedule;
+  options.virtualStages = virtualStages;
+  options.pipelineSplits = pipelineSplits;
   options.mesh = meshSpec;
   options.sequenceParallel = sequenceParallel;
   options.maxRanks = maxRanks;

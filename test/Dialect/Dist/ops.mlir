@@ -62,12 +62,22 @@ func.func @collectives(%x: tensor<4x8xf32>, %i: tensor<2x3xi32>) -> tensor<4x8xf
   return %4 : tensor<4x8xf32>
 }
 
-// CHECK-LABEL: func.func @point_to_point
-func.func @point_to_point(%x: tensor<2x16xf16>) -> tensor<2x16xf16> {
-  // CHECK: dist.send %{{.*}} on @pipe ["pp"] peer = 3 : tensor<2x16xf16>
-  dist.send %x on @pipe ["pp"] peer = 3 : tensor<2x16xf16>
-  // CHECK: %[[R:.*]] = dist.recv on @pipe ["pp"] peer = 0 : tensor<2x16xf16>
-  %0 = dist.recv on @pipe ["pp"] peer = 0 : tensor<2x16xf16>
+// Pipeline stages: a transfer leaves one stage's function and enters a later one.
+// CHECK-LABEL: func.func @first_stage
+// CHECK-SAME: dist.stage = 0
+func.func @first_stage(%x: tensor<2x16xf16>) attributes {dist.stage = 0 : i64} {
+  // CHECK: dist.send %{{.*}} to stage 3 transfer 0 : tensor<2x16xf16>
+  dist.send %x to stage 3 transfer 0 : tensor<2x16xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @later_stage
+func.func @later_stage() -> tensor<2x16xf16> attributes {dist.stage = 3 : i64} {
+  // CHECK: %[[R:.*]] = dist.recv from stage 0 transfer 0 : tensor<2x16xf16>
+  %0 = dist.recv from stage 0 transfer 0 : tensor<2x16xf16>
   // CHECK: return %[[R]]
   return %0 : tensor<2x16xf16>
 }
+
+// CHECK: dist.pipeline {actions = {{\[}}[#dist.action<forward, stage = 0, microbatch = 0, transfer = -1>, #dist.action<send, stage = 1, microbatch = 0, transfer = 0>]{{.*}}microbatches = 1 : i64, pipeline_ranks = 2 : i64, schedule = "gpipe", virtual_stages = 1 : i64}
+dist.pipeline {actions = [[#dist.action<forward, stage = 0, microbatch = 0, transfer = -1>, #dist.action<send, stage = 1, microbatch = 0, transfer = 0>], [#dist.action<recv, stage = 0, microbatch = 0, transfer = 0>, #dist.action<forward, stage = 1, microbatch = 0, transfer = -1>]], microbatches = 1 : i64, pipeline_ranks = 2 : i64, schedule = "gpipe", virtual_stages = 1 : i64}

@@ -252,30 +252,52 @@ func.func @broadcast_negative_root(%x: tensor<4x8xf32>) {
 
 // -----
 
-dist.mesh @m = <["pp"=4, "tp"=2]>
-
-func.func @send_peer(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{'dist.send' op peer 4 is out of range; expected a group rank in [0, 4)}}
-  dist.send %x on @m ["pp"] peer = 4 : tensor<4x8xf32>
+func.func @send_outside_stage(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.send' op must be in a pipeline stage's function (one with dist.stage)}}
+  dist.send %x to stage 1 transfer 0 : tensor<4x8xf32>
   return
 }
 
 // -----
 
-dist.mesh @m = <["pp"=4, "tp"=2]>
-
-func.func @recv_axis() {
-  // expected-error @+1 {{'dist.recv' op unknown mesh axis "dp"; the mesh has "pp", "tp"}}
-  %0 = dist.recv on @m ["dp"] peer = 0 : tensor<4x8xf32>
+func.func @send_backwards(%x: tensor<4x8xf32>) attributes {dist.stage = 2 : i64} {
+  // expected-error @+1 {{'dist.send' op goes from stage 2 to stage 1; transfers go to a later stage}}
+  dist.send %x to stage 1 transfer 0 : tensor<4x8xf32>
   return
 }
 
 // -----
 
-dist.mesh @m = <["pp"=4, "tp"=2]>
-
-func.func @recv_peer() {
-  // expected-error @+1 {{'dist.recv' op peer 7 is out of range; expected a group rank in [0, 4)}}
-  %0 = dist.recv on @m ["pp"] peer = 7 : tensor<4x8xf32>
+func.func @recv_wrong_stage() attributes {dist.stage = 1 : i64} {
+  // expected-error @+1 {{'dist.recv' op goes from stage 1 to stage 1; transfers go to a later stage}}
+  %0 = dist.recv from stage 1 transfer 0 : tensor<4x8xf32>
   return
 }
+
+// -----
+
+func.func @negative_transfer() attributes {dist.stage = 1 : i64} {
+  // expected-error @+1 {{'dist.recv' op transfer -1 is negative}}
+  %0 = dist.recv from stage 0 transfer -1 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'dist.pipeline' op pipeline_ranks 1 must be at least 2}}
+dist.pipeline {microbatches = 1 : i64, pipeline_ranks = 1 : i64, schedule = "gpipe", virtual_stages = 1 : i64}
+
+// -----
+
+// expected-error @+1 {{'dist.pipeline' op a gpipe schedule has one stage per rank; virtual stages need the interleaved schedule}}
+dist.pipeline {microbatches = 1 : i64, pipeline_ranks = 2 : i64, schedule = "gpipe", virtual_stages = 2 : i64}
+
+// -----
+
+// expected-error @+1 {{'dist.pipeline' op schedule '1f1b': expected gpipe or interleaved}}
+dist.pipeline {microbatches = 1 : i64, pipeline_ranks = 2 : i64, schedule = "1f1b", virtual_stages = 1 : i64}
+
+// -----
+
+// expected-error @+1 {{'dist.pipeline' op has 1 action lists for 2 pipeline ranks}}
+dist.pipeline {actions = [[]], microbatches = 1 : i64, pipeline_ranks = 2 : i64, schedule = "gpipe", virtual_stages = 1 : i64}

@@ -39,3 +39,12 @@ module {
     return %1 : tensor<8x16xf32>
   }
 }
+
+// -----
+
+// The micro-batch axis is time, not devices: it must be gone.
+// expected-error @+1 {{still has the micro-batch axis mb, which is time and not devices (run shardc-split-microbatches)}}
+dist.mesh @mesh = <["mb"=2, "tp"=2]>
+func.func @microbatched(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  return %x : tensor<2x4xf32>
+}

@@ -1,0 +1,116 @@
+//===- PipelineOptions.cpp - --pp and its flags, checked and placed --------===//
+#include "compiler/Driver/PipelineOptions.h"
+
+#include "compiler/Driver/Compile.h"
+#include "compiler/Driver/Options.h"
+#include "dialects/Dist/DistDialect.h"
+#include "dialects/Graph/GraphDialect.h"
+#include "runtime/core/MeshAxes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+using namespace llvm;
+
+namespace shardc::driver {
+namespace {
+
+Error pipelineError(const Twine &message) {
+  return createStringError(inconvertibleErrorCode(), message);
+}
+
+} // namespace
+
+Expected<std::optional<PipelineSpec>> parsePipelineOptions(const CompileOptions &options,
+                                                           const sharding::MeshShape &mesh) {
+  auto microbatches = parseDegree("microbatches", options.microbatches, "pieces of the batch");
+  if (!microbatches)
+    return microbatches.takeError();
+  auto virtualStages = parseDegree("virtual-stages", options.virtualStages, "stages per rank");
+  if (!virtualStages)
+    return virtualStages.takeError();
+  if (options.schedule != "gpipe" && options.schedule != "interleaved")
+    return pipelineError("--schedule '" + options.schedule + "': expected gpipe or interleaved");
+  std::optional<unsigned> pp = mesh.axis(rt::kPipelineAxis);
+  if (!pp) {
+    if (*microbatches > 1 || *virtualStages > 1 || options.schedule != "gpipe" ||
+        !options.pipelineSplits.empty())
+      return pipelineError("--microbatches, --schedule, --virtual-stages and --pp-split shape "
+                           "a pipeline; give --pp N with N > 1");
+    return std::nullopt;
+  }
+  PipelineSpec spec;
+  spec.ranks = mesh.sizes[*pp];
+  spec.microbatches = std::max<int64_t>(*microbatches, 1);
+  spec.virtualStages = std::max<int64_t>(*virtualStages, 1);
+  spec.schedule = options.schedule;
+  if (spec.schedule == "gpipe" && spec.virtualStages > 1)
+    return pipelineError("--virtual-stages " + Twine(spec.virtualStages) +
+                         " needs --schedule interleaved (gpipe runs one stage per rank)");
+  if (spec.schedule == "interleaved" && spec.virtualStages < 2)
+    return pipelineError("--schedule interleaved gives each rank several stages; give "
+                         "--virtual-stages V with V > 1");
+  for (const std::string &split : options.pipelineSplits) {
+    if (split.empty())
+      return pipelineError("--pp-split: expected ONNX node names, one per cut (NODE,...)");
+    if (llvm::is_contained(spec.splits, split))
+      return pipelineError("--pp-split '" + split + "': each node named once");
+    spec.splits.push_back(split);
+  }
+  int64_t stages = spec.ranks * spec.virtualStages;
+  if (int64_t(spec.splits.size()) > stages - 1)
+    return pipelineError("--pp-split names " + Twine(spec.splits.size()) + " cuts but " +
+                         Twine(stages) + " stages have " + Twine(stages - 1));
+  return spec;
+}
+
+sharding::MeshShape stageMesh(const sharding::MeshShape &devices, const PipelineSpec &spec) {
+  sharding::MeshShape stages;
+  if (spec.microbatches > 1) {
+    stages.names.push_back(rt::kMicroBatchAxis);
+    stages.sizes.push_back(spec.microbatches);
+  }
+  for (auto [name, size] : llvm::zip(devices.names, devices.sizes))
+    if (name != rt::kPipelineAxis) {
+      stages.names.push_back(name);
+      stages.sizes.push_back(size);
+    }
+  return stages;
+}
+
+Error placePipeline(mlir::ModuleOp module, const PipelineSpec &spec,
+                    const sharding::MeshShape &stages) {
+  // Every batched input (dim 0 above 1, as the sharding search sees a batch)
+  // must cut into M micro-batches of D equal data-parallel pieces.
+  std::optional<unsigned> dp = stages.axis(rt::kDataAxis);
+  int64_t pieces = spec.microbatches * (dp ? stages.sizes[*dp] : 1);
+  bool batched = false;
+  for (auto function : module.getOps<mlir::func::FuncOp>())
+    for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
+      auto shaped = dyn_cast<mlir::ShapedType>(type);
+      if (!shaped || !shaped.hasRank() || shaped.getRank() == 0 || shaped.getDimSize(0) <= 1)
+        continue;
+      batched = true;
+      if (shaped.getDimSize(0) % pieces == 0)
+        continue;
+      auto name = function.getArgAttrOfType<mlir::StringAttr>(index, graph::kNameAttrName);
+      return pipelineError("input '" + (name ? name.str() : "#" + std::to_string(index)) +
+                           "' has a batch (dim 0) of " + Twine(shaped.getDimSize(0)) +
+                           ", which does not cut into --microbatches " + Twine(spec.microbatches) +
+                           (dp ? " x --dp " + Twine(stages.sizes[*dp]) : Twine()) +
+                           " equal pieces");
+    }
+  if (spec.microbatches > 1 && !batched)
+    return pipelineError("--microbatches " + Twine(spec.microbatches) +
+                         " cuts the batch (dim 0 of the inputs), but no input has a batch "
+                         "larger than 1");
+  module->getContext()->getOrLoadDialect<dist::DistDialect>();
+  mlir::OpBuilder builder(module.getBodyRegion());
+  SmallVector<StringRef> splits(spec.splits.begin(), spec.splits.end());
+  builder.create<dist::PipelineOp>(module.getLoc(), spec.ranks, spec.virtualStages,
+                                   spec.microbatches, spec.schedule,
+                                   builder.getStrArrayAttr(splits), mlir::ArrayAttr());
+  return Error::success();
+}
+
+} // namespace shardc::driver

@@ -1,0 +1,145 @@
+//===- PipelineStages.cpp - cut the program into pipeline stages ----------===//
+#include "passes/Pipeline/OutlineStages.h"
+#include "passes/Pipeline/Passes.h"
+
+#include "dialects/Graph/NodeLocation.h"
+#include "passes/Sharding/ShardingConversion.h"
+#include "runtime/core/MeshAxes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace shardc::sharding;
+
+namespace shardc::pipeline {
+#define GEN_PASS_DEF_PIPELINESTAGESPASS
+#include "passes/Pipeline/Passes.h.inc"
+} // namespace shardc::pipeline
+
+namespace shardc::pipeline {
+namespace {
+
+/// The first and last ONNX node of sequence ops [begin, end), for messages.
+std::string nodeSpan(const StageProgram &program, size_t begin, size_t end) {
+  auto name = [&](size_t index) {
+    std::string names = graph::onnxNodeNames(program.sequence[index]->getLoc());
+    return names.empty() ? std::string("an unnamed op") : "'" + names + "'";
+  };
+  return "ONNX nodes " + name(begin) + " to " + name(end - 1);
+}
+
+/// Where each --pp-split node ends: after the last op computing it.
+FailureOr<std::vector<size_t>> forcedCuts(dist::PipelineOp pipeline, const StageProgram &program) {
+  std::vector<size_t> cuts;
+  for (StringRef node : pipeline.getSplits().getAsValueRange<StringAttr>()) {
+    std::optional<size_t> after;
+    for (auto [index, op] : llvm::enumerate(program.sequence)) {
+      SmallVector<StringRef> names;
+      std::string joined = graph::onnxNodeNames(op->getLoc());
+      StringRef(joined).split(names, ", ");
+      if (llvm::is_contained(names, node))
+        after = index + 1;
+    }
+    if (!after)
+      return pipeline.emitError() << "--pp-split '" << node
+                                  << "': no op of the program computes an ONNX node of that name";
+    if (*after == program.sequence.size())
+      return pipeline.emitError() << "--pp-split '" << node
+                                  << "': the program ends there; no stage would follow the cut";
+    cuts.push_back(*after);
+  }
+  return cuts;
+}
+
+struct PipelineStagesPass : impl::PipelineStagesPassBase<PipelineStagesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(forEachPipeline(module,
+                               [&](dist::PipelineOp pipeline) { return run(module, pipeline); })))
+      signalPassFailure();
+  }
+
+  LogicalResult run(ModuleOp module, dist::PipelineOp pipeline) {
+    auto functions = llvm::to_vector(module.getOps<func::FuncOp>());
+    if (llvm::any_of(functions, [](func::FuncOp f) { return f->hasAttr(dist::kStageAttrName); }))
+      return pipeline.emitError() << "the module is already cut into stages (functions with "
+                                  << dist::kStageAttrName
+                                  << "); give the program before the cut (--emit=graph)";
+    if (functions.size() != 1)
+      return pipeline.emitError() << "expects one program to cut into stages, found "
+                                  << functions.size() << " functions";
+    func::FuncOp function = functions.front();
+    FailureOr<dist::MeshOp> meshOp = findMesh(module);
+    FailureOr<DeviceModel> model = DeviceModel::load(device, module);
+    if (failed(meshOp) || failed(model))
+      return failure();
+    MeshShape mesh = *meshOp ? meshShapeOf(*meshOp) : MeshShape{};
+    StageProgram program = analyzeStageProgram(function, mesh, *model);
+    StageProblem &problem = program.problem;
+    problem.stages = pipeline.getNumStages();
+    problem.pipelineRanks = pipeline.getPipelineRanksAttr().getInt();
+    problem.virtualStages = pipeline.getVirtualStagesAttr().getInt();
+    problem.microbatches = pipeline.getMicrobatchesAttr().getInt();
+    problem.interleaved = pipeline.getSchedule() == "interleaved";
+    // A rank holds V stages: each gets its share of the device.
+    int64_t budget = deviceMemory > 0 ? int64_t(deviceMemory) : model->memoryBytes;
+    problem.memoryBudget = budget / problem.virtualStages;
+    // Stages are neighbours in the rank order only when a stage's ranks do
+    // not fill a node: then transfers stay on NVLink.
+    int64_t stageRanks = 1;
+    for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
+      if (name != rt::kMicroBatchAxis)
+        stageRanks *= size;
+    const Link &link = stageRanks < model->devicesPerNode ? model->intraNode : model->interNode;
+    problem.linkLatencySeconds = link.latencySeconds;
+    problem.linkBytesPerSecond = link.bytesPerSecond;
+    FailureOr<std::vector<size_t>> forced = forcedCuts(pipeline, program);
+    if (failed(forced))
+      return failure();
+    problem.forcedCuts = *forced;
+
+    StageSearchResult result = searchStages(problem);
+    if (result.overMemory) {
+      const StageFigures &stage = *result.overMemory;
+      return pipeline.emitError() << "stage " << result.overMemoryStage << " ("
+                                  << nodeSpan(program, stage.begin, stage.end) << ") needs "
+                                  << formatBytes(double(stage.memoryBytes())) << " (weights "
+                                  << formatBytes(double(stage.weightBytes)) << ", activations of "
+                                  << problem.microbatches
+                                  << (problem.microbatches == 1 ? " micro-batch" : " micro-batches")
+                                  << " in flight " << formatBytes(double(stage.activationBytes))
+                                  << ") but a stage may hold "
+                                  << formatBytes(double(problem.memoryBudget))
+                                  << " in the best cut of " << problem.stages
+                                  << " stages; give more stages or devices";
+    }
+    if (!result.plan)
+      return pipeline.emitError() << result.error;
+
+    std::vector<int64_t> stageOf(program.sequence.size());
+    for (auto [stage, figures] : llvm::enumerate(result.plan->stages))
+      for (size_t op = figures.begin; op < figures.end; ++op)
+        stageOf[op] = int64_t(stage);
+    SmallVector<func::FuncOp> stages = outlineStages(function, program, stageOf, problem.stages);
+    Builder builder(module.getContext());
+    for (auto [outlined, figures] : llvm::zip(stages, result.plan->stages))
+      outlined->setAttr(
+          dist::kStageEstimateAttrName,
+          builder.getDictionaryAttr({
+              builder.getNamedAttr("seconds", builder.getF64FloatAttr(figures.seconds)),
+              builder.getNamedAttr("send_seconds", builder.getF64FloatAttr(figures.sendSeconds)),
+              builder.getNamedAttr("weight_bytes", builder.getI64IntegerAttr(figures.weightBytes)),
+              builder.getNamedAttr("activation_bytes",
+                                   builder.getI64IntegerAttr(figures.activationBytes)),
+          }));
+    pipeline->setAttr(dist::kStepSecondsAttrName,
+                      builder.getF64FloatAttr(result.plan->stepSeconds));
+    return success();
+  }
+};
+
+} // namespace
+} // namespace shardc::pipeline

@@ -1,0 +1,261 @@
+//===- SplitMicrobatches.cpp - stage programs take one micro-batch ---------===//
+#include "passes/Pipeline/Passes.h"
+
+#include "passes/Sharding/ShardingConversion.h"
+#include "runtime/core/MeshAxes.h"
+
+#include "dialects/Graph/GraphDialect.h"
+#include "dialects/Graph/GraphOps.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <numeric>
+
+using namespace mlir;
+
+namespace shardc::pipeline {
+#define GEN_PASS_DEF_SPLITMICROBATCHESPASS
+#include "passes/Pipeline/Passes.h.inc"
+} // namespace shardc::pipeline
+
+namespace shardc::pipeline {
+namespace {
+
+/// The collective's axes without mb, when mb is among them; mb must be the
+/// major one (it is first in the mesh), so that one micro-batch is a
+/// contiguous run of the blocks.
+FailureOr<std::optional<SmallVector<StringRef>>> axesWithoutMicrobatches(Operation *op) {
+  auto axes = op->getAttrOfType<ArrayAttr>("mesh_axes");
+  if (!axes)
+    return std::optional<SmallVector<StringRef>>();
+  SmallVector<StringRef> names(axes.getAsValueRange<StringAttr>());
+  auto found = llvm::find(names, rt::kMicroBatchAxis);
+  if (found == names.end())
+    return std::optional<SmallVector<StringRef>>();
+  if (found != names.begin())
+    return op->emitOpError() << "splits the batch over mb inside another axis; expected mb first";
+  names.erase(found);
+  return std::optional<SmallVector<StringRef>>(names);
+}
+
+InFlightDiagnostic mixesMicrobatches(Operation *op) {
+  return op->emitOpError() << "works across micro-batches (mesh axis " << rt::kMicroBatchAxis
+                           << "): the program mixes the rows of the batch here, so it cannot "
+                              "run in micro-batches; give --microbatches 1";
+}
+
+class MicrobatchSplitter {
+public:
+  MicrobatchSplitter(dist::MeshOp mesh, int64_t microbatches)
+      : mesh(mesh), microbatches(microbatches) {}
+
+  LogicalResult run(func::FuncOp function) {
+    for (BlockArgument argument : function.getArguments())
+      if (failed(splitArgument(function, argument)))
+        return failure();
+    // What is left sliced over mb is a value the stage computes whole (from
+    // whole inputs: masks, positions): it keeps the micro-batch's rows.
+    SmallVector<dist::AllSliceOp> slices;
+    function.walk([&](dist::AllSliceOp slice) {
+      FailureOr<std::optional<SmallVector<StringRef>>> rest = axesWithoutMicrobatches(slice);
+      if (succeeded(rest) && *rest)
+        slices.push_back(slice);
+    });
+    for (dist::AllSliceOp slice : slices)
+      sliceByIndex(function, slice);
+    Operation *terminator = function.getBody().front().getTerminator();
+    for (OpOperand &result : terminator->getOpOperands())
+      if (failed(gatherResult(function, result)))
+        return failure();
+    WalkResult walk = function.walk([&](Operation *op) {
+      FailureOr<std::optional<SmallVector<StringRef>>> rest = axesWithoutMicrobatches(op);
+      if (failed(rest))
+        return WalkResult::interrupt();
+      if (*rest) {
+        mixesMicrobatches(op);
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    function.setType(FunctionType::get(function.getContext(),
+                                       function.getBody().front().getArgumentTypes(),
+                                       terminator->getOperandTypes()));
+    return success();
+  }
+
+private:
+  FlatSymbolRefAttr meshRef() { return FlatSymbolRefAttr::get(mesh.getSymNameAttr()); }
+
+  /// The program's micro-batch index, an input the runtime gives (made on
+  /// first use, the last argument).
+  Value microbatchIndex(func::FuncOp function) {
+    if (index)
+      return index;
+    MLIRContext *context = function.getContext();
+    Block &body = function.getBody().front();
+    index = body.addArgument(RankedTensorType::get({1}, IntegerType::get(context, 64)),
+                             function.getLoc());
+    function.setType(FunctionType::get(context, body.getArgumentTypes(),
+                                       function.getFunctionType().getResults()));
+    Builder builder(context);
+    unsigned number = body.getNumArguments() - 1;
+    function.setArgAttr(number, graph::kNameAttrName, builder.getStringAttr("microbatch"));
+    function.setArgAttr(number, dist::kMicrobatchIndexAttrName, builder.getUnitAttr());
+    return index;
+  }
+
+  /// Keeps micro-batch m's rows of a value held whole: a gather of rows
+  /// m * n .. m * n + n - 1 along the dim (n = the micro-batch's share),
+  /// then the slice over the other axes.
+  void sliceByIndex(func::FuncOp function, dist::AllSliceOp slice) {
+    Value microbatch = microbatchIndex(function);
+    OpBuilder builder(slice);
+    Location location = slice.getLoc();
+    auto type = cast<RankedTensorType>(slice.getInput().getType());
+    int64_t dim = slice.getDim(), share = type.getDimSize(dim) / microbatches;
+    auto indexType = RankedTensorType::get({share}, builder.getI64Type());
+    SmallVector<int64_t> rows(share);
+    std::iota(rows.begin(), rows.end(), 0);
+    Value first = builder.create<graph::ConstantOp>(
+        location, DenseElementsAttr::get(indexType, ArrayRef<int64_t>(rows)));
+    auto scalarType = RankedTensorType::get({1}, builder.getI64Type());
+    Value stride = builder.create<graph::ConstantOp>(
+        location, DenseElementsAttr::get(scalarType, ArrayRef<int64_t>{share}));
+    Value offset = builder.create<graph::MulOp>(location, microbatch, stride);
+    Value indices = builder.create<graph::AddOp>(location, first, offset);
+    Value piece = builder.create<graph::GatherOp>(location, slice.getInput(), indices,
+                                                  builder.getI64IntegerAttr(dim));
+    SmallVector<StringRef> rest = **axesWithoutMicrobatches(slice);
+    if (!rest.empty())
+      piece = builder.create<dist::AllSliceOp>(location, piece, meshRef(), rest, dim,
+                                               mesh.getGroupSize(builder.getStrArrayAttr(rest)));
+    slice.getResult().replaceAllUsesWith(piece);
+    slice.erase();
+  }
+
+  /// An input that only slices over mb read takes the micro-batch's shape;
+  /// the runtime slices it. One also read whole stays whole, and its slices
+  /// take their rows by the micro-batch index.
+  LogicalResult splitArgument(func::FuncOp function, BlockArgument argument) {
+    SmallVector<dist::AllSliceOp> slices;
+    Operation *whole = nullptr;
+    for (Operation *user : argument.getUsers()) {
+      auto slice = dyn_cast<dist::AllSliceOp>(user);
+      FailureOr<std::optional<SmallVector<StringRef>>> rest =
+          slice ? axesWithoutMicrobatches(slice)
+                : FailureOr<std::optional<SmallVector<StringRef>>>(
+                      std::optional<SmallVector<StringRef>>());
+      if (failed(rest))
+        return failure();
+      if (*rest)
+        slices.push_back(slice);
+      else
+        whole = user;
+    }
+    int64_t dim = slices.empty() ? 0 : slices.front().getDim();
+    if (slices.empty() || whole || llvm::any_of(slices, [&](dist::AllSliceOp slice) {
+          return int64_t(slice.getDim()) != dim;
+        }))
+      return success();
+    auto type = cast<RankedTensorType>(argument.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] /= microbatches;
+    argument.setType(RankedTensorType::get(shape, type.getElementType()));
+    function.setArgAttr(argument.getArgNumber(), dist::kMicrobatchDimAttrName,
+                        Builder(function.getContext()).getI64IntegerAttr(dim));
+    for (dist::AllSliceOp slice : slices) {
+      SmallVector<StringRef> rest = **axesWithoutMicrobatches(slice);
+      Value replacement = argument;
+      if (!rest.empty()) {
+        OpBuilder builder(slice);
+        int64_t group = mesh.getGroupSize(builder.getStrArrayAttr(rest));
+        replacement =
+            builder.create<dist::AllSliceOp>(slice.getLoc(), argument, meshRef(), rest, dim, group);
+      }
+      slice.getResult().replaceAllUsesWith(replacement);
+      slice.erase();
+    }
+    return success();
+  }
+
+  /// A result gathered over mb is gathered over the other axes only; the
+  /// runtime concatenates the micro-batches. The gathers that make a result
+  /// whole come in a chain (one per dim); the ones after the mb gather are
+  /// rebuilt on its smaller result.
+  LogicalResult gatherResult(func::FuncOp function, OpOperand &result) {
+    SmallVector<dist::AllGatherOp> chain; // from the result back
+    std::optional<SmallVector<StringRef>> rest;
+    for (Value value = result.get(); !rest;) {
+      auto gather = value.getDefiningOp<dist::AllGatherOp>();
+      if (!gather)
+        return success();
+      FailureOr<std::optional<SmallVector<StringRef>>> axes = axesWithoutMicrobatches(gather);
+      if (failed(axes))
+        return failure();
+      if (!gather->hasOneUse())
+        return *axes ? mixesMicrobatches(gather) << " (its gathered value is used in the program)"
+                     : success();
+      chain.push_back(gather);
+      rest = *axes;
+      value = gather.getInput();
+    }
+    dist::AllGatherOp overMicrobatches = chain.pop_back_val();
+    OpBuilder builder(overMicrobatches);
+    Value value = overMicrobatches.getInput();
+    if (!rest->empty())
+      value = builder.create<dist::AllGatherOp>(overMicrobatches.getLoc(), value, meshRef(), *rest,
+                                                overMicrobatches.getDim(),
+                                                mesh.getGroupSize(builder.getStrArrayAttr(*rest)));
+    int64_t dim = overMicrobatches.getDim();
+    for (dist::AllGatherOp later : llvm::reverse(chain)) {
+      builder.setInsertionPoint(later);
+      value = builder.create<dist::AllGatherOp>(
+          later.getLoc(), value, meshRef(),
+          SmallVector<StringRef>(later.getMeshAxes().getAsValueRange<StringAttr>()), later.getDim(),
+          mesh.getGroupSize(later.getMeshAxes()));
+    }
+    result.set(value);
+    for (dist::AllGatherOp gather : chain)
+      gather.erase();
+    overMicrobatches.erase();
+    function.setResultAttr(result.getOperandNumber(), dist::kMicrobatchDimAttrName,
+                           Builder(function.getContext()).getI64IntegerAttr(dim));
+    return success();
+  }
+
+  dist::MeshOp mesh;
+  int64_t microbatches;
+  Value index;
+};
+
+struct SplitMicrobatchesPass : impl::SplitMicrobatchesPassBase<SplitMicrobatchesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<dist::MeshOp> mesh = sharding::findMesh(module);
+    if (failed(mesh))
+      return signalPassFailure();
+    if (!*mesh || !(*mesh).getAxisIndex(rt::kMicroBatchAxis))
+      return;
+    int64_t microbatches = (*mesh).getAxisSize(rt::kMicroBatchAxis);
+    for (auto function : module.getOps<func::FuncOp>())
+      if (failed(MicrobatchSplitter(*mesh, microbatches).run(function)))
+        return signalPassFailure();
+    // The axis is time now, not devices.
+    SmallVector<StringRef> names;
+    SmallVector<int64_t> sizes;
+    for (auto [name, size] :
+         llvm::zip((*mesh).getAxisNames().getAsValueRange<StringAttr>(), (*mesh).getAxisSizes()))
+      if (name != rt::kMicroBatchAxis) {
+        names.push_back(name);
+        sizes.push_back(size);
+      }
+    OpBuilder builder(*mesh);
+    builder.create<dist::MeshOp>((*mesh).getLoc(), (*mesh).getSymName(), names, sizes);
+    (*mesh).erase();
+  }
+};
+
+} // namespace
+} // namespace shardc::pipeline

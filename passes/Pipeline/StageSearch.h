@@ -1,0 +1,104 @@
+//===- StageSearch.h - where to cut a program into pipeline stages -*- C++ -*-===//
+//
+// The search behind shardc-pipeline-stages, on plain numbers so that it is
+// tested without MLIR. A program is a sequence of ops (the sharded program's
+// compute ops in order; weights, constants and what only the inputs derive
+// are placed wherever they are used). Cutting it at positions 0 < c_1 <
+// ... < c_{S-1} < n makes S contiguous stages. A stage's time per
+// micro-batch is its ops' seconds plus sending what crosses its end; its
+// memory is its weights, the micro-batches in flight's boundary
+// activations, and its largest working set.
+//
+// The step time of a forward schedule over M micro-batches is, with C_s a
+// stage's compute and X_s its send per micro-batch (separate resources: a
+// send overlaps the next micro-batch's compute), the latency of the first
+// micro-batch plus M - 1 times the slowest pace: sum (C_s + X_s) + (M - 1)
+// max(C_s, X_s) for fill-drain (GPipe), and (M V + P - 1) max(C_s, X_s)
+// for the interleaved schedule (P ranks, V stages each). Among plans within
+// 1% of the least step time (with one micro-batch every cut gives about the
+// sum) the most balanced one wins: the least sum of squared stage computes,
+// which evens the other stages out even when the slowest is one op no cut
+// splits (the gather of the logits). The search is exact over its candidate cuts: a dynamic program
+// over (stages so far, last cut) keeping every (max, sum, squares) triple
+// no other beats in all three. The candidates are the positions where few bytes
+// cross (within a factor of the cheapest; the factor grows until there are
+// eight per stage, or every position), plus the forced cuts.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_PIPELINE_STAGESEARCH_H
+#define SHARDC_PASSES_PIPELINE_STAGESEARCH_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardc::pipeline {
+
+struct StageProblem {
+  /// Per op, in program order.
+  std::vector<double> opSeconds;
+  /// Bytes of the values live while the op runs (its operands and results
+  /// included): one micro-batch's working set.
+  std::vector<int64_t> liveBytes;
+  /// Per op, the weights it reads (indices into weightBytes).
+  std::vector<std::vector<unsigned>> opWeights;
+  std::vector<int64_t> weightBytes;
+  /// Size n + 1: the bytes that cross position c (made before op c, used at
+  /// or after it); 0 at both ends.
+  std::vector<int64_t> crossingBytes;
+
+  int64_t stages = 2;
+  int64_t pipelineRanks = 2;
+  int64_t virtualStages = 1;
+  int64_t microbatches = 1;
+  bool interleaved = false;
+  /// Positions that must be cuts.
+  std::vector<size_t> forcedCuts;
+  /// Bytes a stage may hold (0: no limit).
+  int64_t memoryBudget = 0;
+  /// A transfer's cost: latency + bytes / bandwidth.
+  double linkLatencySeconds = 0;
+  double linkBytesPerSecond = 1;
+};
+
+struct StageFigures {
+  size_t begin = 0, end = 0; ///< ops [begin, end)
+  double seconds = 0;        ///< compute per micro-batch
+  double sendSeconds = 0;    ///< sending what crosses its end, per micro-batch
+  int64_t weightBytes = 0;
+  /// Boundary activations of the micro-batches in flight plus the working set.
+  int64_t activationBytes = 0;
+  int64_t memoryBytes() const { return weightBytes + activationBytes; }
+};
+
+struct StagePlan {
+  std::vector<StageFigures> stages;
+  /// The schedule's estimated step time (see the top of this file).
+  double stepSeconds = 0;
+};
+
+/// The figures of the stage [begin, end) of `problem`.
+StageFigures stageFigures(const StageProblem &problem, size_t begin, size_t end);
+
+/// The step time of stages with these figures under `problem`'s schedule.
+double stepSeconds(const StageProblem &problem, const std::vector<StageFigures> &stages);
+
+/// The best cuts, or an error: too few places to cut, or no cut whose
+/// stages all fit the memory (naming the stage of the best plan that does
+/// not, with its bytes).
+struct StageSearchResult {
+  std::optional<StagePlan> plan;
+  std::string error;
+  /// For a memory error: the offending stage of the best plan ignoring memory.
+  std::optional<StageFigures> overMemory;
+  size_t overMemoryStage = 0;
+};
+StageSearchResult searchStages(const StageProblem &problem);
+
+/// The positions the search considers (sorted; forced cuts included).
+std::vector<size_t> candidateCuts(const StageProblem &problem);
+
+} // namespace shardc::pipeline
+
+#endif

@@ -1,0 +1,177 @@
+//===- StageSearchTest.cpp - the stage search's terms and choices ----------===//
+//
+// Every figure here is computed by hand from the problem's numbers, so a
+// wrong term (a send counted in the compute, the in-flight activations
+// forgotten, a weight counted twice) or a wrong choice fails a test.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Pipeline/StageSearch.h"
+
+#include <gtest/gtest.h>
+
+namespace shardc::pipeline {
+namespace {
+
+/// n ops of the given seconds, nothing crossing, no weights, no limit.
+StageProblem chain(std::vector<double> seconds, int64_t stages, int64_t microbatches = 1) {
+  StageProblem problem;
+  size_t ops = seconds.size();
+  problem.opSeconds = std::move(seconds);
+  problem.liveBytes.assign(ops, 0);
+  problem.opWeights.assign(ops, {});
+  problem.crossingBytes.assign(ops + 1, 0);
+  problem.stages = stages;
+  problem.pipelineRanks = stages;
+  problem.microbatches = microbatches;
+  problem.linkBytesPerSecond = 1e30;
+  return problem;
+}
+
+std::vector<size_t> ends(const StagePlan &plan) {
+  std::vector<size_t> result;
+  for (const StageFigures &stage : plan.stages)
+    result.push_back(stage.end);
+  return result;
+}
+
+TEST(StageSearch, FiguresOfAStage) {
+  StageProblem problem = chain({1, 2, 3, 4}, 2, 2);
+  problem.crossingBytes = {0, 10, 20, 30, 0};
+  problem.liveBytes = {5, 6, 7, 8};
+  problem.weightBytes = {100, 50};
+  problem.opWeights = {{0}, {}, {0, 1}, {}};
+  problem.linkLatencySeconds = 0.5;
+  problem.linkBytesPerSecond = 10;
+  StageFigures stage = stageFigures(problem, 1, 3);
+  EXPECT_DOUBLE_EQ(stage.seconds, 2 + 3);
+  // Sending the 30 bytes that cross position 3: latency + bytes / bandwidth.
+  EXPECT_DOUBLE_EQ(stage.sendSeconds, 0.5 + 30.0 / 10);
+  // Weights 0 and 1, each once although op 2 and op 0 share weight 0.
+  EXPECT_EQ(stage.weightBytes, 150);
+  // Two micro-batches in flight, each with what comes in (10) and goes out
+  // (30), plus the largest working set (op 2's 7 bytes).
+  EXPECT_EQ(stage.activationBytes, 2 * (10 + 30) + 7);
+  EXPECT_EQ(stage.memoryBytes(), 150 + 87);
+}
+
+TEST(StageSearch, StepTimeOfEachSchedule) {
+  StageProblem problem = chain({1, 1, 1, 1}, 2, 4);
+  std::vector<StageFigures> stages(2);
+  stages[0].seconds = 3;
+  stages[0].sendSeconds = 1;
+  stages[1].seconds = 2;
+  // Fill-drain: every stage's latency once, then M - 1 times the slowest
+  // pace (the compute of stage 0, which its send overlaps).
+  EXPECT_DOUBLE_EQ(stepSeconds(problem, stages), (3 + 1) + 2 + 3 * 3);
+  // A send slower than the compute sets the pace.
+  stages[0].sendSeconds = 5;
+  EXPECT_DOUBLE_EQ(stepSeconds(problem, stages), (3 + 5) + 2 + 3 * 5);
+  // Interleaved over P = 2 ranks with V = 2 stages each: (M V + P - 1) paces.
+  problem.interleaved = true;
+  problem.pipelineRanks = 2;
+  problem.virtualStages = 2;
+  EXPECT_DOUBLE_EQ(stepSeconds(problem, stages), (4 * 2 + 2 - 1) * 5.0);
+}
+
+TEST(StageSearch, BalancesEqualOps) {
+  StageSearchResult result = searchStages(chain({1, 1, 1, 1}, 2, 4));
+  ASSERT_TRUE(result.plan) << result.error;
+  EXPECT_EQ(ends(*result.plan), (std::vector<size_t>{2, 4}));
+  EXPECT_DOUBLE_EQ(result.plan->stepSeconds, 4 + 3 * 2);
+}
+
+TEST(StageSearch, CutsAtOpGranularityNotLayers) {
+  // Five ops on two stages: 3 + 2 is the best split, uneven by design.
+  StageSearchResult result = searchStages(chain({1, 1, 1, 1, 1}, 2, 8));
+  ASSERT_TRUE(result.plan);
+  std::vector<size_t> cut = ends(*result.plan);
+  EXPECT_TRUE(cut == (std::vector<size_t>{2, 5}) || cut == (std::vector<size_t>{3, 5}));
+  EXPECT_DOUBLE_EQ(result.plan->stepSeconds, 5 + 7 * 3);
+}
+
+TEST(StageSearch, OneMicrobatchStillBalances) {
+  // With one micro-batch every cut gives the same step (the sum): the most
+  // balanced plan wins, 3 | 1 1 1.
+  StageSearchResult result = searchStages(chain({3, 1, 1, 1}, 2, 1));
+  ASSERT_TRUE(result.plan);
+  EXPECT_EQ(ends(*result.plan), (std::vector<size_t>{1, 4}));
+}
+
+TEST(StageSearch, AvoidsExpensiveSends) {
+  // Cutting after op 1 sends 1000 bytes (10 s), after op 2 nothing: the
+  // search pays the uneven compute (3 + 1 against 2 + 2) to save the send.
+  StageProblem problem = chain({1, 1, 1, 1}, 2, 4);
+  problem.crossingBytes = {0, 0, 1000, 0, 0};
+  problem.linkBytesPerSecond = 100;
+  StageSearchResult result = searchStages(problem);
+  ASSERT_TRUE(result.plan);
+  EXPECT_NE(result.plan->stages[0].end, 2u);
+}
+
+TEST(StageSearch, MemoryMovesTheCut) {
+  // Ops 2 and 3 each read a 60-byte weight; a stage holds 100: they cannot
+  // share one, so the cut goes after op 2 although 2 | 2 would be faster.
+  StageProblem problem = chain({1, 1, 1, 1}, 2, 4);
+  problem.weightBytes = {60, 60};
+  problem.opWeights = {{}, {}, {0}, {1}};
+  problem.memoryBudget = 100;
+  StageSearchResult result = searchStages(problem);
+  ASSERT_TRUE(result.plan) << result.error;
+  EXPECT_EQ(ends(*result.plan), (std::vector<size_t>{3, 4}));
+  EXPECT_DOUBLE_EQ(result.plan->stepSeconds, 4 + 3 * 3);
+}
+
+TEST(StageSearch, NamesTheStageOverMemory) {
+  StageProblem problem = chain({1, 1, 1, 1}, 2, 1);
+  problem.weightBytes = {60, 60, 60};
+  problem.opWeights = {{0}, {}, {1}, {2}};
+  problem.memoryBudget = 100;
+  StageSearchResult result = searchStages(problem);
+  EXPECT_FALSE(result.plan);
+  ASSERT_TRUE(result.overMemory);
+  // The best cut ignoring memory is 1 1 | 1 1: stage 1 holds 120 bytes.
+  EXPECT_EQ(result.overMemoryStage, 1u);
+  EXPECT_EQ(result.overMemory->weightBytes, 120);
+}
+
+TEST(StageSearch, KeepsForcedCuts) {
+  StageProblem problem = chain({1, 1, 1, 1}, 2, 4);
+  problem.forcedCuts = {1};
+  StageSearchResult result = searchStages(problem);
+  ASSERT_TRUE(result.plan);
+  EXPECT_EQ(ends(*result.plan), (std::vector<size_t>{1, 4}));
+  // Two forced cuts for two stages leave no plan.
+  problem.forcedCuts = {1, 3};
+  result = searchStages(problem);
+  EXPECT_FALSE(result.plan);
+  EXPECT_NE(result.error.find("forced cuts"), std::string::npos) << result.error;
+}
+
+TEST(StageSearch, RefusesMoreStagesThanOps) {
+  StageSearchResult result = searchStages(chain({1, 1, 1}, 4));
+  EXPECT_FALSE(result.plan);
+  EXPECT_EQ(result.error, "the program has 3 ops that stages divide (weights, constants and "
+                          "cheap ops of the inputs alone are copied into every stage that needs "
+                          "them); it cannot be cut into 4 stages");
+}
+
+TEST(StageSearch, CandidatesPreferCheapCrossings) {
+  // Few stages over many positions: the 80-byte crossings are candidates
+  // only once the cheap ones are too few.
+  StageProblem problem = chain(std::vector<double>(40, 1), 2, 2);
+  for (size_t position = 1; position < 40; ++position)
+    problem.crossingBytes[position] = position % 4 == 0 ? 10 : 80;
+  std::vector<size_t> candidates = candidateCuts(problem);
+  EXPECT_EQ(candidates.front(), 0u);
+  EXPECT_EQ(candidates.back(), 40u);
+  // 9 positions cross 10 bytes: fewer than 8 per stage, so the factor grew
+  // past 80 / 10 and every position is a candidate.
+  EXPECT_EQ(candidates.size(), 41u);
+  problem.stages = 1;
+  problem.pipelineRanks = 1;
+  candidates = candidateCuts(problem);
+  EXPECT_EQ(candidates.size(), 9u + 2);
+}
+
+} // namespace
+} // namespace shardc::pipeline
