@@ -12,6 +12,7 @@
 #define SHARDC_RUNTIME_CORE_PIPELINEPLAN_H
 
 #include "runtime/core/Mesh.h"
+#include "runtime/core/MeshAxes.h"
 #include "runtime/core/Status.h"
 #include "runtime/core/Tensor.h"
 
@@ -22,9 +23,6 @@
 #include <vector>
 
 namespace shardc::rt {
-
-/// The mesh axis whose coordinate picks a rank's stages.
-inline constexpr const char *kPipelineAxis = "pp";
 
 /// A value one stage produces and a later one takes, per micro-batch.
 struct PipelineTransfer {
