@@ -107,9 +107,11 @@ public:
       check(session_->runAsThreads(*ordered, RunOptions{}, comm::InProcessWorld::kDefaultTimeout,
                                    runs));
     }
+    // The rank that holds the whole outputs (a pipeline's last stage).
+    const RankRun &run = runs[session_->outputRank()];
     py::dict outputs;
-    for (size_t i = 0; i < runs[0].outputs.size(); ++i)
-      outputs[py::str(session_->outputs()[i].name)] = toNumpy(runs[0].outputs[i]);
+    for (size_t i = 0; i < run.outputs.size(); ++i)
+      outputs[py::str(session_->outputs()[i].name)] = toNumpy(run.outputs[i]);
     return outputs;
   }
 

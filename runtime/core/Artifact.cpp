@@ -235,85 +235,171 @@ StatusOr<nlohmann::json> readManifest(const std::string &manifestPath) {
   return manifest;
 }
 
+/// One program a rank runs and the files it reads.
+struct RankProgram {
+  int64_t stage = -1; ///< -1 outside a pipeline
+  std::string program, weights;
+  int64_t arenaBytes = -1; ///< what the manifest says (pipelines list it)
+};
+
+/// The programs a manifest's `ranks[r]` entry lists: its one program, or one
+/// per stage of a pipeline.
+std::vector<RankProgram> programsOf(const nlohmann::json &entry, bool pipeline) {
+  if (!pipeline)
+    return {{-1, entry.at("program").get<std::string>(), entry.at("weights").get<std::string>()}};
+  std::vector<RankProgram> programs;
+  const nlohmann::json &stages = entry.at("stages");
+  if (!stages.is_array())
+    throw nlohmann::json::type_error::create(302, "expected a stages array", &stages);
+  for (const nlohmann::json &stage : stages)
+    programs.push_back({integerOf(stage.at("stage")),
+                        stage.at("program").get<std::string>(),
+                        stage.at("weights").get<std::string>(),
+                        integerOf(stage.at("arena_bytes"))});
+  return programs;
+}
+
+std::vector<TensorSignature> tensorsOf(const std::vector<StageTensor> &side) {
+  std::vector<TensorSignature> tensors;
+  for (const StageTensor &entry : side)
+    tensors.push_back(entry.tensor);
+  return tensors;
+}
+
+/// Every rank of a pipeline lists exactly the stages its pp coordinate
+/// holds, in stage order, and no file is named twice (two ranks sharing a
+/// weight file would pass every CRC and load the wrong shard).
+Status checkRankStages(const nlohmann::json &manifest, const PipelinePlan &plan,
+                       const MeshShape &mesh, const std::string &manifestPath) {
+  std::set<std::string> files;
+  const nlohmann::json &ranks = manifest.at("ranks");
+  for (size_t rank = 0; rank < ranks.size(); ++rank) {
+    const std::string at = "ranks[" + std::to_string(rank) + "].stages";
+    const int coordinate = static_cast<int>(mesh.coordinates(rank)[plan.ppAxis]);
+    const std::vector<int> expected = plan.stagesAt(coordinate);
+    const std::vector<RankProgram> listed = programsOf(ranks[rank], true);
+    if (listed.size() != expected.size())
+      return fail(manifestPath, at + ": lists " + std::to_string(listed.size()) +
+                                    " stage(s); pp " + std::to_string(coordinate) + " holds " +
+                                    std::to_string(expected.size()));
+    for (size_t i = 0; i < listed.size(); ++i) {
+      const std::string entry = at + "[" + std::to_string(i) + "]";
+      if (listed[i].stage != expected[i])
+        return fail(manifestPath, entry + ".stage: " + std::to_string(listed[i].stage) +
+                                      "; expected stage " + std::to_string(expected[i]) +
+                                      " (pp " + std::to_string(coordinate) + "'s stages in order)");
+      if (listed[i].arenaBytes < 0)
+        return fail(manifestPath, entry + ".arena_bytes: must not be negative");
+      for (const std::string &file : {listed[i].program, listed[i].weights})
+        if (!files.insert(file).second)
+          return fail(manifestPath, entry + ": the file '" + io::printable(file) +
+                                        "' is named twice in the ranks' stages");
+    }
+  }
+  return {};
+}
+
 } // namespace
 
-StatusOr<Artifact> loadArtifact(const ArtifactLayout &layout, int rank) {
+StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int rank) {
   const std::string &directory = layout.directory;
   const nlohmann::json &manifest = *layout.manifest;
-  Artifact artifact;
-  artifact.directory = directory;
-  artifact.rank = rank;
+  const bool pipeline = layout.pipeline != nullptr;
   std::string manifestPath = join(directory, "manifest.json");
+  std::vector<Artifact> artifacts;
   try {
-    artifact.target = layout.target;
-    auto inputs = signatureOf(manifest.at("inputs"), manifestPath);
-    auto outputs = signatureOf(manifest.at("outputs"), manifestPath);
-    if (!inputs)
-      return inputs.status();
-    if (!outputs)
-      return outputs.status();
-    artifact.inputs = *inputs;
-    artifact.outputs = *outputs;
     const nlohmann::json &ranks = manifest.at("ranks");
-    artifact.ranks = static_cast<int>(ranks.size());
-    if (rank < 0 || rank >= artifact.ranks)
-      return fail(manifestPath, "has " + std::to_string(artifact.ranks) + " rank(s); rank " +
+    if (rank < 0 || rank >= layout.ranks)
+      return fail(manifestPath, "has " + std::to_string(layout.ranks) + " rank(s); rank " +
                                     std::to_string(rank) + " does not exist");
     const nlohmann::json &entry = ranks.at(rank);
     if (entry.contains("rank") && integerOf(entry.at("rank")) != rank)
       return fail(manifestPath, "lists rank " + std::to_string(integerOf(entry.at("rank"))) +
                                     " in place " + std::to_string(rank));
-    const std::string programFile = entry.at("program").get<std::string>();
-    const std::string weightsFile = entry.at("weights").get<std::string>();
+    const std::vector<RankProgram> mine = programsOf(entry, pipeline);
     // The other ranks' files are theirs to check, and what the layout
     // checked is not read again.
     std::set<std::string> skipped = layout.checkedFiles;
     for (const nlohmann::json &other : ranks)
-      for (const char *key : {"program", "weights"})
-        skipped.insert(other.at(key).get<std::string>());
-    skipped.erase(weightsFile);
-    const bool firstProgram = programFile == layout.firstProgramFile;
-    if (!firstProgram)
-      skipped.erase(programFile);
+      for (const RankProgram &program : programsOf(other, pipeline)) {
+        skipped.insert(program.program);
+        skipped.insert(program.weights);
+      }
+    for (const RankProgram &program : mine) {
+      skipped.erase(program.weights);
+      if (program.program != layout.firstProgramFile)
+        skipped.erase(program.program);
+    }
     if (Status status = checkFiles(manifest, directory, skipped); !status)
       return status;
-    std::string programPath = join(directory, programFile);
-    if (firstProgram) {
-      artifact.programBytes = *layout.firstProgram;
-    } else {
-      auto checked = checkedFile(programFile, manifest, directory);
-      if (!checked)
-        return checked.status();
-      programPath = *checked;
-      auto programBytes = readProgram(programPath);
-      if (!programBytes)
-        return programBytes.status();
-      artifact.programBytes = std::move(*programBytes);
+    for (const RankProgram &files : mine) {
+      Artifact artifact;
+      artifact.directory = directory;
+      artifact.target = layout.target;
+      artifact.ranks = layout.ranks;
+      artifact.rank = rank;
+      artifact.stage = static_cast<int>(files.stage);
+      artifact.inputs = layout.inputs;
+      artifact.outputs = layout.outputs;
+      if (pipeline) {
+        artifact.inputs = tensorsOf(layout.pipeline->programs[files.stage].inputs);
+        artifact.outputs = tensorsOf(layout.pipeline->programs[files.stage].outputs);
+      }
+      std::string programPath = join(directory, files.program);
+      if (files.program == layout.firstProgramFile) {
+        artifact.programBytes = *layout.firstProgram;
+      } else {
+        auto checked = checkedFile(files.program, manifest, directory);
+        if (!checked)
+          return checked.status();
+        programPath = *checked;
+        auto programBytes = readProgram(programPath);
+        if (!programBytes)
+          return programBytes.status();
+        artifact.programBytes = std::move(*programBytes);
+      }
+      auto weightsPath = checkedFile(files.weights, manifest, directory);
+      if (!weightsPath)
+        return weightsPath.status();
+      artifact.program = schema::GetProgram(artifact.programBytes.data());
+      auto weights = io::SafeTensorsFile::open(*weightsPath);
+      if (!weights)
+        return weights.status();
+      artifact.weights = std::make_unique<io::SafeTensorsFile>(std::move(*weights));
+      auto mesh = meshOf(*artifact.program, manifest, programPath, manifestPath);
+      if (!mesh)
+        return mesh.status();
+      artifact.mesh = std::move(*mesh);
+      if (Status status =
+              checkRankIdentity(entry, artifact.mesh, rank, *artifact.weights, manifestPath);
+          !status)
+        return status;
+      if (Status status = checkProgram(*artifact.program, artifact.inputs, artifact.outputs,
+                                       *artifact.weights, programPath);
+          !status)
+        return status;
+      if (pipeline && static_cast<uint64_t>(files.arenaBytes) != artifact.program->arena_bytes())
+        return fail(manifestPath, "gives stage " + std::to_string(files.stage) + " of rank " +
+                                      std::to_string(rank) + " arena_bytes " +
+                                      std::to_string(files.arenaBytes) + " but " + programPath +
+                                      " uses " +
+                                      std::to_string(artifact.program->arena_bytes()));
+      artifacts.push_back(std::move(artifact));
     }
-    auto weightsPath = checkedFile(weightsFile, manifest, directory);
-    if (!weightsPath)
-      return weightsPath.status();
-    artifact.program = schema::GetProgram(artifact.programBytes.data());
-    auto weights = io::SafeTensorsFile::open(*weightsPath);
-    if (!weights)
-      return weights.status();
-    artifact.weights = std::make_unique<io::SafeTensorsFile>(std::move(*weights));
-    auto mesh = meshOf(*artifact.program, manifest, programPath, manifestPath);
-    if (!mesh)
-      return mesh.status();
-    artifact.mesh = std::move(*mesh);
-    if (Status status =
-            checkRankIdentity(entry, artifact.mesh, rank, *artifact.weights, manifestPath);
-        !status)
-      return status;
-    if (Status status = checkProgram(*artifact.program, artifact.inputs, artifact.outputs,
-                                     *artifact.weights, programPath);
-        !status)
-      return status;
   } catch (const nlohmann::json::exception &error) {
     return fail(manifestPath, std::string("is malformed: ") + error.what());
   }
-  return artifact;
+  return artifacts;
+}
+
+StatusOr<Artifact> loadArtifact(const ArtifactLayout &layout, int rank) {
+  if (layout.pipeline)
+    return fail(join(layout.directory, "manifest.json"),
+                "is a pipeline artifact: each rank runs one program per stage");
+  auto loaded = loadStages(layout, rank);
+  if (!loaded)
+    return loaded.status();
+  return std::move(loaded->front());
 }
 
 std::string ArtifactLayout::describe() const {
@@ -343,8 +429,20 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory) {
       layout.cudaKernels = *kernels;
       layout.checkedFiles.insert(file);
     }
+    auto inputs = signatureOf(manifest->at("inputs"), manifestPath);
+    auto outputs = signatureOf(manifest->at("outputs"), manifestPath);
+    if (!inputs)
+      return inputs.status();
+    if (!outputs)
+      return outputs.status();
+    layout.inputs = std::move(*inputs);
+    layout.outputs = std::move(*outputs);
+    const bool pipeline = manifest->contains("pipeline");
     layout.ranks = static_cast<int>(manifest->at("ranks").size());
-    layout.firstProgramFile = manifest->at("ranks").at(0).at("program").get<std::string>();
+    const std::vector<RankProgram> first = programsOf(manifest->at("ranks").at(0), pipeline);
+    if (first.empty())
+      return fail(manifestPath, "ranks[0].stages: lists no stage");
+    layout.firstProgramFile = first.front().program;
     auto programPath = checkedFile(layout.firstProgramFile, *manifest, directory);
     if (!programPath)
       return programPath.status();
@@ -356,6 +454,15 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory) {
     if (!mesh)
       return mesh.status();
     layout.mesh = std::move(*mesh);
+    if (pipeline) {
+      auto plan = parsePipelinePlan(*manifest, layout.mesh, layout.inputs, layout.outputs,
+                                    manifestPath);
+      if (!plan)
+        return plan.status();
+      if (Status status = checkRankStages(*manifest, *plan, layout.mesh, manifestPath); !status)
+        return status;
+      layout.pipeline = std::make_shared<const PipelinePlan>(std::move(*plan));
+    }
     layout.firstProgram = std::make_shared<const std::vector<uint8_t>>(std::move(*programBytes));
   } catch (const nlohmann::json::exception &error) {
     return fail(manifestPath, std::string("is malformed: ") + error.what());

@@ -7,11 +7,17 @@
 // and that the weights hold every tensor the program names: any mismatch is
 // one line naming the file and what is wrong.
 //
+// A pipeline artifact (docs/pipeline.md) gives each rank one program and
+// weight file per stage it holds; its manifest's `pipeline` section is
+// checked whole when the layout is read, and each stage's program against
+// that stage's signature when the rank loads it.
+//
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CORE_ARTIFACT_H
 #define SHARDC_RUNTIME_CORE_ARTIFACT_H
 
 #include "runtime/core/Mesh.h"
+#include "runtime/core/PipelinePlan.h"
 #include "runtime/core/Status.h"
 #include "runtime/core/Tensor.h"
 #include "runtime/io/SafeTensors.h"
@@ -33,12 +39,6 @@ constexpr int kArtifactVersion = 1;
 constexpr uint32_t kProgramVersion = 2;
 constexpr uint32_t kOldestProgramVersion = 1;
 
-struct TensorSignature {
-  std::string name;
-  DType dtype;
-  Shape shape;
-};
-
 struct Artifact {
   std::string directory;
   std::string target;
@@ -46,6 +46,9 @@ struct Artifact {
   /// The loaded rank and the mesh all ranks share (no axes: one device).
   int rank = 0;
   MeshShape mesh;
+  /// The pipeline stage this program runs, or -1 outside a pipeline.
+  int stage = -1;
+  /// The program's signature: the caller's, or a pipeline stage's.
   std::vector<TensorSignature> inputs, outputs;
   /// The loaded rank's program (points into programBytes) and weights.
   std::vector<uint8_t> programBytes;
@@ -68,6 +71,12 @@ struct ArtifactLayout {
   std::string cudaKernels;
   int ranks = 1;
   MeshShape mesh;
+  /// What the caller gives and gets: whole tensors, as the manifest lists them.
+  std::vector<TensorSignature> inputs, outputs;
+  /// The schedule of a pipeline artifact; null for any other.
+  std::shared_ptr<const PipelinePlan> pipeline;
+  /// The rank that holds the whole outputs once a run ends (pipeline.output_rank; 0 otherwise).
+  int outputRank() const { return pipeline ? pipeline->outputRank : 0; }
   /// "4 ranks (mesh dp=2, tp=2)", "1 rank", for messages.
   std::string describe() const;
 
@@ -84,8 +93,13 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory);
 
 /// Loads `rank`'s share of the artifact `layout` was read from: the rank's
 /// program and weights (their sizes and CRC-32s checked, and every other
-/// file the manifest lists but the other ranks' ones).
+/// file the manifest lists but the other ranks' ones). A pipeline artifact's
+/// rank holds several programs: load them with loadStages.
 StatusOr<Artifact> loadArtifact(const ArtifactLayout &layout, int rank);
+
+/// Every program `rank` runs: loadArtifact's one outside a pipeline, else
+/// one per stage the rank holds, in stage order.
+StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int rank);
 
 } // namespace shardc::rt
 

@@ -32,26 +32,6 @@ Params decodeParams(const schema::Step &step) {
   return params;
 }
 
-/// The sub-group of `world` over `axes` of the mesh (this rank's, found or
-/// made now). `groups` lists the groups made so far by their axes.
-StatusOr<Communicator *>
-groupFor(const std::vector<std::string> &axes, const Artifact &artifact, Communicator &world,
-         std::vector<std::pair<std::vector<std::string>, Communicator *>> &groups,
-         std::vector<std::unique_ptr<Communicator>> &owned) {
-  for (const auto &[groupAxes, group] : groups)
-    if (groupAxes == axes)
-      return group;
-  auto colorAndKey = artifact.mesh.groupColorAndKey(world.rank(), axes);
-  if (!colorAndKey)
-    return colorAndKey.status();
-  auto group = world.split(colorAndKey->first, colorAndKey->second);
-  if (!group)
-    return group.status();
-  owned.push_back(std::move(*group));
-  groups.emplace_back(axes, owned.back().get());
-  return owned.back().get();
-}
-
 } // namespace
 
 Executor::~Executor() {
@@ -63,11 +43,30 @@ Executor::~Executor() {
 
 StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, Device &device,
                                                       Communicator *world) {
+  if (!world)
+    return prepare(artifact, device, world, nullptr);
+  auto groups = std::make_unique<CollectiveGroups>(artifact.mesh, *world);
+  auto executor = prepare(artifact, device, world, groups.get());
+  if (executor)
+    (*executor)->ownGroups_ = std::move(groups);
+  return executor;
+}
+
+StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, Device &device,
+                                                      Communicator &world,
+                                                      CollectiveGroups &groups) {
+  return prepare(artifact, device, &world, &groups);
+}
+
+StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, Device &device,
+                                                      Communicator *world,
+                                                      CollectiveGroups *groups) {
   if (world && (world->size() != artifact.ranks || world->rank() != artifact.rank))
     return Status::error("the communicator is rank " + std::to_string(world->rank()) + " of " +
                          std::to_string(world->size()) + "; the program is rank " +
                          std::to_string(artifact.rank) + " of " + std::to_string(artifact.ranks));
   std::unique_ptr<Executor> executor(new Executor(device));
+  executor->groups_ = groups;
   const schema::Program &program = *artifact.program;
   executor->arenaBytes_ = static_cast<int64_t>(program.arena_bytes());
   auto arena = device.allocate(program.arena_bytes());
@@ -140,7 +139,6 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
     executor->buffers_.push_back(view);
   }
 
-  std::vector<std::pair<std::vector<std::string>, Communicator *>> groups;
   for (const schema::Step *step : *program.steps()) {
     PreparedStep prepared;
     prepared.function = device.kernels().find(step->kernel()->str());
@@ -160,10 +158,9 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
         return "step " + std::to_string(executor->steps_.size()) + " (" + step->kernel()->str() +
                " for " + (step->source() ? step->source()->str() : std::string("?")) + ")";
       };
-      if (!world)
+      if (!groups)
         return Status::error(describe() + " is a collective, and no communicator was given");
-      auto group = groupFor(prepared.params.strings("mesh_axes"), artifact, *world, groups,
-                            executor->groups_);
+      auto group = groups->group(prepared.params.strings("mesh_axes"));
       if (!group)
         return Status::error(describe() + ": " + group.status().message());
       prepared.communicator = *group;
@@ -189,7 +186,8 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
 }
 
 Status Executor::run(const std::vector<const HostTensor *> &inputs,
-                     std::vector<HostTensor> &outputs, bool profile) {
+                     std::vector<HostTensor> &outputs, bool profile,
+                     std::vector<TraceEvent> *steps) {
   for (size_t i = 0; i < inputs_.size(); ++i)
     if (inputs_[i].data)
       if (Status status = device_.copyToDevice(inputs_[i].data, inputs[i]->bytes.data(),
@@ -200,6 +198,7 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
   for (size_t i = 0; i < steps_.size(); ++i) {
     PreparedStep &step = steps_[i];
     Clock::time_point start = profile ? Clock::now() : Clock::time_point();
+    const int64_t startUs = steps && profile ? traceClockUs() : 0;
     Status status =
         stream_->launch(step.function,
                         KernelCall{step.inputs, step.outputs, step.params, step.communicator});
@@ -211,12 +210,14 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
                            profile_[i].source + "): " + status.message());
     if (profile)
       profile_[i].seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    if (steps && profile)
+      steps->push_back({profile_[i].kernel, "step", startUs, traceClockUs() - startUs,
+                        {{"step", static_cast<int64_t>(i)}}});
   }
   // Deferred sends (NCCL) go out before the stream is waited for.
-  for (const std::unique_ptr<Communicator> &group : groups_)
-    if (group)
-      if (Status status = group->flush(); !status)
-        return status;
+  if (groups_)
+    if (Status status = groups_->flush(); !status)
+      return status;
   if (Status status = stream_->synchronize(); !status)
     return status;
   outputs.resize(outputs_.size());
@@ -233,16 +234,16 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
   return {};
 }
 
-Status checkInputs(const Artifact &artifact,
+Status checkInputs(const std::vector<TensorSignature> &signature,
                    const std::vector<std::pair<std::string, const HostTensor *>> &given,
                    std::vector<const HostTensor *> &ordered) {
-  ordered.assign(artifact.inputs.size(), nullptr);
+  ordered.assign(signature.size(), nullptr);
   for (const auto &[name, tensor] : given) {
-    auto expected = std::find_if(artifact.inputs.begin(), artifact.inputs.end(),
+    auto expected = std::find_if(signature.begin(), signature.end(),
                                  [&](const TensorSignature &s) { return s.name == name; });
-    if (expected == artifact.inputs.end()) {
+    if (expected == signature.end()) {
       std::string names;
-      for (const TensorSignature &s : artifact.inputs)
+      for (const TensorSignature &s : signature)
         names += (names.empty() ? "'" : ", '") + s.name + "'";
       return Status::error("input '" + name + "' is not an input of the model; expected " +
                            names);
@@ -251,11 +252,11 @@ Status checkInputs(const Artifact &artifact,
       return Status::error("input '" + name + "': expected " + dtypeName(expected->dtype) + " " +
                            formatShape(expected->shape) + ", got " + dtypeName(tensor->dtype) +
                            " " + formatShape(tensor->shape));
-    ordered[expected - artifact.inputs.begin()] = tensor;
+    ordered[expected - signature.begin()] = tensor;
   }
   for (size_t i = 0; i < ordered.size(); ++i)
     if (!ordered[i])
-      return Status::error("input '" + artifact.inputs[i].name + "' is missing");
+      return Status::error("input '" + signature[i].name + "' is missing");
   return {};
 }
 

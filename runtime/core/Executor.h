@@ -10,15 +10,19 @@
 // gathers over (`mesh_axes`); prepare() makes one sub-group per distinct list
 // with Communicator::split — in the order the lists first appear, so the
 // identical programs of all ranks split in the same order — and binds it to
-// the steps. Collectives are blocking calls in program order.
+// the steps; the stage executors of a pipeline rank share groups split
+// up front instead (CollectiveGroups.h). Collectives are blocking calls in
+// program order.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CORE_EXECUTOR_H
 #define SHARDC_RUNTIME_CORE_EXECUTOR_H
 
 #include "runtime/core/Artifact.h"
+#include "runtime/core/CollectiveGroups.h"
 #include "runtime/core/Communicator.h"
 #include "runtime/core/Device.h"
+#include "runtime/core/Trace.h"
 
 #include <memory>
 #include <vector>
@@ -40,13 +44,19 @@ public:
   /// Without `world` a program with collectives is refused.
   static StatusOr<std::unique_ptr<Executor>> prepare(const Artifact &artifact, Device &device,
                                                      Communicator *world = nullptr);
+  /// As above, the collective steps bound to `groups` (split from `world`),
+  /// which must outlive the executor.
+  static StatusOr<std::unique_ptr<Executor>> prepare(const Artifact &artifact, Device &device,
+                                                     Communicator &world,
+                                                     CollectiveGroups &groups);
   ~Executor();
 
   /// Runs once. `inputs` follow the artifact's input order and must match
   /// its signature (checked by the caller, see checkInputs); `outputs` are
-  /// resized to the artifact's outputs.
+  /// resized to the artifact's outputs. With `profile`, each step is timed,
+  /// and with `steps` also recorded there as a trace event.
   Status run(const std::vector<const HostTensor *> &inputs, std::vector<HostTensor> &outputs,
-             bool profile = false);
+             bool profile = false, std::vector<TraceEvent> *steps = nullptr);
 
   int64_t arenaBytes() const { return arenaBytes_; }
   const std::vector<StepProfile> &profile() const { return profile_; }
@@ -60,6 +70,9 @@ private:
   };
 
   explicit Executor(Device &device) : device_(device) {}
+  static StatusOr<std::unique_ptr<Executor>> prepare(const Artifact &artifact, Device &device,
+                                                     Communicator *world,
+                                                     CollectiveGroups *groups);
 
   Device &device_;
   std::unique_ptr<Stream> stream_;
@@ -72,15 +85,21 @@ private:
   std::vector<PreparedStep> steps_;
   std::vector<std::pair<std::string, uint32_t>> outputs_;
   std::vector<StepProfile> profile_;
-  /// The groups the collective steps run on, one per distinct `mesh_axes`.
-  std::vector<std::unique_ptr<Communicator>> groups_;
+  /// The groups the collective steps run on: the executor's own, or shared.
+  std::unique_ptr<CollectiveGroups> ownGroups_;
+  CollectiveGroups *groups_ = nullptr;
 };
 
 /// "input 'ids': expected int64 [1, 16], got int32 [1, 16]" for the first
 /// input that does not match the artifact's signature; also missing/extra names.
-Status checkInputs(const Artifact &artifact,
+Status checkInputs(const std::vector<TensorSignature> &signature,
                    const std::vector<std::pair<std::string, const HostTensor *>> &given,
                    std::vector<const HostTensor *> &ordered);
+inline Status checkInputs(const Artifact &artifact,
+                          const std::vector<std::pair<std::string, const HostTensor *>> &given,
+                          std::vector<const HostTensor *> &ordered) {
+  return checkInputs(artifact.inputs, given, ordered);
+}
 
 } // namespace shardc::rt
 

@@ -53,6 +53,13 @@ struct HostTensor {
   int64_t numel() const { return numElements(shape); }
 };
 
+/// A tensor a program takes or gives: its name, element type and shape.
+struct TensorSignature {
+  std::string name;
+  DType dtype;
+  Shape shape;
+};
+
 } // namespace shardc::rt
 
 #endif

@@ -2,6 +2,7 @@
 #include "runtime/session/Session.h"
 
 #include "runtime/comm/InProcess.h"
+#include "runtime/session/PipelineRank.h"
 
 namespace shardc::rt {
 
@@ -33,24 +34,48 @@ Status Session::planDevice() {
 }
 
 Status Session::loadRanks(int first, int count) {
-  std::vector<Artifact> loaded;
+  std::vector<std::vector<Artifact>> loaded;
   for (int rank = first; rank < first + count; ++rank) {
-    auto artifact = loadArtifact(layout_, rank);
-    if (!artifact)
-      return artifact.status();
-    loaded.push_back(std::move(*artifact));
+    auto programs = loadStages(layout_, rank);
+    if (!programs)
+      return programs.status();
+    loaded.push_back(std::move(*programs));
   }
   firstRank_ = first;
-  artifacts_ = std::move(loaded);
+  loaded_ = std::move(loaded);
   return {};
 }
 
 StatusOr<std::vector<const HostTensor *>> Session::orderInputs(const NamedInputs &given) const {
   std::vector<const HostTensor *> ordered;
-  if (Status status = checkInputs(artifacts_.front(), given, ordered); !status)
+  if (Status status = checkInputs(layout_.inputs, given, ordered); !status)
     return status;
   return ordered;
 }
+
+namespace {
+
+/// The warm-up and timed runs of one rank, whatever runs it: `once(profile,
+/// trace)` runs once.
+template <typename RunOnce>
+Status repeat(const RunOptions &options, RankRun &result, RunOnce once) {
+  for (int i = 0; i < options.warmup; ++i)
+    if (Status status = once(false, nullptr); !status)
+      return status;
+  for (int i = 0; i < options.iters; ++i) {
+    const size_t firstEvent = result.trace.size();
+    auto start = std::chrono::steady_clock::now();
+    if (Status status = once(options.profile, options.trace ? &result.trace : nullptr); !status)
+      return status;
+    result.seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    for (size_t event = firstEvent; event < result.trace.size(); ++event)
+      result.trace[event].args.emplace_back("iteration", i);
+  }
+  return {};
+}
+
+} // namespace
 
 Status Session::runRank(int rank, Communicator &world,
                         const std::vector<const HostTensor *> &inputs, const RunOptions &options,
@@ -58,19 +83,37 @@ Status Session::runRank(int rank, Communicator &world,
   auto device = openDevice(plan_);
   if (!device)
     return device.status();
-  auto executor = Executor::prepare(artifact(rank), **device, &world);
+  const std::vector<Artifact> &programs = this->programs(rank);
+  if (layout_.pipeline) {
+    auto pipeline = PipelineRank::prepare(*layout_.pipeline, programs, **device, world);
+    if (!pipeline)
+      return pipeline.status();
+    if (Status status = repeat(options, result,
+                               [&](bool profile, std::vector<TraceEvent> *trace) {
+                                 return (*pipeline)->run(inputs, result.outputs, profile, trace);
+                               });
+        !status)
+      return status;
+    result.arenaBytes = (*pipeline)->arenaBytes();
+    result.profile = (*pipeline)->profile();
+    return {};
+  }
+  auto executor = Executor::prepare(programs.front(), **device, &world);
   if (!executor)
     return executor.status();
-  for (int i = 0; i < options.warmup; ++i)
-    if (Status status = (*executor)->run(inputs, result.outputs); !status)
-      return status;
-  for (int i = 0; i < options.iters; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    if (Status status = (*executor)->run(inputs, result.outputs, options.profile); !status)
-      return status;
-    result.seconds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
+  if (Status status = repeat(
+          options, result,
+          [&](bool profile, std::vector<TraceEvent> *trace) {
+            // One event per run; its steps' events (with --profile) inside it.
+            const int64_t start = trace ? traceClockUs() : 0;
+            if (Status status = (*executor)->run(inputs, result.outputs, profile, trace); !status)
+              return status;
+            if (trace)
+              trace->push_back({"run", "run", start, traceClockUs() - start, {}});
+            return Status();
+          });
+      !status)
+    return status;
   result.arenaBytes = (*executor)->arenaBytes();
   result.profile = (*executor)->profile();
   return {};
@@ -79,7 +122,7 @@ Status Session::runRank(int rank, Communicator &world,
 Status Session::runAsThreads(const std::vector<const HostTensor *> &inputs,
                              const RunOptions &options, std::chrono::milliseconds timeout,
                              std::vector<RankRun> &results) const {
-  const int ranks = static_cast<int>(artifacts_.size());
+  const int ranks = static_cast<int>(loaded_.size());
   comm::InProcessWorld world(ranks, timeout);
   results.assign(ranks, RankRun());
   return world.run([&](int rank, Communicator &communicator) {

@@ -7,7 +7,8 @@
 // device (the GPU of the local rank, its architecture checked, the
 // artifact's generated kernels loaded), loadRanks() reads and checks the
 // program and weights of the ranks this process runs, and orderInputs()
-// checks the caller's inputs against the signature. Each step is separate so
+// checks the caller's inputs against the signature. A pipeline artifact's
+// rank runs its stages' action list (PipelineRank.h). Each step is separate so
 // that under MPI the caller can tell errors every rank sees from errors of
 // one rank. Running is then one rank on a given world communicator (an MPI
 // or NCCL process), or every loaded rank as a thread of this process.
@@ -19,6 +20,7 @@
 #include "runtime/core/Artifact.h"
 #include "runtime/core/Communicator.h"
 #include "runtime/core/Executor.h"
+#include "runtime/core/Trace.h"
 #include "runtime/session/DevicePlan.h"
 
 #include <chrono>
@@ -28,19 +30,24 @@
 
 namespace shardc::rt {
 
-/// Untimed runs, then timed ones, optionally timing every step.
+/// Untimed runs, then timed ones, optionally timing every step and
+/// recording what the timed runs did for a trace (Trace.h).
 struct RunOptions {
   int warmup = 0;
   int iters = 1;
   bool profile = false;
+  bool trace = false;
 };
 
 /// What one rank measured and produced.
 struct RankRun {
+  /// The whole outputs on the output rank; empty on a pipeline's other ranks.
   std::vector<HostTensor> outputs;
   std::vector<double> seconds; ///< one per timed run
   int64_t arenaBytes = 0;
   std::vector<StepProfile> profile;
+  /// With RunOptions::trace: the timed runs' events.
+  std::vector<TraceEvent> trace;
 };
 
 /// Inputs by name, as a caller gives them.
@@ -64,11 +71,14 @@ public:
   /// Reads and checks the files of ranks first .. first + count - 1, all of
   /// them before any runs.
   Status loadRanks(int first, int count);
-  /// A loaded rank's program, weights and signature.
-  const Artifact &artifact(int rank) const { return artifacts_.at(rank - firstRank_); }
-  /// The signature every rank shares (that of the first loaded rank).
-  const std::vector<TensorSignature> &inputs() const { return artifacts_.front().inputs; }
-  const std::vector<TensorSignature> &outputs() const { return artifacts_.front().outputs; }
+  /// A loaded rank's programs, weights and signatures: one, or one per
+  /// pipeline stage the rank holds.
+  const std::vector<Artifact> &programs(int rank) const { return loaded_.at(rank - firstRank_); }
+  /// What the caller gives and gets (whole tensors).
+  const std::vector<TensorSignature> &inputs() const { return layout_.inputs; }
+  const std::vector<TensorSignature> &outputs() const { return layout_.outputs; }
+  /// The rank whose RankRun holds the outputs: a pipeline's output_rank, else 0.
+  int outputRank() const { return layout_.outputRank(); }
 
   /// `given` in the artifact's input order, once each matches its signature.
   StatusOr<std::vector<const HostTensor *>> orderInputs(const NamedInputs &given) const;
@@ -89,7 +99,7 @@ private:
   ArtifactLayout layout_;
   DevicePlan plan_;
   int firstRank_ = 0;
-  std::vector<Artifact> artifacts_;
+  std::vector<std::vector<Artifact>> loaded_;
 };
 
 } // namespace shardc::rt

@@ -167,6 +167,9 @@ def main():
     parser.add_argument("--tolerance", type=float, default=TOLERANCE,
                         help="max |diff| allowed, times max |ref| (default 1e-4)")
     parser.add_argument("--launch", choices=["threads", "mpi", "python"], default="threads")
+    parser.add_argument("--feeds", type=pathlib.Path,
+                        help="the inputs of --model from this .npz (the zoo's padded masks) "
+                             "instead of random ones")
     args = parser.parse_args()
     if args.model:
         dims = {k: int(v) for k, v in (d.split("=") for d in args.dim)}
@@ -183,7 +186,8 @@ def main():
             problems, worst = check(root / entry["file"], entry["dims"], args.shardc,
                                     args.shardrun, pathlib.Path(tmp), verbose=bool(args.model),
                                     shard=shlex.split(args.shard), launch=args.launch,
-                                    tolerance=args.tolerance)
+                                    tolerance=args.tolerance,
+                                    feeds=dict(np.load(args.feeds)) if args.feeds else None)
         if problems is None:
             print(f"skip {entry['name']}: {worst}")
             skipped += 1

@@ -20,7 +20,7 @@ namespace {
 constexpr const char *kUsage =
     "usage: shardrun ARTIFACT_DIR --inputs IN.npz [--outputs OUT.npz] [--warmup W] [--iters I]\n"
     "                [--threads N] [--profile] [--np N] [--comm threads|mpi|nccl]\n"
-    "                [--comm-timeout S]\n"
+    "                [--comm-timeout S] [--trace FILE.json]\n"
     "       mpirun -np N shardrun ARTIFACT_DIR ...\n"
     "       RANK=r WORLD_SIZE=N MASTER_ADDR=HOST MASTER_PORT=P shardrun ARTIFACT_DIR ...\n"
     "\n"
@@ -30,7 +30,7 @@ constexpr const char *kUsage =
     "  --warmup W         untimed runs before timing (default 1)\n"
     "  --iters I          timed runs (default 1); the summary reports the median\n"
     "  --threads N        CPU threads in all (default: all cores), shared by the ranks\n"
-    "  --profile          print the time per step, summed over the timed runs (rank 0)\n"
+    "  --profile          print the time per step, summed over the timed runs (output rank)\n"
     "  --np N             run an artifact compiled for N ranks as N threads of this process\n"
     "                     (a cuda artifact's ranks share one GPU)\n"
     "  --comm threads|mpi|nccl\n"
@@ -40,11 +40,18 @@ constexpr const char *kUsage =
     "                     RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT set)\n"
     "  --comm-timeout S   seconds one collective may wait for the other ranks (default 600);\n"
     "                     past it NCCL ranks abort, each printing its last collectives\n"
+    "  --trace FILE.json  write a timeline of the timed runs (Chrome trace events; open it in\n"
+    "                     ui.perfetto.dev): a row per rank, an event per pipeline action\n"
+    "                     (forward, send, recv) or per run (per step with --profile). Ranks\n"
+    "                     run as threads share FILE.json; under mpirun (or NCCL) each rank\n"
+    "                     writes its own, FILE.rank<r>.json\n"
     "  --help             this text\n"
     "  --version          shardrun's version and the artifact version it reads\n"
     "\n"
     "Ranks enumerate the mesh row-major with the last axis fastest: on a mesh\n"
-    "[dp=2, tp=2] rank 1 is (dp 0, tp 1) and rank 2 is (dp 1, tp 0).\n";
+    "[dp=2, tp=2] rank 1 is (dp 0, tp 1) and rank 2 is (dp 1, tp 0). The output rank\n"
+    "writes the outputs and the summary: rank 0, or a pipeline artifact's output_rank\n"
+    "(the first rank of its last stage).\n";
 
 int parseCount(const std::string &flag, const std::string &text, int minimum) {
   char *end = nullptr;
@@ -69,7 +76,7 @@ double parseSeconds(const std::string &flag, const std::string &text) {
 /// Every flag parseOptions takes, for "did you mean".
 const std::vector<std::string> kFlags = {"--inputs",  "--outputs",      "--warmup", "--iters",
                                          "--threads", "--np",           "--comm",   "--profile",
-                                         "--help",    "--comm-timeout", "--version"};
+                                         "--help",    "--comm-timeout", "--version", "--trace"};
 
 } // namespace
 
@@ -130,6 +137,8 @@ Options parseOptions(int argc, char **argv) {
         die("--comm '" + options.comm + "': expected 'threads', 'mpi' or 'nccl'");
     } else if (arg == "--comm-timeout") {
       options.commTimeout = parseSeconds(arg, value());
+    } else if (arg == "--trace") {
+      options.trace = value();
     } else if (arg == "--profile") {
       options.profile = true;
     } else if (!arg.empty() && arg[0] == '-') {

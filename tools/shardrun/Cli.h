@@ -12,7 +12,7 @@
 namespace shardc::shardrun {
 
 struct Options {
-  std::string artifact, inputs, outputs, comm;
+  std::string artifact, inputs, outputs, comm, trace;
   int warmup = 1, iters = 1, threads = 0, np = 0;
   double commTimeout = 600;
   bool profile = false;

@@ -11,6 +11,7 @@
 #include "runtime/cpu/CpuBackend.h"
 #include "runtime/session/Launch.h"
 #include "tools/shardrun/Summary.h"
+#include "tools/shardrun/TraceFile.h"
 
 #ifdef SHARDC_WITH_CUDA
 #include "runtime/comm/Nccl.h"
@@ -78,7 +79,11 @@ int runUnderMpi(const Options &options, Opened &opened, int &argc, char **&argv)
         !status)
       failAlone(status.message());
   } // the communicators go before MPI_Finalize
-  if (rank == 0)
+  if (!options.trace.empty())
+    if (std::string error = writeTrace(traceFileOfRank(options.trace, rank), {{rank, &run.trace}});
+        !error.empty())
+      failAlone(error);
+  if (rank == artifact.outputRank())
     if (std::string error = finish(options, artifact, run, "under MPI"); !error.empty())
       failAlone(error);
   session.reset();
@@ -172,7 +177,11 @@ int runWithNccl(const Options &options, Opened &opened, int &argc, char **&argv)
       !status)
     failAlone(status.message());
   world.reset(); // ncclCommFinalize, then ncclCommDestroy
-  if (rank == 0)
+  if (!options.trace.empty())
+    if (std::string error = writeTrace(traceFileOfRank(options.trace, rank), {{rank, &run.trace}});
+        !error.empty())
+      failAlone(error);
+  if (rank == artifact.outputRank())
     if (std::string error = finish(options, artifact, run, "over NCCL " + comm::ncclVersion());
         !error.empty())
       failAlone(error);

@@ -36,7 +36,7 @@ Session &start(const Options &options, Opened &opened, int launched, int firstRa
 }
 
 RunOptions runOptionsOf(const Options &options) {
-  return {options.warmup, options.iters, options.profile};
+  return {options.warmup, options.iters, options.profile, !options.trace.empty()};
 }
 
 std::chrono::milliseconds timeoutOf(const Options &options) {

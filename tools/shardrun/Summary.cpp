@@ -1,4 +1,4 @@
-//===- Summary.cpp - what rank 0 reports at the end -----------------------===//
+//===- Summary.cpp - what the output rank reports at the end --------------===//
 #include "tools/shardrun/Summary.h"
 
 #include "runtime/cpu/CpuBackend.h"
@@ -30,7 +30,7 @@ std::string megabytes(int64_t bytes) {
 
 } // namespace
 
-/// Rank 0's part at the end: the outputs and the summary. An error message,
+/// The output rank's part at the end: the outputs and the summary. An error message,
 /// or empty.
 std::string finish(const Options &options, const rt::Session &session, rt::RankRun &run,
                    const std::string &how) {

@@ -1,4 +1,4 @@
-//===- Summary.h - what rank 0 reports at the end ---------------*- C++ -*-===//
+//===- Summary.h - what the output rank reports at the end ------*- C++ -*-===//
 #ifndef SHARDC_TOOLS_SHARDRUN_SUMMARY_H
 #define SHARDC_TOOLS_SHARDRUN_SUMMARY_H
 
@@ -9,7 +9,7 @@
 
 namespace shardc::shardrun {
 
-/// Rank 0's part at the end: the outputs and the summary. An error message,
+/// The output rank's part at the end: the outputs and the summary. An error message,
 /// or empty.
 std::string finish(const Options &options, const rt::Session &session, rt::RankRun &run,
                    const std::string &how);

@@ -11,7 +11,9 @@
 // threads of this process with --np N (the in-process world), or as the N
 // processes of an MPI launch (detected from the launcher's environment, or
 // forced with --comm mpi). Every rank gets the whole inputs; the outputs are
-// replicated, and rank 0 writes them and prints the summary.
+// whole on the output rank (rank 0, or a pipeline's output_rank), which
+// writes them and prints the summary. --trace writes a timeline
+// (TraceFile.h).
 //
 // A cuda artifact runs on the GPU the local rank picks (Devices.h). Its
 // processes talk over NCCL (one GPU each) when an MPI launcher or a
@@ -33,6 +35,7 @@
 #include "tools/shardrun/ProcessRanks.h"
 #include "tools/shardrun/RankStart.h"
 #include "tools/shardrun/Summary.h"
+#include "tools/shardrun/TraceFile.h"
 
 #include <algorithm>
 #include <csignal>
@@ -73,7 +76,15 @@ int runAsThreads(const Options &options, Opened &opened) {
           session.runAsThreads(inputs.ordered, runOptionsOf(options), timeoutOf(options), runs);
       !status)
     die(status.message());
-  if (std::string error = finish(options, session, runs[0], "as threads"); !error.empty())
+  if (!options.trace.empty()) {
+    std::vector<RankEvents> events;
+    for (size_t rank = 0; rank < runs.size(); ++rank)
+      events.push_back({static_cast<int>(rank), &runs[rank].trace});
+    if (std::string error = writeTrace(options.trace, events); !error.empty())
+      die(error);
+  }
+  if (std::string error = finish(options, session, runs[session.outputRank()], "as threads");
+      !error.empty())
     die(error);
   return 0;
 }
@@ -87,9 +98,10 @@ int main(int argc, char **argv) {
   reexecWithSuitableBlasKernels(argv);
   Options options = parseOptions(argc, argv);
   // A bad --outputs path is refused before anything runs, not after.
-  if (!options.outputs.empty())
-    if (StatusOr<std::string> outputs = io::replaceableFile(options.outputs); !outputs)
-      die(outputs.message());
+  for (const std::string &file : {options.outputs, options.trace})
+    if (!file.empty())
+      if (StatusOr<std::string> writable = io::replaceableFile(file); !writable)
+        die(writable.message());
   Opened opened = Session::open(options.artifact);
   const bool launched = comm::launchedByMpi();
   const bool mpi = options.comm == "mpi" || (options.comm.empty() && launched);

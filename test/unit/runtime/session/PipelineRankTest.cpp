@@ -1,0 +1,219 @@
+//===- PipelineRankTest.cpp - the action interpreter on rank threads --------===//
+//
+// A (pp=2, tp=2) pipeline of two tiny stage programs run on four rank
+// threads: stage 0 doubles its micro-batch (no collective), stage 1 sums
+// the transfer over tp. Only stage 1 has a collective, so ranks that split
+// groups in program order would deadlock (pp 0 never splits); the shared
+// groups make it run. A rank that fails makes its peers fail, not hang.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/session/PipelineRank.h"
+#include "runtime/comm/InProcess.h"
+#include "runtime/cpu/CpuDevice.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace shardc::rt {
+namespace {
+
+using comm::InProcessWorld;
+
+const MeshShape kMesh({"pp", "tp"}, {2, 2});
+
+/// A program of one step `kernel` from Input 0 [1, 4] to an arena buffer
+/// [1, 4], given as output `output`; `axes` for a collective.
+std::vector<uint8_t> program(const char *kernel, const char *output,
+                             const std::vector<std::string> &axes,
+                             const MeshShape &meshShape = kMesh) {
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<int64_t> shape{1, 4};
+  std::vector<flatbuffers::Offset<schema::Buffer>> buffers = {
+      schema::CreateBufferDirect(b, schema::Storage::Input, schema::DType::F32, &shape, 0, nullptr,
+                                 0),
+      schema::CreateBufferDirect(b, schema::Storage::Arena, schema::DType::F32, &shape, 0, nullptr,
+                                 0)};
+  std::vector<flatbuffers::Offset<schema::Param>> params;
+  if (!axes.empty()) {
+    std::vector<flatbuffers::Offset<flatbuffers::String>> names;
+    for (const std::string &axis : axes)
+      names.push_back(b.CreateString(axis));
+    params.push_back(
+        schema::CreateParam(b, b.CreateString("mesh_axes"), 0, 0, b.CreateVector(names)));
+  }
+  std::vector<uint32_t> in = axes.empty() ? std::vector<uint32_t>{0, 0} : std::vector<uint32_t>{0};
+  std::vector<uint32_t> out{1};
+  std::vector<flatbuffers::Offset<schema::Step>> steps = {
+      schema::CreateStepDirect(b, kernel, &in, &out, &params, "x")};
+  std::vector<flatbuffers::Offset<schema::Output>> outputs = {
+      schema::CreateOutputDirect(b, output, 1)};
+  std::vector<flatbuffers::Offset<schema::MeshAxis>> mesh;
+  for (size_t i = 0; i < meshShape.names.size(); ++i)
+    mesh.push_back(schema::CreateMeshAxisDirect(b, meshShape.names[i].c_str(), meshShape.sizes[i]));
+  b.Finish(schema::CreateProgramDirect(b, kProgramVersion, 64, &buffers, &steps, &outputs, &mesh),
+           schema::ProgramIdentifier());
+  return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+}
+
+/// x [2, 4] cut into two micro-batches; h the transfer; y the output.
+PipelinePlan plan() {
+  auto manifest = nlohmann::json::parse(R"({"pipeline": {
+    "stages": 2, "microbatches": 2, "virtual_stages": 1, "schedule": "gpipe",
+    "inputs": [{"name": "x", "microbatch_dim": 0}],
+    "outputs": [{"name": "y", "microbatch_dim": 0}],
+    "transfers": [{"id": 0, "from": 0, "to": 1, "dtype": "float32", "shape": [1, 4]}],
+    "programs": [
+      {"stage": 0, "inputs": [{"name": "x", "dtype": "float32", "shape": [1, 4]}],
+       "outputs": [{"name": "h", "dtype": "float32", "shape": [1, 4], "transfer": 0}]},
+      {"stage": 1, "inputs": [{"name": "h", "dtype": "float32", "shape": [1, 4], "transfer": 0}],
+       "outputs": [{"name": "y", "dtype": "float32", "shape": [1, 4]}]}],
+    "actions": [
+      [{"op": "forward", "stage": 0, "microbatch": 0}, {"op": "send", "transfer": 0, "microbatch": 0},
+       {"op": "forward", "stage": 0, "microbatch": 1}, {"op": "send", "transfer": 0, "microbatch": 1}],
+      [{"op": "recv", "transfer": 0, "microbatch": 0}, {"op": "forward", "stage": 1, "microbatch": 0},
+       {"op": "recv", "transfer": 0, "microbatch": 1}, {"op": "forward", "stage": 1, "microbatch": 1}]],
+    "output_rank": 2}})");
+  auto parsed = parsePipelinePlan(manifest, kMesh, {{"x", DType::F32, {2, 4}}},
+                                  {{"y", DType::F32, {2, 4}}}, "manifest.json");
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  return *parsed;
+}
+
+Artifact stageOf(int rank, int stage, const std::vector<uint8_t> &bytes, const PipelinePlan &p,
+                 const MeshShape &mesh = kMesh) {
+  Artifact artifact;
+  artifact.target = "cpu";
+  artifact.ranks = static_cast<int>(mesh.devices());
+  artifact.rank = rank;
+  artifact.stage = stage;
+  artifact.mesh = mesh;
+  for (const StageTensor &input : p.programs[stage].inputs)
+    artifact.inputs.push_back(input.tensor);
+  for (const StageTensor &output : p.programs[stage].outputs)
+    artifact.outputs.push_back(output.tensor);
+  artifact.programBytes = bytes;
+  artifact.program = schema::GetProgram(artifact.programBytes.data());
+  return artifact;
+}
+
+HostTensor iota(Shape shape) {
+  HostTensor tensor(DType::F32, shape);
+  auto *values = reinterpret_cast<float *>(tensor.bytes.data());
+  for (int64_t i = 0; i < tensor.numel(); ++i)
+    values[i] = static_cast<float>(i);
+  return tensor;
+}
+
+/// Runs the pipeline with stage 0's program `first` on every pp 0 rank
+/// (rank 0's replaced by `brokenFirst` when given); each rank's outputs
+/// and trace land in `outputs` / `traces`.
+Status runPipeline(const std::vector<uint8_t> &first, const std::vector<uint8_t> *brokenFirst,
+                   std::vector<std::vector<HostTensor>> &outputs,
+                   std::vector<std::vector<TraceEvent>> &traces) {
+  const PipelinePlan p = plan();
+  const std::vector<uint8_t> second = program("all_reduce", "y", {"tp"});
+  const HostTensor x = iota({2, 4});
+  outputs.assign(4, {});
+  traces.assign(4, {});
+  InProcessWorld world(4, std::chrono::seconds(20));
+  return world.run([&](int rank, Communicator &communicator) -> Status {
+    const int stage = rank / 2;
+    const std::vector<uint8_t> &bytes =
+        stage == 1 ? second : (rank == 0 && brokenFirst ? *brokenFirst : first);
+    std::vector<Artifact> stages;
+    stages.push_back(stageOf(rank, stage, bytes, p));
+    cpu::CpuDevice device;
+    auto pipeline = PipelineRank::prepare(p, stages, device, communicator);
+    if (!pipeline)
+      return pipeline.status();
+    return (*pipeline)->run({&x}, outputs[rank], false, &traces[rank]);
+  });
+}
+
+TEST(PipelineRank, RunsTheActionListsAndJoinsTheMicrobatches) {
+  std::vector<std::vector<HostTensor>> outputs;
+  std::vector<std::vector<TraceEvent>> traces;
+  Status status = runPipeline(program("add", "h", {}), nullptr, outputs, traces);
+  ASSERT_TRUE(status.ok()) << status.message();
+  // Only the output rank (pp 1, tp 0) holds the outputs: y = sum over tp of 2x = 4x.
+  for (int rank : {0, 1, 3})
+    EXPECT_TRUE(outputs[rank].empty()) << rank;
+  ASSERT_EQ(outputs[2].size(), 1u);
+  ASSERT_EQ(outputs[2][0].shape, (Shape{2, 4}));
+  const auto *y = reinterpret_cast<const float *>(outputs[2][0].bytes.data());
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(y[i], 4.0f * i) << i;
+  // One event per action, in the list's order.
+  for (int rank = 0; rank < 4; ++rank) {
+    ASSERT_EQ(traces[rank].size(), 4u);
+    EXPECT_EQ(traces[rank][0].name,
+              rank < 2 ? "forward stage 0, micro-batch 0" : "recv transfer 0, micro-batch 0");
+    EXPECT_EQ(traces[rank][3].name,
+              rank < 2 ? "send transfer 0, micro-batch 1" : "forward stage 1, micro-batch 1");
+  }
+}
+
+TEST(PipelineRank, AFailedRankFailsItsPeers) {
+  std::vector<std::vector<HostTensor>> outputs;
+  std::vector<std::vector<TraceEvent>> traces;
+  const std::vector<uint8_t> broken = program("no_such_kernel", "h", {});
+  Status status = runPipeline(program("add", "h", {}), &broken, outputs, traces);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("rank 0"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("no kernel 'no_such_kernel'"), std::string::npos)
+      << status.message();
+}
+
+/// Virtual stages on one device (pp=1, two stages): stage k sits at k / pp
+/// among the rank's executors, and a transfer between two stages of one
+/// rank works both sent to itself and kept without a send/recv pair.
+TEST(PipelineRank, RunsVirtualStagesOfOneRank) {
+  const MeshShape mesh({"pp"}, {1});
+  for (bool sendToSelf : {true, false}) {
+    nlohmann::json actions = nlohmann::json::array();
+    for (int m = 0; m < 2; ++m) {
+      actions.push_back({{"op", "forward"}, {"stage", 0}, {"microbatch", m}});
+      if (sendToSelf) {
+        actions.push_back({{"op", "send"}, {"transfer", 0}, {"microbatch", m}});
+        actions.push_back({{"op", "recv"}, {"transfer", 0}, {"microbatch", m}});
+      }
+      actions.push_back({{"op", "forward"}, {"stage", 1}, {"microbatch", m}});
+    }
+    auto manifest = nlohmann::json::parse(R"({"pipeline": {
+      "stages": 2, "microbatches": 2, "virtual_stages": 2, "schedule": "interleaved",
+      "inputs": [{"name": "x", "microbatch_dim": 0}],
+      "outputs": [{"name": "y", "microbatch_dim": 0}],
+      "transfers": [{"id": 0, "from": 0, "to": 1, "dtype": "float32", "shape": [1, 4]}],
+      "programs": [
+        {"stage": 0, "inputs": [{"name": "x", "dtype": "float32", "shape": [1, 4]}],
+         "outputs": [{"name": "h", "dtype": "float32", "shape": [1, 4], "transfer": 0}]},
+        {"stage": 1, "inputs": [{"name": "h", "dtype": "float32", "shape": [1, 4], "transfer": 0}],
+         "outputs": [{"name": "y", "dtype": "float32", "shape": [1, 4]}]}],
+      "output_rank": 0}})");
+    manifest["pipeline"]["actions"] = {actions};
+    auto p = parsePipelinePlan(manifest, mesh, {{"x", DType::F32, {2, 4}}},
+                               {{"y", DType::F32, {2, 4}}}, "manifest.json");
+    ASSERT_TRUE(p.ok()) << p.status().message();
+    const HostTensor x = iota({2, 4});
+    std::vector<HostTensor> outputs;
+    InProcessWorld world(1, std::chrono::seconds(20));
+    Status status = world.run([&](int rank, Communicator &communicator) -> Status {
+      std::vector<Artifact> stages;
+      stages.push_back(stageOf(rank, 0, program("add", "h", {}, mesh), *p, mesh));
+      stages.push_back(stageOf(rank, 1, program("add", "y", {}, mesh), *p, mesh));
+      cpu::CpuDevice device;
+      auto pipeline = PipelineRank::prepare(*p, stages, device, communicator);
+      if (!pipeline)
+        return pipeline.status();
+      return (*pipeline)->run({&x}, outputs, false, nullptr);
+    });
+    ASSERT_TRUE(status.ok()) << status.message();
+    ASSERT_EQ(outputs.size(), 1u);
+    const auto *y = reinterpret_cast<const float *>(outputs[0].bytes.data());
+    for (int i = 0; i < 8; ++i)
+      EXPECT_EQ(y[i], 4.0f * i) << i << (sendToSelf ? " (sent to itself)" : " (kept)");
+  }
+}
+
+} // namespace
+} // namespace shardc::rt
