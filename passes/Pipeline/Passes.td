@@ -58,6 +58,7 @@ def SplitMicrobatchesPass : Pass<"shardc-split-microbatches", "mlir::ModuleOp"> 
     from the mesh. Any other use of mb would mix micro-batches and is an
     error at the op.
   }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
 #endif

@@ -9,6 +9,9 @@
 
 #include "mlir/IR/Builders.h"
 
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
 #include <numeric>
 
 using namespace mlir;
@@ -44,15 +47,57 @@ InFlightDiagnostic mixesMicrobatches(Operation *op) {
                               "run in micro-batches; give --microbatches 1";
 }
 
+/// The dim along which every use of `argument` slices it over mb (mb
+/// first), if every use does, along one dim.
+FailureOr<std::optional<int64_t>> slicedDim(BlockArgument argument) {
+  std::optional<int64_t> dim;
+  for (Operation *user : argument.getUsers()) {
+    auto slice = dyn_cast<dist::AllSliceOp>(user);
+    if (!slice)
+      return std::optional<int64_t>();
+    FailureOr<std::optional<SmallVector<StringRef>>> rest = axesWithoutMicrobatches(slice);
+    if (failed(rest))
+      return failure();
+    if (!*rest || (dim && *dim != int64_t(slice.getDim())))
+      return std::optional<int64_t>();
+    dim = slice.getDim();
+  }
+  return dim;
+}
+
+/// The caller inputs the runtime can cut into micro-batches, with their
+/// dim: those that every stage reads only through slices over mb along one
+/// dim. The runtime gives an input the same shape in every stage.
+FailureOr<llvm::StringMap<int64_t>> runtimeSlicedInputs(ModuleOp module) {
+  llvm::StringMap<int64_t> sliced;
+  llvm::StringSet<> whole;
+  for (auto function : module.getOps<func::FuncOp>())
+    for (BlockArgument argument : function.getArguments()) {
+      auto name = function.getArgAttrOfType<StringAttr>(argument.getArgNumber(),
+                                                        graph::kNameAttrName);
+      FailureOr<std::optional<int64_t>> dim = slicedDim(argument);
+      if (failed(dim))
+        return failure();
+      // A stage that does not read the input takes it as the others do.
+      if (!name || argument.use_empty())
+        continue;
+      auto [known, added] = sliced.try_emplace(name.getValue(), dim->value_or(-1));
+      if (!*dim || known->second != **dim)
+        whole.insert(name.getValue());
+    }
+  for (const auto &name : whole)
+    sliced.erase(name.getKey());
+  return sliced;
+}
+
 class MicrobatchSplitter {
 public:
   MicrobatchSplitter(dist::MeshOp mesh, int64_t microbatches)
       : mesh(mesh), microbatches(microbatches) {}
 
-  LogicalResult run(func::FuncOp function) {
+  LogicalResult run(func::FuncOp function, const llvm::StringMap<int64_t> &runtimeSliced) {
     for (BlockArgument argument : function.getArguments())
-      if (failed(splitArgument(function, argument)))
-        return failure();
+      splitArgument(function, argument, runtimeSliced);
     // What is left sliced over mb is a value the stage computes whole (from
     // whole inputs: masks, positions): it keeps the micro-batch's rows.
     SmallVector<dist::AllSliceOp> slices;
@@ -135,37 +180,26 @@ private:
     slice.erase();
   }
 
-  /// An input that only slices over mb read takes the micro-batch's shape;
-  /// the runtime slices it. One also read whole stays whole, and its slices
-  /// take their rows by the micro-batch index.
-  LogicalResult splitArgument(func::FuncOp function, BlockArgument argument) {
-    SmallVector<dist::AllSliceOp> slices;
-    Operation *whole = nullptr;
-    for (Operation *user : argument.getUsers()) {
-      auto slice = dyn_cast<dist::AllSliceOp>(user);
-      FailureOr<std::optional<SmallVector<StringRef>>> rest =
-          slice ? axesWithoutMicrobatches(slice)
-                : FailureOr<std::optional<SmallVector<StringRef>>>(
-                      std::optional<SmallVector<StringRef>>());
-      if (failed(rest))
-        return failure();
-      if (*rest)
-        slices.push_back(slice);
-      else
-        whole = user;
-    }
-    int64_t dim = slices.empty() ? 0 : slices.front().getDim();
-    if (slices.empty() || whole || llvm::any_of(slices, [&](dist::AllSliceOp slice) {
-          return int64_t(slice.getDim()) != dim;
-        }))
-      return success();
+  /// An input that only slices over mb read takes the micro-batch's shape
+  /// (its dim given by `runtimeSliced`, by input name); the runtime slices
+  /// it. One read otherwise anywhere in the pipeline stays whole, and its
+  /// slices take their rows by the micro-batch index.
+  void splitArgument(func::FuncOp function, BlockArgument argument,
+                     const llvm::StringMap<int64_t> &runtimeSliced) {
+    auto name = function.getArgAttrOfType<StringAttr>(argument.getArgNumber(),
+                                                      graph::kNameAttrName);
+    auto found = name ? runtimeSliced.find(name.getValue()) : runtimeSliced.end();
+    if (found == runtimeSliced.end())
+      return;
+    int64_t dim = found->second;
     auto type = cast<RankedTensorType>(argument.getType());
     SmallVector<int64_t> shape(type.getShape());
     shape[dim] /= microbatches;
     argument.setType(RankedTensorType::get(shape, type.getElementType()));
     function.setArgAttr(argument.getArgNumber(), dist::kMicrobatchDimAttrName,
                         Builder(function.getContext()).getI64IntegerAttr(dim));
-    for (dist::AllSliceOp slice : slices) {
+    for (Operation *user : llvm::to_vector(argument.getUsers())) {
+      auto slice = cast<dist::AllSliceOp>(user);
       SmallVector<StringRef> rest = **axesWithoutMicrobatches(slice);
       Value replacement = argument;
       if (!rest.empty()) {
@@ -177,7 +211,6 @@ private:
       slice.getResult().replaceAllUsesWith(replacement);
       slice.erase();
     }
-    return success();
   }
 
   /// A result gathered over mb is gathered over the other axes only; the
@@ -239,8 +272,11 @@ struct SplitMicrobatchesPass : impl::SplitMicrobatchesPassBase<SplitMicrobatches
     if (!*mesh || !(*mesh).getAxisIndex(rt::kMicroBatchAxis))
       return;
     int64_t microbatches = (*mesh).getAxisSize(rt::kMicroBatchAxis);
+    FailureOr<llvm::StringMap<int64_t>> runtimeSliced = runtimeSlicedInputs(module);
+    if (failed(runtimeSliced))
+      return signalPassFailure();
     for (auto function : module.getOps<func::FuncOp>())
-      if (failed(MicrobatchSplitter(*mesh, microbatches).run(function)))
+      if (failed(MicrobatchSplitter(*mesh, microbatches).run(function, *runtimeSliced)))
         return signalPassFailure();
     // The axis is time now, not devices.
     SmallVector<StringRef> names;

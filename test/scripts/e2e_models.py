@@ -131,7 +131,7 @@ def check(model_path, dims, shardc, shardrun, workdir, verbose=False, shard=(), 
         if run.returncode != 0:
             message = run.stderr.strip()
             if step == "compile" and any(reason in message for reason in SKIP_REASONS):
-                return None, message
+                return None, message.splitlines()[-1]
             return [f"{pathlib.Path(command[0]).name} failed: {message}"], None
         if verbose:
             print(f"$ {' '.join(command)}\n  ({time.perf_counter() - start:.2f} s) {run.stdout.strip()}")

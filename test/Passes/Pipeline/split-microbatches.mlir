@@ -65,6 +65,27 @@ module {
 
 // -----
 
+// The runtime gives an input the same shape in every stage: read whole by
+// stage 1, it stays whole in stage 0 too, which keeps its rows by index.
+module {
+  dist.mesh @mesh = <["mb"=2]>
+  // CHECK-LABEL: func.func @stage0
+  // CHECK-SAME: (%[[IDS:.*]]: tensor<4x4xf32> {graph.name = "ids"}, %[[M:.*]]: tensor<1xi64> {dist.microbatch_index, graph.name = "microbatch"})
+  // CHECK: graph.gather %[[IDS]]
+  func.func @stage0(%ids: tensor<4x4xf32> {graph.name = "ids"}) -> tensor<2x4xf32> attributes {dist.stage = 0 : i64} {
+    %s = dist.all_slice %ids on @mesh ["mb"] dim = 0 : tensor<4x4xf32> -> tensor<2x4xf32>
+    return %s : tensor<2x4xf32>
+  }
+  // CHECK-LABEL: func.func @stage1
+  // CHECK-SAME: (%{{.*}}: tensor<4x4xf32> {graph.name = "ids"})
+  func.func @stage1(%ids: tensor<4x4xf32> {graph.name = "ids"}) -> tensor<4x4xf32> attributes {dist.stage = 1 : i64} {
+    %n = graph.neg %ids : tensor<4x4xf32>
+    return %n : tensor<4x4xf32>
+  }
+}
+
+// -----
+
 // Without mb nothing changes.
 // CHECK: dist.mesh @mesh = <["dp"=2]>
 // CHECK: dist.all_slice %{{.*}} on @mesh ["dp"]
