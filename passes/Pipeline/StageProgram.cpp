@@ -106,7 +106,7 @@ StageProgram analyzeStageProgram(func::FuncOp function, const MeshShape &mesh,
   size_t ops = program.sequence.size();
   problem.opSeconds.resize(ops);
   problem.opWeights.resize(ops);
-  std::vector<int64_t> crossing(ops + 2, 0), live(ops + 2, 0);
+  std::vector<int64_t> crossing(ops + 2, 0), crossingValues(ops + 2, 0), live(ops + 2, 0);
   for (auto [index, op] : llvm::enumerate(program.sequence)) {
     problem.opSeconds[index] = secondsOf(op, mesh, device);
     for (Value operand : op->getOperands())
@@ -121,17 +121,22 @@ StageProgram analyzeStageProgram(func::FuncOp function, const MeshShape &mesh,
       int64_t bytes = localBytes(result, mesh);
       crossing[index + 1] += bytes;
       crossing[last + 1] -= bytes;
+      crossingValues[index + 1] += 1;
+      crossingValues[last + 1] -= 1;
       live[index] += bytes;
       live[last + 1] -= bytes;
     }
   }
   problem.crossingBytes.assign(ops + 1, 0);
+  problem.crossingValues.assign(ops + 1, 0);
   problem.liveBytes.assign(ops, 0);
-  int64_t crossingSum = 0, liveSum = 0;
+  int64_t crossingSum = 0, valueSum = 0, liveSum = 0;
   for (size_t position = 0; position < ops; ++position) {
     crossingSum += crossing[position];
+    valueSum += crossingValues[position];
     liveSum += live[position];
     problem.crossingBytes[position] = position == 0 ? 0 : crossingSum;
+    problem.crossingValues[position] = position == 0 ? 0 : valueSum;
     problem.liveBytes[position] = liveSum;
   }
   return program;

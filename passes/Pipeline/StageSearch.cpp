@@ -15,10 +15,10 @@ constexpr int64_t kCandidatesPerStage = 8;
 /// Plans whose step time is within this fraction of the best count as equal.
 constexpr double kStepTolerance = 0.01;
 
-double sendSeconds(const StageProblem &problem, int64_t bytes) {
-  if (bytes == 0)
-    return 0;
-  return problem.linkLatencySeconds + double(bytes) / problem.linkBytesPerSecond;
+/// Sending what crosses `position`: each value is a send of its own.
+double sendSeconds(const StageProblem &problem, size_t position) {
+  return double(problem.crossingValues[position]) * problem.linkLatencySeconds +
+         double(problem.crossingBytes[position]) / problem.linkBytesPerSecond;
 }
 
 double objective(const StageProblem &problem, double maxSeconds, double sumSeconds) {
@@ -84,7 +84,7 @@ PairTable tabulate(const StageProblem &problem, const std::vector<size_t> &candi
       StageFigures &figures = table.figures[beginIndex * count + endIndex];
       figures.begin = op;
       figures.end = end;
-      figures.sendSeconds = sendSeconds(problem, problem.crossingBytes[end]);
+      figures.sendSeconds = sendSeconds(problem, end);
       figures.seconds = seconds;
       figures.weightBytes = weights;
       figures.activationBytes =
@@ -155,37 +155,54 @@ struct Search {
   }
 
   /// The most even plan (least sum of squared stage computes) whose every
-  /// stage keeps the pace within `pace`: a plain dynamic program.
-  std::optional<StagePlan> mostEven(double pace) const {
+  /// stage keeps the pace within `pace` and whose step is within `step`:
+  /// every (squares, summed latency) pair no other beats in both, then the
+  /// plans of the last cut checked whole.
+  std::optional<StagePlan> mostEven(double pace, double step) const {
     size_t count = candidates.size();
     auto stages = size_t(problem.stages);
-    constexpr double kNone = std::numeric_limits<double>::infinity();
-    std::vector<std::vector<double>> cost(stages, std::vector<double>(count, kNone));
-    std::vector<std::vector<size_t>> from(stages, std::vector<size_t>(count, 0));
     auto fits = [&](size_t begin, size_t end) {
       return allowed(begin, end) && paceOf(table.at(begin, end)) <= pace;
     };
+    // Entry's maxSeconds holds the sum of squared computes here.
+    std::vector<std::vector<std::vector<Entry>>> frontier(stages,
+                                                          std::vector<std::vector<Entry>>(count));
     for (size_t end = 1; end < count; ++end)
-      if (fits(0, end))
-        cost[0][end] = table.at(0, end).seconds * table.at(0, end).seconds;
+      if (fits(0, end)) {
+        const StageFigures &figures = table.at(0, end);
+        frontier[0][end].push_back({figures.seconds * figures.seconds, latencyOf(figures), 0, 0});
+      }
     for (size_t stage = 1; stage < stages; ++stage)
-      for (size_t end = stage + 1; end < count; ++end)
+      for (size_t end = stage + 1; end < count; ++end) {
+        std::vector<Entry> &entries = frontier[stage][end];
         for (size_t begin = stage; begin < end; ++begin) {
-          if (cost[stage - 1][begin] == kNone || !fits(begin, end))
+          const std::vector<Entry> &before = frontier[stage - 1][begin];
+          if (before.empty() || !fits(begin, end))
             continue;
-          double seconds = table.at(begin, end).seconds;
-          double total = cost[stage - 1][begin] + seconds * seconds;
-          if (total < cost[stage][end]) {
-            cost[stage][end] = total;
-            from[stage][end] = begin;
-          }
+          const StageFigures &figures = table.at(begin, end);
+          for (size_t index = 0; index < before.size(); ++index)
+            entries.push_back({before[index].maxSeconds + figures.seconds * figures.seconds,
+                               before[index].sumSeconds + latencyOf(figures), begin, index});
         }
-    if (cost[stages - 1][count - 1] == kNone)
-      return std::nullopt;
-    std::vector<size_t> ends;
-    for (size_t stage = stages, end = count - 1; stage-- > 0; end = from[stage][end])
-      ends.push_back(end);
-    return planOf(ends);
+        prune(entries);
+      }
+    std::optional<StagePlan> best;
+    const std::vector<Entry> &last = frontier[stages - 1][count - 1];
+    // Ordered by squares: the first whose step fits wins.
+    for (size_t index = 0; index < last.size() && !best; ++index) {
+      std::vector<size_t> ends;
+      size_t end = count - 1, entry = index;
+      for (size_t stage = stages; stage-- > 0;) {
+        ends.push_back(end);
+        const Entry &chosen = frontier[stage][end][entry];
+        entry = chosen.previousEntry;
+        end = stage == 0 ? 0 : chosen.previousCandidate;
+      }
+      StagePlan plan = planOf(ends);
+      if (plan.stepSeconds <= step)
+        best = std::move(plan);
+    }
+    return best;
   }
 
   /// The least step time; then, among plans within kStepTolerance of it,
@@ -200,10 +217,9 @@ struct Search {
       pace = std::max(pace, paceOf(stage));
     // A plan's step grows with its slowest pace (gpipe: M - 1 of them,
     // interleaved: all), so the even plan may use what the tolerance leaves.
-    std::optional<StagePlan> even = mostEven(pace + kStepTolerance * fast->stepSeconds);
-    if (even && even->stepSeconds <= fast->stepSeconds * (1 + kStepTolerance))
-      return even;
-    return fast;
+    std::optional<StagePlan> even = mostEven(pace + kStepTolerance * fast->stepSeconds,
+                                             fast->stepSeconds * (1 + kStepTolerance));
+    return even ? even : fast;
   }
 
   /// The plan whose stages end at `ends` (candidate indices, last first).

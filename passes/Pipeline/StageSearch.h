@@ -5,7 +5,8 @@
 // compute ops in order; weights, constants and what only the inputs derive
 // are placed wherever they are used). Cutting it at positions 0 < c_1 <
 // ... < c_{S-1} < n makes S contiguous stages. A stage's time per
-// micro-batch is its ops' seconds plus sending what crosses its end; its
+// micro-batch is its ops' seconds plus sending what crosses its end (one
+// latency per value, then the bytes); its
 // memory is its weights, the micro-batches in flight's boundary
 // activations, and its largest working set.
 //
@@ -21,8 +22,9 @@
 // no other beats in both. Then, among plans within 1% of that step time
 // (with one micro-batch every cut gives about the sum), a second dynamic
 // program takes the most even one: the least sum of squared stage computes
-// with every stage within the best plan's slowest pace (plus the 1%), which
-// evens the other stages out even when the slowest is one op no cut splits.
+// (a Pareto front of squares and summed latency, every stage within the best
+// plan's slowest pace plus the 1%), which evens the other stages out even
+// when the slowest is one op no cut splits.
 // The candidates are the positions where few bytes cross: every one within
 // 4x the cheapest, then the next cheapest until there are eight per stage
 // (with all that cross as little as the last one), plus the forced cuts.
@@ -50,6 +52,8 @@ struct StageProblem {
   /// Size n + 1: the bytes that cross position c (made before op c, used at
   /// or after it); 0 at both ends.
   std::vector<int64_t> crossingBytes;
+  /// Size n + 1: how many values cross position c (each is its own send).
+  std::vector<int64_t> crossingValues;
 
   int64_t stages = 2;
   int64_t pipelineRanks = 2;
@@ -60,7 +64,8 @@ struct StageProblem {
   std::vector<size_t> forcedCuts;
   /// Bytes a stage may hold (0: no limit).
   int64_t memoryBudget = 0;
-  /// A transfer's cost: latency + bytes / bandwidth.
+  /// A cut's send: one latency per value that crosses it, plus the bytes
+  /// over the bandwidth.
   double linkLatencySeconds = 0;
   double linkBytesPerSecond = 1;
 };

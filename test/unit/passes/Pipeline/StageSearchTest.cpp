@@ -20,6 +20,7 @@ StageProblem chain(std::vector<double> seconds, int64_t stages, int64_t microbat
   problem.liveBytes.assign(ops, 0);
   problem.opWeights.assign(ops, {});
   problem.crossingBytes.assign(ops + 1, 0);
+  problem.crossingValues.assign(ops + 1, 0);
   problem.stages = stages;
   problem.pipelineRanks = stages;
   problem.microbatches = microbatches;
@@ -37,6 +38,7 @@ std::vector<size_t> ends(const StagePlan &plan) {
 TEST(StageSearch, FiguresOfAStage) {
   StageProblem problem = chain({1, 2, 3, 4}, 2, 2);
   problem.crossingBytes = {0, 10, 20, 30, 0};
+  problem.crossingValues = {0, 1, 1, 2, 0};
   problem.liveBytes = {5, 6, 7, 8};
   problem.weightBytes = {100, 50};
   problem.opWeights = {{0}, {}, {0, 1}, {}};
@@ -44,8 +46,9 @@ TEST(StageSearch, FiguresOfAStage) {
   problem.linkBytesPerSecond = 10;
   StageFigures stage = stageFigures(problem, 1, 3);
   EXPECT_DOUBLE_EQ(stage.seconds, 2 + 3);
-  // Sending the 30 bytes that cross position 3: latency + bytes / bandwidth.
-  EXPECT_DOUBLE_EQ(stage.sendSeconds, 0.5 + 30.0 / 10);
+  // Sending the two values (30 bytes) that cross position 3: a latency each,
+  // then the bytes over the bandwidth.
+  EXPECT_DOUBLE_EQ(stage.sendSeconds, 2 * 0.5 + 30.0 / 10);
   // Weights 0 and 1, each once although op 2 and op 0 share weight 0.
   EXPECT_EQ(stage.weightBytes, 150);
   // Two micro-batches in flight, each with what comes in (10) and goes out
@@ -102,10 +105,25 @@ TEST(StageSearch, AvoidsExpensiveSends) {
   // search pays the uneven compute (3 + 1 against 2 + 2) to save the send.
   StageProblem problem = chain({1, 1, 1, 1}, 2, 4);
   problem.crossingBytes = {0, 0, 1000, 0, 0};
+  problem.crossingValues = {0, 0, 1, 0, 0};
   problem.linkBytesPerSecond = 100;
   StageSearchResult result = searchStages(problem);
   ASSERT_TRUE(result.plan);
   EXPECT_NE(result.plan->stages[0].end, 2u);
+}
+
+TEST(StageSearch, CutsWhereFewValuesCross) {
+  // Equal bytes everywhere, but three values cross position 2 and one
+  // crosses position 3: each value is a send with its latency.
+  StageProblem problem = chain({1, 1, 1, 1, 1}, 2, 4);
+  problem.crossingBytes = {0, 40, 40, 40, 40, 0};
+  problem.crossingValues = {0, 3, 3, 1, 3, 0};
+  problem.linkLatencySeconds = 1;
+  problem.linkBytesPerSecond = 1e30;
+  StageSearchResult result = searchStages(problem);
+  ASSERT_TRUE(result.plan);
+  EXPECT_EQ(result.plan->stages[0].end, 3u);
+  EXPECT_DOUBLE_EQ(result.plan->stages[0].sendSeconds, 1);
 }
 
 TEST(StageSearch, MemoryMovesTheCut) {
