@@ -74,8 +74,8 @@ class ReportBuilder {
 public:
   ReportBuilder(ArrayRef<func::FuncOp> functions, dist::MeshOp meshOp, dist::PipelineOp pipeline,
                 const DeviceModel &device)
-      : functions(functions), mesh(meshOp ? meshShapeOf(meshOp) : MeshShape{}),
-        pipeline(pipeline), device(device) {}
+      : functions(functions), mesh(meshOp ? meshShapeOf(meshOp) : MeshShape{}), pipeline(pipeline),
+        device(device) {}
 
   LogicalResult run() {
     if (pipeline) {
@@ -121,16 +121,20 @@ private:
       return success();
     if (auto reshard = dyn_cast<dist::ReshardOp>(op)) {
       std::optional<ValueSharding> to = fromAttr(reshard.getSharding(), mesh);
-      auto steps = to ? planReshard(sharding.lookup(reshard.getInput()), *to,
-                                    reshard.getType().getShape(), mesh)
-                      : std::nullopt;
+      // Gathering what the program returns belongs to no layer, even when
+      // the last layer's op (a post-LN norm) computed it; over the
+      // micro-batches the runtime gathers it, not the devices.
+      bool returned = llvm::all_of(reshard->getUsers(),
+                                   [](Operation *user) { return isa<func::ReturnOp>(user); });
+      ValueSharding from = sharding.lookup(reshard.getInput());
+      SmallVector<int64_t> shape(reshard.getType().getShape());
+      if (std::optional<unsigned> microbatches = mesh.axis(rt::kMicroBatchAxis);
+          microbatches && returned)
+        dropMicrobatchAxis(from, shape, *microbatches, mesh.sizes[*microbatches]);
+      auto steps = to ? planReshard(from, *to, shape, mesh) : std::nullopt;
       if (!steps)
         return reshard.emitOpError() << "cannot be planned";
       int64_t width = graph::elementByteWidth(reshard.getType().getElementType());
-      // Gathering what the program returns belongs to no layer, even when
-      // the last layer's op (a post-LN norm) computed it.
-      bool returned = llvm::all_of(reshard->getUsers(),
-                                   [](Operation *user) { return isa<func::ReturnOp>(user); });
       std::string module = returned ? std::string() : graph::onnxModuleOf(reshard.getLoc());
       std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis);
       double seconds = 0;
@@ -142,12 +146,11 @@ private:
           axes.push_back(mesh.names[axis]);
         double stepSeconds = collectiveSeconds(step, width, mesh, device);
         seconds += stepSeconds;
-        collectives.push_back({collectiveName(step.kind), std::move(axes),
-                               collectivePayloadBytes(step, width),
-                               collectiveTrafficBytes(step, width, mesh), stepSeconds,
-                               tp && step.axes == AxisList{*tp},
-                               graph::onnxNodeNames(reshard.getLoc()), module, position,
-                               std::nullopt});
+        collectives.push_back(
+            {collectiveName(step.kind), std::move(axes), collectivePayloadBytes(step, width),
+             collectiveTrafficBytes(step, width, mesh), stepSeconds,
+             tp && step.axes == AxisList{*tp}, graph::onnxNodeNames(reshard.getLoc()), module,
+             position, std::nullopt});
       }
       stages[stage].commSeconds += seconds;
       priced.push_back({seconds, module, position, stage});
@@ -230,8 +233,16 @@ private:
     auto id = int64_t(send.getTransfer());
     sendOf[id] = collectives.size();
     transfers.push_back({id, int64_t(stage), int64_t(send.getToStage()), source, bytes, seconds});
-    collectives.push_back({"send", {rt::kPipelineAxis}, bytes, bytes, seconds, false, source,
-                           module, position, std::nullopt});
+    collectives.push_back({"send",
+                           {rt::kPipelineAxis},
+                           bytes,
+                           bytes,
+                           seconds,
+                           false,
+                           source,
+                           module,
+                           position,
+                           std::nullopt});
     release(*send);
     return success();
   }
@@ -252,8 +263,16 @@ private:
                                 << " that no earlier stage sends";
     // Copied out first: the push may move the send's entry.
     Collective sent = collectives[send->second];
-    collectives.push_back({"recv", {rt::kPipelineAxis}, localBytes(result), 0, 0.0, false,
-                           sent.source, sent.module, position, std::nullopt});
+    collectives.push_back({"recv",
+                           {rt::kPipelineAxis},
+                           localBytes(result),
+                           0,
+                           0.0,
+                           false,
+                           sent.source,
+                           sent.module,
+                           position,
+                           std::nullopt});
     live(result, *recv);
     return success();
   }
@@ -490,12 +509,9 @@ llvm::json::Value ReportBuilder::json() const {
     llvm::json::Array axisList;
     for (const std::string &axis : collective.axes)
       axisList.push_back(axis);
-    llvm::json::Object entry{{"kind", collective.kind},
-                             {"axes", std::move(axisList)},
-                             {"bytes", collective.bytes},
-                             {"traffic_bytes", collective.traffic},
-                             {"seconds", collective.seconds},
-                             {"source", collective.source}};
+    llvm::json::Object entry{{"kind", collective.kind},       {"axes", std::move(axisList)},
+                             {"bytes", collective.bytes},     {"traffic_bytes", collective.traffic},
+                             {"seconds", collective.seconds}, {"source", collective.source}};
     if (!collective.module.empty())
       entry["module"] = collective.module;
     if (collective.layer)
@@ -532,18 +548,17 @@ llvm::json::Value ReportBuilder::json() const {
   }
   // A pipeline's step is the schedule's, not one device's sum of parts.
   double step = pipeline ? pipelineFigures().stepSeconds : computeSeconds + commSeconds;
-  llvm::json::Object report{
-      {"device", device.name},
-      {"mesh", llvm::json::Object{{"axes", std::move(axes)}}},
-      {"collectives", std::move(list)},
-      {"ranks", std::move(ranks)},
-      {"layers", std::move(layers)},
-      {"totals", llvm::json::Object{{"flops", flops},
-                                    {"comm_bytes", commBytes},
-                                    {"traffic_bytes", trafficBytes},
-                                    {"compute_seconds", computeSeconds},
-                                    {"comm_seconds", commSeconds},
-                                    {"est_step_seconds", step}}}};
+  llvm::json::Object report{{"device", device.name},
+                            {"mesh", llvm::json::Object{{"axes", std::move(axes)}}},
+                            {"collectives", std::move(list)},
+                            {"ranks", std::move(ranks)},
+                            {"layers", std::move(layers)},
+                            {"totals", llvm::json::Object{{"flops", flops},
+                                                          {"comm_bytes", commBytes},
+                                                          {"traffic_bytes", trafficBytes},
+                                                          {"compute_seconds", computeSeconds},
+                                                          {"comm_seconds", commSeconds},
+                                                          {"est_step_seconds", step}}}};
   if (pipeline)
     report["pipeline"] = pipelineJson(pipelineFigures());
   return report;
@@ -570,15 +585,14 @@ std::string ReportBuilder::summary(bool priced) const {
   RankMemory largest{0, 0};
   for (int64_t rank = 0; rank < devices.devices(); rank += stageRanks()) {
     RankMemory memory = rankMemory(rank);
-    if (memory.paramBytes + memory.activationBytes >
-        largest.paramBytes + largest.activationBytes)
+    if (memory.paramBytes + memory.activationBytes > largest.paramBytes + largest.activationBytes)
       largest = memory;
   }
   os << "plan on " << (devices.numAxes() ? devices.describe() : "one device") << " ("
      << (priced ? device.name : "cpu") << "): " << collectives.size() << " collectives per "
-     << (pipeline ? "micro-batch" : "step") << "; per device "
-     << (pipeline ? "(the fullest) " : "") << formatBytes(double(largest.paramBytes))
-     << " weights, " << formatBytes(double(largest.activationBytes)) << " peak activations; "
+     << (pipeline ? "micro-batch" : "step") << "; per device " << (pipeline ? "(the fullest) " : "")
+     << formatBytes(double(largest.paramBytes)) << " weights, "
+     << formatBytes(double(largest.activationBytes)) << " peak activations; "
      << llvm::formatv("{0:E2}", flops) << " flop\n";
   for (unsigned layer = 0; layer < layerAttention.size(); ++layer) {
     std::map<std::string, int> kinds;
