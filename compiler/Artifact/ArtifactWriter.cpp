@@ -13,7 +13,6 @@
 #include "passes/Sharding/CostModel.h"
 #include "dialects/Graph/TypeUtils.h"
 #include "passes/Sharding/ShardingConversion.h"
-#include "runtime/core/MeshAxes.h"
 
 #include "runtime/io/Checksum.h"
 #include "runtime/io/SafeTensors.h"
@@ -354,12 +353,8 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
   // The weights are cut over the stages' mesh; the ranks enumerate the
   // devices' mesh, which puts the pipeline axis in front of it.
   sharding::MeshShape stageMesh = *meshOp ? sharding::meshShapeOf(*meshOp) : sharding::MeshShape{};
-  sharding::MeshShape mesh = stageMesh;
   int64_t pipelineRanks = programs.pipeline ? programs.pipeline.getPipelineRanksAttr().getInt() : 1;
-  if (programs.pipeline) {
-    mesh.names.insert(mesh.names.begin(), rt::kPipelineAxis);
-    mesh.sizes.insert(mesh.sizes.begin(), pipelineRanks);
-  }
+  sharding::MeshShape mesh = sharding::devicesOfStages(stageMesh, pipelineRanks);
   SmallVector<std::vector<uint8_t>> bytes;
   for (func::FuncOp program : programs.stages) {
     auto serialized = serializeProgram(program, mesh);

@@ -65,17 +65,7 @@ Expected<std::optional<PipelineSpec>> parsePipelineOptions(const CompileOptions 
 }
 
 sharding::MeshShape stageMesh(const sharding::MeshShape &devices, const PipelineSpec &spec) {
-  sharding::MeshShape stages;
-  if (spec.microbatches > 1) {
-    stages.names.push_back(rt::kMicroBatchAxis);
-    stages.sizes.push_back(spec.microbatches);
-  }
-  for (auto [name, size] : llvm::zip(devices.names, devices.sizes))
-    if (name != rt::kPipelineAxis) {
-      stages.names.push_back(name);
-      stages.sizes.push_back(size);
-    }
-  return stages;
+  return sharding::stagesOfDevices(devices, spec.microbatches);
 }
 
 Error placePipeline(mlir::ModuleOp module, const PipelineSpec &spec,

@@ -295,17 +295,7 @@ private:
 
   /// The devices: pp outermost, then the stage mesh less the micro-batch axis.
   MeshShape deviceMesh() const {
-    MeshShape devices;
-    if (pipeline) {
-      devices.names.push_back(rt::kPipelineAxis);
-      devices.sizes.push_back(schedule.pipelineRanks);
-    }
-    for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
-      if (name != rt::kMicroBatchAxis) {
-        devices.names.push_back(name);
-        devices.sizes.push_back(size);
-      }
-    return devices;
+    return devicesOfStages(mesh, pipeline ? schedule.pipelineRanks : 1);
   }
 
   LogicalResult readEstimate(func::FuncOp function) {

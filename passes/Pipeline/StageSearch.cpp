@@ -110,32 +110,59 @@ struct Search {
            table.at(beginIndex, endIndex).memoryBytes() <= problem.memoryBudget;
   }
 
-  /// The plan of least step time: every (max, sum) pair no other beats,
-  /// per number of stages and last cut.
-  std::optional<StagePlan> fastest() const {
+  /// fronts[s][c]: the ways to cover ops [0, candidates[c]) with s + 1
+  /// stages that `fits` allows, as Pareto fronts of two keys each stage
+  /// adds to by `extend(before or null, stage)`.
+  using Fronts = std::vector<std::vector<std::vector<Entry>>>;
+  template <typename Fits, typename Extend> Fronts buildFronts(Fits fits, Extend extend) const {
     size_t count = candidates.size();
     auto stages = size_t(problem.stages);
-    // frontier[s][c]: ways to cover ops [0, candidates[c]) with s + 1 stages.
-    std::vector<std::vector<std::vector<Entry>>> frontier(stages,
-                                                          std::vector<std::vector<Entry>>(count));
+    Fronts fronts(stages, std::vector<std::vector<Entry>>(count));
     for (size_t end = 1; end < count; ++end)
-      if (allowed(0, end))
-        frontier[0][end].push_back({paceOf(table.at(0, end)), latencyOf(table.at(0, end)), 0, 0});
+      if (fits(0, end))
+        fronts[0][end].push_back(extend(nullptr, table.at(0, end)));
     for (size_t stage = 1; stage < stages; ++stage)
       for (size_t end = stage + 1; end < count; ++end) {
-        std::vector<Entry> &entries = frontier[stage][end];
+        std::vector<Entry> &entries = fronts[stage][end];
         for (size_t begin = stage; begin < end; ++begin) {
-          const std::vector<Entry> &before = frontier[stage - 1][begin];
-          if (before.empty() || !allowed(begin, end))
+          const std::vector<Entry> &before = fronts[stage - 1][begin];
+          if (before.empty() || !fits(begin, end))
             continue;
-          const StageFigures &figures = table.at(begin, end);
-          for (size_t index = 0; index < before.size(); ++index)
-            entries.push_back({std::max(before[index].maxSeconds, paceOf(figures)),
-                               before[index].sumSeconds + latencyOf(figures), begin, index});
+          for (size_t index = 0; index < before.size(); ++index) {
+            Entry entry = extend(&before[index], table.at(begin, end));
+            entry.previousCandidate = begin;
+            entry.previousEntry = index;
+            entries.push_back(entry);
+          }
         }
         prune(entries);
       }
-    const std::vector<Entry> &last = frontier[stages - 1][count - 1];
+    return fronts;
+  }
+
+  /// The plan that entry `index` of the whole program's front stands for.
+  StagePlan planOfEntry(const Fronts &fronts, size_t index) const {
+    std::vector<size_t> ends;
+    size_t end = candidates.size() - 1, entry = index;
+    for (size_t stage = size_t(problem.stages); stage-- > 0;) {
+      ends.push_back(end);
+      const Entry &chosen = fronts[stage][end][entry];
+      entry = chosen.previousEntry;
+      end = stage == 0 ? 0 : chosen.previousCandidate;
+    }
+    return planOf(ends);
+  }
+
+  /// The plan of least step time: every (max pace, summed latency) pair no
+  /// other beats.
+  std::optional<StagePlan> fastest() const {
+    Fronts fronts =
+        buildFronts([&](size_t begin, size_t end) { return allowed(begin, end); },
+                    [](const Entry *before, const StageFigures &stage) {
+                      return Entry{std::max(before ? before->maxSeconds : 0.0, paceOf(stage)),
+                                   (before ? before->sumSeconds : 0.0) + latencyOf(stage), 0, 0};
+                    });
+    const std::vector<Entry> &last = fronts.back().back();
     if (last.empty())
       return std::nullopt;
     size_t best = 0;
@@ -143,66 +170,28 @@ struct Search {
       if (objective(problem, last[index].maxSeconds, last[index].sumSeconds) <
           objective(problem, last[best].maxSeconds, last[best].sumSeconds))
         best = index;
-    std::vector<size_t> ends;
-    size_t end = count - 1, entry = best;
-    for (size_t stage = stages; stage-- > 0;) {
-      ends.push_back(end);
-      const Entry &chosen = frontier[stage][end][entry];
-      entry = chosen.previousEntry;
-      end = stage == 0 ? 0 : chosen.previousCandidate;
-    }
-    return planOf(ends);
+    return planOfEntry(fronts, best);
   }
 
   /// The most even plan (least sum of squared stage computes) whose every
   /// stage keeps the pace within `pace` and whose step is within `step`:
-  /// every (squares, summed latency) pair no other beats in both, then the
-  /// plans of the last cut checked whole.
+  /// every (squares, summed latency) pair no other beats, then the plans of
+  /// the whole program checked whole, most even first.
   std::optional<StagePlan> mostEven(double pace, double step) const {
-    size_t count = candidates.size();
-    auto stages = size_t(problem.stages);
-    auto fits = [&](size_t begin, size_t end) {
-      return allowed(begin, end) && paceOf(table.at(begin, end)) <= pace;
-    };
-    // Entry's maxSeconds holds the sum of squared computes here.
-    std::vector<std::vector<std::vector<Entry>>> frontier(stages,
-                                                          std::vector<std::vector<Entry>>(count));
-    for (size_t end = 1; end < count; ++end)
-      if (fits(0, end)) {
-        const StageFigures &figures = table.at(0, end);
-        frontier[0][end].push_back({figures.seconds * figures.seconds, latencyOf(figures), 0, 0});
-      }
-    for (size_t stage = 1; stage < stages; ++stage)
-      for (size_t end = stage + 1; end < count; ++end) {
-        std::vector<Entry> &entries = frontier[stage][end];
-        for (size_t begin = stage; begin < end; ++begin) {
-          const std::vector<Entry> &before = frontier[stage - 1][begin];
-          if (before.empty() || !fits(begin, end))
-            continue;
-          const StageFigures &figures = table.at(begin, end);
-          for (size_t index = 0; index < before.size(); ++index)
-            entries.push_back({before[index].maxSeconds + figures.seconds * figures.seconds,
-                               before[index].sumSeconds + latencyOf(figures), begin, index});
-        }
-        prune(entries);
-      }
-    std::optional<StagePlan> best;
-    const std::vector<Entry> &last = frontier[stages - 1][count - 1];
-    // Ordered by squares: the first whose step fits wins.
-    for (size_t index = 0; index < last.size() && !best; ++index) {
-      std::vector<size_t> ends;
-      size_t end = count - 1, entry = index;
-      for (size_t stage = stages; stage-- > 0;) {
-        ends.push_back(end);
-        const Entry &chosen = frontier[stage][end][entry];
-        entry = chosen.previousEntry;
-        end = stage == 0 ? 0 : chosen.previousCandidate;
-      }
-      StagePlan plan = planOf(ends);
-      if (plan.stepSeconds <= step)
-        best = std::move(plan);
-    }
-    return best;
+    // Entry::maxSeconds holds the sum of squared computes here.
+    Fronts fronts = buildFronts(
+        [&](size_t begin, size_t end) {
+          return allowed(begin, end) && paceOf(table.at(begin, end)) <= pace;
+        },
+        [](const Entry *before, const StageFigures &stage) {
+          return Entry{(before ? before->maxSeconds : 0.0) + stage.seconds * stage.seconds,
+                       (before ? before->sumSeconds : 0.0) + latencyOf(stage), 0, 0};
+        });
+    const std::vector<Entry> &last = fronts.back().back();
+    for (size_t index = 0; index < last.size(); ++index)
+      if (StagePlan plan = planOfEntry(fronts, index); plan.stepSeconds <= step)
+        return plan;
+    return std::nullopt;
   }
 
   /// The least step time; then, among plans within kStepTolerance of it,

@@ -24,6 +24,15 @@ struct MeshShape : rt::MeshShape {
   std::optional<unsigned> axis(llvm::StringRef name) const;
 };
 
+/// With a pipeline the module's dist.mesh is the stages' mesh (dp, tp and
+/// the compiler's micro-batch axis); the devices are those axes but mb, with
+/// pp (of `pipelineRanks`) outermost (docs/pipeline.md). Without a pipeline
+/// (`pipelineRanks` 1) the two are the same.
+MeshShape devicesOfStages(const MeshShape &stages, int64_t pipelineRanks);
+/// The inverse for the driver: the devices less pp, with mb (of
+/// `microbatches`, when more than 1) in front.
+MeshShape stagesOfDevices(const MeshShape &devices, int64_t microbatches);
+
 } // namespace shardc::sharding
 
 #endif
