@@ -1,4 +1,5 @@
 //===- MicroBatchTest.cpp - cutting and joining micro-batches ---------------===//
+#include "test/unit/runtime/session/Iota.h"
 #include "runtime/session/MicroBatch.h"
 
 #include <gtest/gtest.h>
@@ -7,14 +8,6 @@
 
 namespace shardc::rt {
 namespace {
-
-HostTensor iota(Shape shape) {
-  HostTensor tensor(DType::F32, shape);
-  auto *values = reinterpret_cast<float *>(tensor.bytes.data());
-  for (int64_t i = 0; i < tensor.numel(); ++i)
-    values[i] = static_cast<float>(i);
-  return tensor;
-}
 
 TEST(MicroBatch, SlicesAndJoinsAlongAnInnerDimension) {
   HostTensor whole = iota({2, 6, 3});

@@ -7,6 +7,7 @@
 // groups make it run. A rank that fails makes its peers fail, not hang.
 //
 //===----------------------------------------------------------------------===//
+#include "test/unit/runtime/session/Iota.h"
 #include "runtime/session/PipelineRank.h"
 #include "runtime/comm/InProcess.h"
 #include "runtime/cpu/CpuDevice.h"
@@ -94,14 +95,6 @@ Artifact stageOf(int rank, int stage, const std::vector<uint8_t> &bytes, const P
   artifact.programBytes = bytes;
   artifact.program = schema::GetProgram(artifact.programBytes.data());
   return artifact;
-}
-
-HostTensor iota(Shape shape) {
-  HostTensor tensor(DType::F32, shape);
-  auto *values = reinterpret_cast<float *>(tensor.bytes.data());
-  for (int64_t i = 0; i < tensor.numel(); ++i)
-    values[i] = static_cast<float>(i);
-  return tensor;
 }
 
 /// Runs the pipeline with stage 0's program `first` on every pp 0 rank
