@@ -6,6 +6,7 @@
 #include "compiler/Report/PipelineReport.h"
 #include "compiler/Report/UniformSplit.h"
 
+#include "passes/Pipeline/StageProgram.h"
 #include "passes/Sharding/ShardingConversion.h"
 
 #include "dialects/Graph/GraphOps.h"
@@ -277,21 +278,11 @@ private:
     return success();
   }
 
-  /// The link between stages, as shardc-pipeline-stages prices it: stages
-  /// are neighbours in the rank order, so a transfer stays on NVLink when a
-  /// stage's ranks do not fill a node.
-  const Link &link() const {
-    return stageRanks() < device.devicesPerNode ? device.intraNode : device.interNode;
-  }
+  /// The link between stages, as shardc-pipeline-stages prices it.
+  const Link &link() const { return pipeline::stageLink(mesh, device); }
 
   /// The ranks of one stage: the mesh without the micro-batch axis.
-  int64_t stageRanks() const {
-    int64_t ranks = 1;
-    for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
-      if (name != rt::kMicroBatchAxis)
-        ranks *= size;
-    return ranks;
-  }
+  int64_t stageRanks() const { return devicesOfStages(mesh, 1).devices(); }
 
   /// The devices: pp outermost, then the stage mesh less the micro-batch axis.
   MeshShape deviceMesh() const {

@@ -87,13 +87,7 @@ struct PipelineStagesPass : impl::PipelineStagesPassBase<PipelineStagesPass> {
     // A rank holds V stages: each gets its share of the device.
     int64_t budget = deviceMemory > 0 ? int64_t(deviceMemory) : model->memoryBytes;
     problem.memoryBudget = budget / problem.virtualStages;
-    // Stages are neighbours in the rank order only when a stage's ranks do
-    // not fill a node: then transfers stay on NVLink.
-    int64_t stageRanks = 1;
-    for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
-      if (name != rt::kMicroBatchAxis)
-        stageRanks *= size;
-    const Link &link = stageRanks < model->devicesPerNode ? model->intraNode : model->interNode;
+    const Link &link = stageLink(mesh, *model);
     problem.linkLatencySeconds = link.latencySeconds;
     problem.linkBytesPerSecond = link.bytesPerSecond;
     FailureOr<std::vector<size_t>> forced = forcedCuts(pipeline, program);

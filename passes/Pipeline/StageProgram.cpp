@@ -79,6 +79,11 @@ double secondsOf(Operation *op, const MeshShape &mesh, const DeviceModel &device
 
 } // namespace
 
+const Link &stageLink(const MeshShape &stages, const DeviceModel &device) {
+  return devicesOfStages(stages, 1).devices() < device.devicesPerNode ? device.intraNode
+                                                                      : device.interNode;
+}
+
 int64_t localBytes(Value value, const MeshShape &mesh) {
   return tensorBytes(shardingOf(value, mesh).localShape(tensorType(value).getShape(), mesh),
                      tensorType(value).getElementType());

@@ -37,6 +37,12 @@ struct StageProgram {
 StageProgram analyzeStageProgram(mlir::func::FuncOp function, const sharding::MeshShape &mesh,
                                  const sharding::DeviceModel &device);
 
+/// The link a transfer between stages takes on `stages` (the stages' mesh):
+/// stages are neighbours in the rank order, so a transfer stays on NVLink
+/// while one stage's ranks do not fill a node.
+const sharding::Link &stageLink(const sharding::MeshShape &stages,
+                                const sharding::DeviceModel &device);
+
 /// Local bytes of `value` under its sharding (from its defining op's
 /// dist.shardings; whole when it has none).
 int64_t localBytes(mlir::Value value, const sharding::MeshShape &mesh);
