@@ -34,6 +34,24 @@ std::atomic<int> gThreads{0};
 // must not run concurrently with itself, so the default is settled once.
 std::once_flag gDefaultOnce;
 
+/// OpenBLAS's OpenMP build sizes each GEMM by omp_get_max_threads() of the
+/// thread that calls it, an OpenMP setting held per thread. A thread the
+/// runtime starts (a rank thread) begins with OpenMP's default, one per core,
+/// so two rank threads each asked OpenBLAS for both cores: measured on 2
+/// cores, two concurrent 64x1152x384 sgemm loops took 2.5x one loop's time
+/// instead of 1.0x. So every thread that asks for the count also adopts it.
+void applyToCallingThread(int threads) {
+#ifdef _OPENMP
+  thread_local int applied = 0;
+  if (applied != threads) {
+    omp_set_num_threads(threads);
+    applied = threads;
+  }
+#else
+  (void)threads;
+#endif
+}
+
 } // namespace
 
 void setNumThreads(int n) {
@@ -44,13 +62,15 @@ void setNumThreads(int n) {
 
 int numThreads() {
   int threads = gThreads.load(std::memory_order_relaxed);
-  if (threads > 0)
-    return threads;
-  std::call_once(gDefaultOnce, [] {
-    if (gThreads.load(std::memory_order_relaxed) == 0)
-      setNumThreads(0);
-  });
-  return gThreads.load(std::memory_order_relaxed);
+  if (threads <= 0) {
+    std::call_once(gDefaultOnce, [] {
+      if (gThreads.load(std::memory_order_relaxed) == 0)
+        setNumThreads(0);
+    });
+    threads = gThreads.load(std::memory_order_relaxed);
+  }
+  applyToCallingThread(threads);
+  return threads;
 }
 
 bool hasOpenMP() {

@@ -9,10 +9,12 @@
 // The two pools never run at once: no kernel calls BLAS from inside one of its
 // own parallel regions (that would multiply the threads, n x n).
 //
-// The setting is global (OpenMP's omp_set_num_threads is per calling thread,
-// which would silently not apply when the executor runs kernels on another
-// thread than the one that configured it). A process that runs several ranks
-// as threads should give each a share: setNumThreads(cores / ranks).
+// The setting is global, and numThreads() also applies it to the calling
+// thread's OpenMP setting, which is per thread and is what OpenBLAS's OpenMP
+// build reads: without that, a kernel run on another thread than the one that
+// configured the count (a rank thread) would use OpenMP's default. A process
+// that runs several ranks as threads should give each a share:
+// setNumThreads(cores / ranks).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CPU_THREADING_H
