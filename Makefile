@@ -18,7 +18,7 @@ APT_PACKAGES := cmake g++ ninja-build ccache python3-venv \
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools \
   libonnx-dev libprotobuf-dev protobuf-compiler libgtest-dev \
   clang-19 libclang-rt-19-dev \
-  flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev libopenblas-openmp-dev zlib1g-dev \
+  flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev libdnnl-dev zlib1g-dev \
   libopenmpi-dev openmpi-bin
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 

@@ -9,7 +9,7 @@ namespace shardc::rt::cpu {
 /// Every CPU kernel by the name exec programs use ("add", "linear", "fused"...).
 const KernelTable &kernelTable();
 
-/// Threads the kernels (and OpenBLAS) use; 0 means one per core.
+/// Threads the kernels (GEMMs included) use; 0 means one per core.
 void setThreads(int threads);
 int threads();
 

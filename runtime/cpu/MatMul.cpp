@@ -1,20 +1,11 @@
-//===- MatMul.cpp - matmul and linear over OpenBLAS ------------------------===//
+//===- MatMul.cpp - matmul and linear over oneDNN's sgemm ------------------===//
 #include "runtime/cpu/MatMul.h"
 
 #include "runtime/cpu/Checks.h"
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Parallel.h"
 
-#include <cblas.h>
-
-#include <cctype>
-#include <climits>
-#include <cstring>
-#include <initializer_list>
-
-// Declared here as well as in OpenBLAS's cblas.h: Debian's plain cblas.h may
-// be netlib's, which lacks it, while the library linked is always OpenBLAS.
-extern "C" char *openblas_get_corename(void);
+#include <oneapi/dnnl/dnnl.h>
 
 namespace shardc::rt::cpu {
 namespace {
@@ -22,18 +13,37 @@ namespace {
 using namespace detail;
 
 /// One row-major GEMM, C = A op(B) + beta C, with A [m, k], op(B) [k, n].
-/// BLAS wants leading dimensions >= 1 even for empty matrices.
-void gemm(int m, int n, int k, const float *a, const float *b, bool transB,
-          float beta, float *c) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, m, n,
-              k, 1.0f, a, std::max(k, 1), b, std::max(transB ? k : n, 1), beta, c,
-              std::max(n, 1));
+/// Leading dimensions must be >= 1 even for empty matrices.
+Status gemm(const char *op, int64_t m, int64_t n, int64_t k, const float *a, const float *b,
+            bool transB, float beta, float *c) {
+  const dnnl_status_t status =
+      dnnl_sgemm('N', transB ? 'T' : 'N', m, n, k, 1.0f, a, std::max<int64_t>(k, 1), b,
+                 std::max<int64_t>(transB ? k : n, 1), beta, c, std::max<int64_t>(n, 1));
+  if (status != dnnl_success)
+    return fail(op, "oneDNN's sgemm refused " + std::to_string(m) + " x " + std::to_string(n) +
+                        " x " + std::to_string(k) + " (dnnl status " +
+                        std::to_string(int(status)) + ")");
+  return Status::success();
 }
-void gemm(int m, int n, int k, const double *a, const double *b, bool transB,
-          double beta, double *c) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, m, n,
-              k, 1.0, a, std::max(k, 1), b, std::max(transB ? k : n, 1), beta, c,
-              std::max(n, 1));
+
+/// fp64 has no oneDNN GEMM; it appears in shape and statistics computations,
+/// not in a model's hot path, so a plain loop over rows of C serves: each row
+/// is a sum of rows of B (or dot products with rows of B when transposed).
+Status gemm(const char *, int64_t m, int64_t n, int64_t k, const double *a, const double *b,
+            bool transB, double beta, double *c) {
+  parallelFor(m, n * k, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      double *row = c + i * n;
+      for (int64_t j = 0; j < n; ++j)
+        row[j] = beta == 0 ? 0.0 : beta * row[j];
+      for (int64_t p = 0; p < k; ++p) {
+        const double scale = a[i * k + p];
+        for (int64_t j = 0; j < n; ++j)
+          row[j] += scale * (transB ? b[j * k + p] : b[p * n + j]);
+      }
+    }
+  });
+  return Status::success();
 }
 
 /// Half-precision operands widened to fp32 (and the result narrowed back).
@@ -56,16 +66,17 @@ template <typename T> void narrow(const float *wide, int64_t count, T *data) {
 /// double, widened sgemm for Half/BFloat16. `accumulate` keeps C (beta = 1),
 /// used by linear to start from the bias.
 template <typename T>
-void gemmAs(int m, int n, int k, const T *a, const T *b, bool transB,
-            bool accumulate, T *c) {
+Status gemmAs(const char *op, int64_t m, int64_t n, int64_t k, const T *a, const T *b,
+              bool transB, bool accumulate, T *c) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    gemm(m, n, k, a, b, transB, accumulate ? T(1) : T(0), c);
+    return gemm(op, m, n, k, a, b, transB, accumulate ? T(1) : T(0), c);
   } else {
-    std::vector<float> wa = widen(a, int64_t(m) * k), wb = widen(b, int64_t(k) * n);
-    std::vector<float> wc = accumulate ? widen(c, int64_t(m) * n)
-                                       : std::vector<float>(size_t(int64_t(m) * n));
-    gemm(m, n, k, wa.data(), wb.data(), transB, accumulate ? 1.0f : 0.0f, wc.data());
-    narrow(wc.data(), int64_t(m) * n, c);
+    std::vector<float> wa = widen(a, m * k), wb = widen(b, k * n);
+    std::vector<float> wc = accumulate ? widen(c, m * n) : std::vector<float>(size_t(m * n));
+    SHARDC_CPU_TRY(
+        gemm(op, m, n, k, wa.data(), wb.data(), transB, accumulate ? 1.0f : 0.0f, wc.data()));
+    narrow(wc.data(), m * n, c);
+    return Status::success();
   }
 }
 
@@ -84,49 +95,7 @@ void intMatMul(int64_t m, int64_t n, int64_t k, const T *a, const T *b, T *c) {
   });
 }
 
-Status checkBlasDims(const char *op, int64_t m, int64_t n, int64_t k) {
-  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
-    return fail(op, "GEMM dims " + std::to_string(m) + " x " + std::to_string(n) +
-                        " x " + std::to_string(k) + " exceed BLAS's 32-bit sizes");
-  return Status::success();
-}
-
 } // namespace
-
-const char *blasCoreName() { return openblas_get_corename(); }
-
-std::string betterBlasCore() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  const std::string core = blasCoreName();
-  auto isOneOf = [&](std::initializer_list<const char *> names) {
-    for (const char *name : names)
-      if (core.size() == std::strlen(name) &&
-          std::equal(core.begin(), core.end(), name, [](char a, char b) {
-            return std::tolower(static_cast<unsigned char>(a)) ==
-                   std::tolower(static_cast<unsigned char>(b));
-          }))
-        return true;
-    return false;
-  };
-  const bool avx512 = __builtin_cpu_supports("avx512f");
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (avx512 && !isOneOf({"SkylakeX", "CooperLake", "SapphireRapids"}))
-    return "SkylakeX";
-  if (!avx512 && avx2 &&
-      !isOneOf({"Haswell", "Zen", "SkylakeX", "CooperLake", "SapphireRapids"}))
-    return "Haswell";
-#endif
-  return "";
-}
-
-std::string blasKernelWarning() {
-  const std::string better = betterBlasCore();
-  if (better.empty())
-    return "";
-  return "OpenBLAS runs its generic '" + std::string(blasCoreName()) +
-         "' kernels on this CPU; set OPENBLAS_CORETYPE=" + better +
-         " in the environment before starting the process for several times faster GEMMs";
-}
 
 Status matmul(const TensorView &lhs, const TensorView &rhs, const TensorView &out) {
   const char *name = "matmul";
@@ -171,30 +140,30 @@ Status matmul(const TensorView &lhs, const TensorView &rhs, const TensorView &ou
   for (int64_t stride : bStrides)
     rhsShared &= stride == 0;
   const bool fold = rhsShared && numElements(aBatch) == batches;
-  SHARDC_CPU_TRY(checkBlasDims(name, fold ? batches * m : m, n, k));
-  (void)numThreads(); // settles OpenBLAS's thread count before its first use
+  // Applies the thread count to this thread, whose OpenMP setting sizes the GEMM.
+  (void)numThreads();
 
+  Status status = Status::success();
   dispatchFloat(lhs.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T *aData = lhs.as<const T>();
     const T *bData = rhs.as<const T>();
     T *cData = out.as<T>();
-    if (k == 0) { // nothing to sum: zeros (BLAS would not touch C)
+    if (k == 0) { // nothing to sum: zeros (a GEMM with beta = 0 over K = 0 is not asked for)
       std::fill(cData, cData + out.numel(), store<T>(0));
       return;
     }
     if (fold) {
-      gemmAs<T>(int(batches * m), int(n), int(k), aData, bData, false, false, cData);
+      status = gemmAs<T>(name, batches * m, n, k, aData, bData, false, false, cData);
       return;
     }
-    for (int64_t i = 0; i < batches; ++i) {
+    for (int64_t i = 0; i < batches && status; ++i) {
       int64_t ao, bo;
       offsets(i, ao, bo);
-      gemmAs<T>(int(m), int(n), int(k), aData + ao, bData + bo, false, false,
-                cData + i * m * n);
+      status = gemmAs<T>(name, m, n, k, aData + ao, bData + bo, false, false, cData + i * m * n);
     }
   });
-  return Status::success();
+  return status;
 }
 
 Status linear(const TensorView &input, const TensorView &weight,
@@ -205,9 +174,9 @@ Status linear(const TensorView &input, const TensorView &weight,
   const int64_t m = dims.m, k = dims.k, n = dims.n;
   if (m == 0 || n == 0)
     return Status::success();
-  SHARDC_CPU_TRY(checkBlasDims(name, m, n, k));
-  (void)numThreads();
+  (void)numThreads(); // as in matmul
 
+  Status status = Status::success();
   dispatchFloat(input.dtype, [&](auto tag) {
     using T = decltype(tag);
     T *c = out.as<T>();
@@ -223,10 +192,10 @@ Status linear(const TensorView &input, const TensorView &weight,
       });
     }
     if (k > 0)
-      gemmAs<T>(int(m), int(n), int(k), input.as<const T>(), weight.as<const T>(),
-                transposeWeight, start, c);
+      status = gemmAs<T>(name, m, n, k, input.as<const T>(), weight.as<const T>(),
+                         transposeWeight, start, c);
   });
-  return Status::success();
+  return status;
 }
 
 } // namespace shardc::rt::cpu

@@ -3,17 +3,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <thread>
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-
-// OpenBLAS's own setter. Declared here rather than taken from <cblas.h>:
-// Debian's cblas.h is an alternative that may be netlib's, which lacks it,
-// while the library we link is always OpenBLAS.
-extern "C" void openblas_set_num_threads(int numThreads);
 
 namespace shardc::rt::cpu {
 namespace {
@@ -30,16 +24,13 @@ int defaultThreads() {
 // 0 until first use or setNumThreads: the default is read lazily so that a
 // static initializer never has to run OpenMP's.
 std::atomic<int> gThreads{0};
-// Kernels on several threads may all be the first to ask; OpenBLAS's setter
-// must not run concurrently with itself, so the default is settled once.
-std::once_flag gDefaultOnce;
 
-/// OpenBLAS's OpenMP build sizes each GEMM by omp_get_max_threads() of the
-/// thread that calls it, an OpenMP setting held per thread. A thread the
-/// runtime starts (a rank thread) begins with OpenMP's default, one per core,
-/// so two rank threads each asked OpenBLAS for both cores: measured on 2
-/// cores, two concurrent 64x1152x384 sgemm loops took 2.5x one loop's time
-/// instead of 1.0x. So every thread that asks for the count also adopts it.
+/// The GEMM library sizes each call by omp_get_max_threads() of the calling
+/// thread. A thread the runtime starts (a rank thread) begins with OpenMP's
+/// default, one per core, so two rank threads on 2 cores each asked for both:
+/// measured with OpenBLAS, two concurrent 64x1152x384 sgemm loops took 2.5x
+/// one loop's time instead of 1.0x, and tp=2 as rank threads ran at half the
+/// speed of one rank on one thread.
 void applyToCallingThread(int threads) {
 #ifdef _OPENMP
   thread_local int applied = 0;
@@ -55,18 +46,15 @@ void applyToCallingThread(int threads) {
 } // namespace
 
 void setNumThreads(int n) {
-  const int threads = n > 0 ? n : defaultThreads();
-  gThreads.store(threads, std::memory_order_relaxed);
-  openblas_set_num_threads(threads);
+  gThreads.store(n > 0 ? n : defaultThreads(), std::memory_order_relaxed);
 }
 
 int numThreads() {
   int threads = gThreads.load(std::memory_order_relaxed);
   if (threads <= 0) {
-    std::call_once(gDefaultOnce, [] {
-      if (gThreads.load(std::memory_order_relaxed) == 0)
-        setNumThreads(0);
-    });
+    // Several threads may race to settle the default; they all store the same.
+    int unset = 0;
+    gThreads.compare_exchange_strong(unset, defaultThreads(), std::memory_order_relaxed);
     threads = gThreads.load(std::memory_order_relaxed);
   }
   applyToCallingThread(threads);

@@ -30,7 +30,6 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/comm/Mpi.h"
 #include "runtime/cpu/CpuBackend.h"
-#include "runtime/cpu/MatMul.h"
 #include "runtime/io/AtomicFile.h"
 #include "tools/shardrun/ProcessRanks.h"
 #include "tools/shardrun/RankStart.h"
@@ -41,24 +40,8 @@
 #include <csignal>
 #include <cstdlib>
 
-#include <unistd.h>
-
 using namespace shardc::rt;
 using namespace shardc::shardrun;
-
-/// OpenBLAS picks its kernels when it loads, from the CPU model or from
-/// OPENBLAS_CORETYPE; Debian's 0.3.21 does not know recent CPUs and falls back
-/// to generic SSE3 kernels, several times slower. When that happened and the
-/// user did not choose, start again with the kernels that suit the CPU.
-void reexecWithSuitableBlasKernels(char **argv) {
-  if (std::getenv("OPENBLAS_CORETYPE"))
-    return;
-  std::string better = cpu::betterBlasCore();
-  if (better.empty() || setenv("OPENBLAS_CORETYPE", better.c_str(), 1) != 0)
-    return;
-  execv("/proc/self/exe", argv);
-  // Still here: the exec failed; carry on with the generic kernels.
-}
 
 namespace {
 
@@ -95,7 +78,6 @@ int main(int argc, char **argv) {
   // Past `ulimit -f` writing the outputs fails with EFBIG, reported as one
   // line, instead of SIGXFSZ killing the process.
   std::signal(SIGXFSZ, SIG_IGN);
-  reexecWithSuitableBlasKernels(argv);
   Options options = parseOptions(argc, argv);
   // A bad --outputs path is refused before anything runs, not after.
   for (const std::string &file : {options.outputs, options.trace})

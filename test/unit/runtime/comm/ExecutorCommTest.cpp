@@ -227,7 +227,7 @@ TEST(ExecutorCommTest, RefusesAWorldOfAnotherSize) {
 }
 
 TEST(ExecutorCommTest, GemmsFromSeveralRankThreadsAtOnce) {
-  // OpenBLAS (the OpenMP build) and the OpenMP kernels called from four
+  // oneDNN's GEMMs and the OpenMP kernels called from four
   // threads at once, as `shardrun --np 4` does, each with two threads of its
   // own: every result must match the one computed alone.
   const int saved = cpu::numThreads();

@@ -68,7 +68,7 @@ const std::pair<Shape, Shape> kMatMulCases[] = {
     {{1, 3, 4}, {2, 4, 1}},         // N = 1
     {{2, 0, 4}, {4, 3}},            // M = 0
     {{2, 3, 0}, {0, 5}},            // K = 0: zeros
-    {{65, 130}, {130, 67}},         // big enough for OpenBLAS's own blocking
+    {{65, 130}, {130, 67}},         // big enough for the GEMM's own blocking
 };
 
 TEST(CpuMatMulTest, MatchesNaiveMatMulForFloatTypes) {

@@ -43,13 +43,5 @@ TEST(CpuThreadingTest, KernelsGiveTheSameBitsOnOneOrTwoThreads) {
     EXPECT_TRUE(sameBits(one[i], two[i])) << "kernel " << i;
 }
 
-TEST(CpuThreadingTest, ReportsTheBlasKernels) {
-  EXPECT_FALSE(std::string(blasCoreName()).empty());
-  const std::string warning = blasKernelWarning();
-  if (!warning.empty()) {
-    EXPECT_NE(warning.find("OPENBLAS_CORETYPE="), std::string::npos) << warning;
-  }
-}
-
 } // namespace
 } // namespace shardc::rt::cpu::test
