@@ -15,6 +15,7 @@
 #include "runtime/cpu/Checks.h"
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Parallel.h"
+#include "runtime/cpu/VectorMath.h"
 
 #include <cmath>
 #include <cstring>
@@ -28,38 +29,10 @@ using namespace detail;
 constexpr int64_t kBlockQ = 32;
 constexpr int64_t kBlockK = 64;
 
-/// e^x for x <= 0 (scores minus their running maximum), in a form the
-/// compiler vectorizes, unlike a call to expf: x = n ln2 + r with |r| <=
-/// ln2 / 2 (ln2 split in two so that r is exact), e^r by its Taylor series to
-/// degree 7 (truncation error < 1e-8, below fp32's 6e-8 rounding), and 2^n
-/// put into the exponent bits. Results below 2^-126 flush to 0, harmless
-/// here: they are weights next to a maximum of weight 1. NaN stays NaN, -inf
-/// gives 0 (x > 0 is outside the domain and gives 1). The double
-/// instantiation (F64 attention) uses std::exp.
-inline float expNonPositive(float x) {
-  // A finite argument in [-87, 0] for the arithmetic (NaN takes -87 here, so
-  // the float -> int conversion below is always defined), fixed up at the end.
-  const float t = x > 0.0f ? 0.0f : x >= -87.0f ? x : -87.0f;
-  // Round to nearest by adding and removing 1.5 * 2^23 (exact for |t| < 2^22):
-  // unlike nearbyint this needs no SSE4.1 and vectorizes on baseline x86-64.
-  const float magic = 12582912.0f;
-  const float n = (t * 1.44269504088896341f + magic) - magic; // in [-126, 0]
-  const float r = (t - n * 0.693359375f) + n * 2.12194440e-4f;
-  float p = 1.0f / 5040;
-  p = p * r + 1.0f / 720;
-  p = p * r + 1.0f / 120;
-  p = p * r + 1.0f / 24;
-  p = p * r + 1.0f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  // 2^n by building the float's exponent field.
-  const int32_t bits = (int32_t(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  const float result = p * scale;
-  return x >= -87.0f ? result : x != x ? x : 0.0f;
-}
+/// e^x for x <= 0 (scores minus their running maximum): fp32 in the form
+/// that vectorizes (VectorMath.h); the double instantiation (F64 attention)
+/// uses libm.
+inline float expNonPositive(float x) { return vmath::exp(x); }
 inline double expNonPositive(double x) { return std::exp(x); }
 
 /// The shapes checkAttention found (Checks.h).

@@ -10,6 +10,7 @@
 
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Parallel.h"
+#include "runtime/cpu/VectorMath.h"
 
 #include <cmath>
 #include <limits>
@@ -20,6 +21,10 @@ namespace {
 using namespace detail;
 
 constexpr int64_t kTile = 64;
+
+// fp32 (and the fp16/bf16 compute type) in the form that vectorizes.
+inline float expOf(float x) { return vmath::exp(x); }
+inline double expOf(double x) { return std::exp(x); }
 
 template <typename T>
 void softmaxRows(const T *in, T *out, int64_t rows, int64_t dim) {
@@ -43,7 +48,7 @@ void softmaxRows(const T *in, T *out, int64_t rows, int64_t dim) {
         maximum = std::max(maximum, C(load(x[i])));
       double sum = 0.0;
       for (int64_t i = 0; i < dim; ++i) {
-        e[i] = std::exp(C(load(x[i])) - maximum);
+        e[i] = expOf(C(load(x[i])) - maximum);
         sum += double(e[i]);
       }
       const C scale = C(1.0 / sum);
@@ -75,7 +80,7 @@ void softmaxColumns(const T *in, T *out, int64_t outer, int64_t dim, int64_t inn
           maximum[j] = std::max(maximum[j], C(load(x[i * inner + j])));
       for (int64_t i = 0; i < dim; ++i)
         for (int64_t j = 0; j < width; ++j) {
-          C v = std::exp(C(load(x[i * inner + j])) - maximum[j]);
+          C v = expOf(C(load(x[i * inner + j])) - maximum[j]);
           e[size_t(i * kTile + j)] = v;
           sum[j] += double(v);
         }

@@ -3,6 +3,7 @@
 
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Parallel.h"
+#include "runtime/cpu/VectorMath.h"
 
 #include <cmath>
 
@@ -68,13 +69,22 @@ namespace {
 
 using namespace detail;
 
+// The transcendental functions of the compute type: fp32 (also the compute
+// type of fp16/bf16) takes the forms that vectorize (VectorMath.h), double
+// takes libm's.
+inline float expOf(float x) { return vmath::exp(x); }
+inline double expOf(double x) { return std::exp(x); }
+inline float erfcOf(float x) { return vmath::erfc(x); }
+inline double erfcOf(double x) { return std::erfc(x); }
+
 // 1 / (1 + e^-x) overflows e^-x for very negative x (harmlessly, to 0, but
 // through inf); e^x / (1 + e^x) there keeps every intermediate finite.
-template <typename C> C sigmoid(C x) {
+inline float sigmoid(float x) { return vmath::sigmoid(x); }
+inline double sigmoid(double x) {
   if (x >= 0)
-    return C(1) / (C(1) + std::exp(-x));
-  C e = std::exp(x);
-  return e / (C(1) + e);
+    return 1.0 / (1.0 + std::exp(-x));
+  const double e = std::exp(x);
+  return e / (1.0 + e);
 }
 
 /// out[i] = fn(in[i]) in the compute type. `cost` is a rough count of simple
@@ -98,7 +108,7 @@ template <typename T> void floatUnary(UnaryOp op, const TensorView &in, const Te
   case UnaryOp::Sqrt: run(4, [](C x) { return std::sqrt(x); }); break;
   case UnaryOp::Rsqrt: run(4, [](C x) { return C(1) / std::sqrt(x); }); break;
   case UnaryOp::Reciprocal: run(2, [](C x) { return C(1) / x; }); break;
-  case UnaryOp::Exp: run(16, [](C x) { return std::exp(x); }); break;
+  case UnaryOp::Exp: run(16, [](C x) { return expOf(x); }); break;
   case UnaryOp::Log: run(16, [](C x) { return std::log(x); }); break;
   case UnaryOp::Cos: run(16, [](C x) { return std::cos(x); }); break;
   case UnaryOp::Sin: run(16, [](C x) { return std::sin(x); }); break;
@@ -113,7 +123,7 @@ template <typename T> void floatUnary(UnaryOp op, const TensorView &in, const Te
   case UnaryOp::Gelu:
     run(20, [](C x) {
       const C invSqrt2 = C(0.70710678118654752440);
-      return C(0.5) * x * std::erfc(-x * invSqrt2);
+      return C(0.5) * x * erfcOf(-x * invSqrt2);
     });
     break;
   case UnaryOp::GeluTanh:
