@@ -5,7 +5,8 @@ same run and with the same thread count times onnxruntime's CPU session and
 `shardrun` on the artifact `shardc` compiled; it reports the medians, their
 ratio (throughput of shardrun / onnxruntime), the largest output difference,
 shardrun's planned arena against its measured peak RSS and where its time
-goes. With --scaling it adds strong scaling on two cores (`scaling`).
+goes. With --scaling it adds strong scaling on two cores, tp=2 and dp=2
+against one rank, each ratio beside its acceptance target (`scaling`).
 """
 import argparse
 import os
@@ -50,22 +51,64 @@ def shardrun_ms(build, artifact, inputs, outputs, threads, iters, ranks=None, mp
     return float(re.search(r"([0-9.]+) ms/iter", run.stdout).group(1))
 
 
-def scaling(build, model_path, tmp, iters):
-    """Strong scaling on two cores: tp=2 ranks against one rank."""
-    subprocess.run([str(build / "bin" / "shardc"), str(model_path), "--tp", "2", "-o",
-                    str(tmp / "tp2")], check=True)
+def verdict(ratio, target):
+    """`ratio` beside issue 13's acceptance target for it."""
+    return f"{ratio:.2f}x ({'pass' if ratio >= target else 'FAIL'}: target >= {target}x)"
+
+
+def save(model, path):
+    onnx.save_model(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+                    location=f"{path.stem}.weights", size_threshold=1024)
+
+
+def time_ort(model_path, ids, threads, iters):
+    """onnxruntime's median ms/iter on `threads` threads, and its output."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+    reference = session.run(None, {"input_ids": ids})[0]
+    return median_ms(lambda: session.run(None, {"input_ids": ids}), 2, iters), reference
+
+
+def scaling(args, build_model, model_path, tmp, ort_2, rng, seq, vocab):
+    """Strong scaling on two cores: tp=2 ranks against one rank on the batch-1
+    model, and dp=2 ranks against one rank on the same model at batch 2;
+    `ort_2` is onnxruntime's time on 2 threads, for the one-rank target."""
+    build, iters = args.build, args.iters
+    shardc = str(build / "bin" / "shardc")
+    subprocess.run([shardc, str(model_path), "--tp", "2", "-o", str(tmp / "tp2")], check=True)
     inputs, outputs = tmp / "inputs.npz", tmp / "scaling.npz"
     one_1 = shardrun_ms(build, tmp / "artifact", inputs, outputs, 1, iters)
     one_2 = shardrun_ms(build, tmp / "artifact", inputs, outputs, 2, iters)
     tp2 = shardrun_ms(build, tmp / "tp2", inputs, outputs, 2, iters, ranks=2)
     print(f"  scaling: 1 rank x 1 thread {one_1:.1f} ms, 1 rank x 2 threads {one_2:.1f} ms, "
           f"tp=2 as 2 threads x 1 {tp2:.1f} ms")
-    print(f"    tp=2 (threads) vs 1 rank x 1 thread: {one_1 / tp2:.2f}x; "
-          f"vs 1 rank x 2 threads: {one_2 / tp2:.2f}x")
-    if shutil.which("mpirun"):
+    print(f"    1 rank x 2 threads vs onnxruntime on 2 threads ({ort_2:.1f} ms): "
+          f"{verdict(ort_2 / one_2, 1.0)}")
+    print(f"    tp=2 (threads) vs 1 rank x 1 thread: {verdict(one_1 / tp2, 1.6)}; "
+          f"vs 1 rank x 2 threads: {verdict(one_2 / tp2, 0.9)}")
+    mpi = shutil.which("mpirun")
+    if mpi:
         tp2_mpi = shardrun_ms(build, tmp / "tp2", inputs, outputs, 1, iters, ranks=2, mpi=True)
         print(f"    tp=2 under mpirun (1 thread each) {tp2_mpi:.1f} ms: vs 1 rank x 1 thread "
-              f"{one_1 / tp2_mpi:.2f}x; vs 1 rank x 2 threads {one_2 / tp2_mpi:.2f}x")
+              f"{verdict(one_1 / tp2_mpi, 1.6)}; vs 1 rank x 2 threads {verdict(one_2 / tp2_mpi, 0.9)}")
+
+    model, _ = build_model(args.layers, 2)
+    save(model, tmp / "batch2.onnx")
+    subprocess.run([shardc, str(tmp / "batch2.onnx"), "-o", str(tmp / "batch2")], check=True)
+    subprocess.run([shardc, str(tmp / "batch2.onnx"), "--dp", "2", "-o", str(tmp / "dp2")],
+                   check=True)
+    inputs = tmp / "inputs2.npz"
+    np.savez(inputs, input_ids=rng.integers(0, vocab, size=(2, seq), dtype=np.int64))
+    batch_1 = shardrun_ms(build, tmp / "batch2", inputs, outputs, 1, iters)
+    dp2 = shardrun_ms(build, tmp / "dp2", inputs, outputs, 1, iters, ranks=2)
+    print(f"  batch 2: 1 rank x 1 thread {batch_1:.1f} ms, dp=2 as 2 threads x 1 {dp2:.1f} ms")
+    print(f"    dp=2 (threads) vs 1 rank x 1 thread: {verdict(batch_1 / dp2, 1.8)}")
+    if mpi:
+        dp2_mpi = shardrun_ms(build, tmp / "dp2", inputs, outputs, 1, iters, ranks=2, mpi=True)
+        print(f"    dp=2 under mpirun (1 thread each) {dp2_mpi:.1f} ms: vs 1 rank x 1 thread "
+              f"{verdict(batch_1 / dp2_mpi, 1.8)}")
 
 
 def parse_args(description):
@@ -76,7 +119,8 @@ def parse_args(description):
     parser.add_argument("--layers", type=int, default=12)
     parser.add_argument("--build", type=pathlib.Path, default=REPO / "build")
     parser.add_argument("--scaling", action="store_true",
-                        help="also time --tp 2 ranks against one rank (1 and 2 threads)")
+                        help="also time --tp 2 ranks against one rank (1 and 2 threads), and "
+                        "--dp 2 ranks against one rank at batch 2")
     return parser.parse_args()
 
 
@@ -90,19 +134,10 @@ def main(args, title, shape, stem, build_model, seq, vocab):
         tmp = pathlib.Path(tmp)
         model, output = build_model(args.layers, 1)
         model_path = tmp / f"{stem}.onnx"
-        onnx.save_model(model, str(model_path), save_as_external_data=True,
-                        all_tensors_to_one_file=True, location=f"{stem}.weights",
-                        size_threshold=1024)
+        save(model, model_path)
         ids = rng.integers(0, vocab, size=(1, seq), dtype=np.int64)
         np.savez(tmp / "inputs.npz", input_ids=ids)
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = args.threads
-        options.inter_op_num_threads = 1
-        session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
-        reference = session.run(None, {"input_ids": ids})[0]
-        ort_ms = median_ms(lambda: session.run(None, {"input_ids": ids}), 2, args.iters)
-        del session
+        ort_ms, reference = time_ort(model_path, ids, args.threads, args.iters)
 
         start = time.perf_counter()
         subprocess.run([str(args.build / "bin" / "shardc"), str(model_path), "-o", str(tmp / "artifact")],
@@ -138,5 +173,6 @@ def main(args, title, shape, stem, build_model, seq, vocab):
         print("  where shardrun's time goes: " + ", ".join(
             f"{k} {100 * v / total:.0f}%" for k, v in sorted(by_kernel.items(), key=lambda kv: -kv[1])[:6]))
         if args.scaling:
-            scaling(args.build, model_path, tmp, args.iters)
+            ort_2 = ort_ms if args.threads == 2 else time_ort(model_path, ids, 2, args.iters)[0]
+            scaling(args, build_model, model_path, tmp, ort_2, rng, seq, vocab)
         return 0 if diff <= 1e-4 else 1

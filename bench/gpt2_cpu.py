@@ -16,7 +16,13 @@ and shardrun's planned arena against its measured peak RSS.
 With --scaling it also compiles --tp 2 and times, in the same run, one rank
 with 1 thread, one rank with 2 threads, and the tp=2 artifact as 2 rank
 threads of 1 thread each (and under mpirun -np 2 when mpirun is found):
-strong scaling on two cores, as ratios of the medians.
+strong scaling on two cores, as ratios of the medians. Then it compiles the
+same model at batch 2 for one rank and with --dp 2 and times one rank with 1
+thread against the dp=2 artifact as 2 rank threads of 1 thread each (and
+under mpirun). Each ratio is printed with issue 13's target and whether it
+meets it: one rank x 2 threads >= 1.0x onnxruntime on 2 threads, tp=2 >=
+1.6x one rank x 1 thread and >= 0.9x one rank x 2 threads, dp=2 >= 1.8x one
+rank x 1 thread; the targets ask for medians of at least 10 iterations.
 
 The model is bench/cpu_models.py's `gpt2`, the timing bench/cpu_bench.py's,
 shared with bench/llama_cpu.py.

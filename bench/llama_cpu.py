@@ -9,7 +9,8 @@ exports (RMSNorm spelled Pow/ReduceMean/Add/Sqrt/Reciprocal/Mul, rotary
 embeddings in the rotate_half convention from gathered cos/sin tables,
 repeat_kv's Unsqueeze/Expand/Reshape, scaled scores with an additive causal
 mask, x * sigmoid(x), bias-free linears, untied LM head). The timing and the
-report are bench/gpt2_cpu.py's (bench/cpu_bench.py), as is the command line:
+report, --scaling's tp=2 and dp=2 runs and their targets included, are
+bench/gpt2_cpu.py's (bench/cpu_bench.py), as is the command line:
 
     .venv/bin/python bench/llama_cpu.py [--threads N] [--iters I] [--layers L] [--scaling]
 
