@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Pipeline benchmark on this machine: --pp 2 on two ranks against one rank.
 
-Generates (into a temporary folder) a GPT-2-shaped model (bench/gpt2_cpu.py's
+Generates (into a temporary folder) a GPT-2-shaped model (bench/cpu_models.py's
 generator) with a batch of M sequences, compiles it for one device and with
 `--pp 2 --microbatches M`, and times in the same run, median of --iters:
 
@@ -31,7 +31,7 @@ import numpy as np
 import onnx
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import gpt2_cpu  # noqa: E402
+import cpu_models  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
@@ -59,8 +59,8 @@ def main():
     import os
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        model, _ = gpt2_cpu.gpt2(args.layers, args.hidden, args.hidden // 64, args.seq, 8192,
-                                 np.random.default_rng(0), batch=m)
+        model, _ = cpu_models.gpt2(args.layers, args.hidden, args.hidden // 64, args.seq, 8192,
+                                   np.random.default_rng(0), batch=m)
         model_path = tmp / "gpt2.onnx"
         onnx.save_model(model, str(model_path))
         ids = np.random.default_rng(1).integers(0, 8192, size=(m, args.seq)).astype(np.int64)

@@ -1,0 +1,178 @@
+"""Timing and reporting shared by the CPU benchmarks (bench/gpt2_cpu.py, ...).
+
+`main` generates a model (into a temporary folder, not the repo), and in the
+same run and with the same thread count times onnxruntime's CPU session and
+`shardrun` on the artifact `shardc` compiled; it reports the medians, their
+ratio (throughput of shardrun / onnxruntime), the largest output difference,
+shardrun's planned arena against its measured peak RSS and where its time
+goes. With --scaling it adds strong scaling on two cores, tp=2 and dp=2
+against one rank, each ratio beside its acceptance target (`scaling`).
+"""
+import argparse
+import os
+import pathlib
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+
+
+def median_ms(function, warmup, iters):
+    for _ in range(warmup):
+        function()
+    times = []
+    for _ in range(iters):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def shardrun_ms(build, artifact, inputs, outputs, threads, iters, ranks=None, mpi=False):
+    """Median ms/iter that shardrun reports for `artifact` (ranks as threads, or under mpirun)."""
+    command = [str(build / "bin" / "shardrun"), str(artifact), "--inputs", str(inputs),
+               "--outputs", str(outputs), "--threads", str(threads), "--warmup", "2",
+               "--iters", str(iters)]
+    env = dict(os.environ)
+    if mpi:
+        command = ["mpirun", "--oversubscribe", "-np", str(ranks)] + command
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    elif ranks:
+        command += ["--np", str(ranks)]
+    run = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
+    return float(re.search(r"([0-9.]+) ms/iter", run.stdout).group(1))
+
+
+def verdict(ratio, target):
+    """`ratio` beside issue 13's acceptance target for it."""
+    return f"{ratio:.2f}x ({'pass' if ratio >= target else 'FAIL'}: target >= {target}x)"
+
+
+def save(model, path):
+    onnx.save_model(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+                    location=f"{path.stem}.weights", size_threshold=1024)
+
+
+def time_ort(model_path, ids, threads, iters):
+    """onnxruntime's median ms/iter on `threads` threads, and its output."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+    reference = session.run(None, {"input_ids": ids})[0]
+    return median_ms(lambda: session.run(None, {"input_ids": ids}), 2, iters), reference
+
+
+def scaling(args, build_model, model_path, tmp, ort_2, rng, seq, vocab):
+    """Strong scaling on two cores: tp=2 ranks against one rank on the batch-1
+    model, and dp=2 ranks against one rank on the same model at batch 2;
+    `ort_2` is onnxruntime's time on 2 threads, for the one-rank target."""
+    build, iters = args.build, args.iters
+    shardc = str(build / "bin" / "shardc")
+    subprocess.run([shardc, str(model_path), "--tp", "2", "-o", str(tmp / "tp2")], check=True)
+    inputs, outputs = tmp / "inputs.npz", tmp / "scaling.npz"
+    one_1 = shardrun_ms(build, tmp / "artifact", inputs, outputs, 1, iters)
+    one_2 = shardrun_ms(build, tmp / "artifact", inputs, outputs, 2, iters)
+    tp2 = shardrun_ms(build, tmp / "tp2", inputs, outputs, 2, iters, ranks=2)
+    print(f"  scaling: 1 rank x 1 thread {one_1:.1f} ms, 1 rank x 2 threads {one_2:.1f} ms, "
+          f"tp=2 as 2 threads x 1 {tp2:.1f} ms")
+    print(f"    1 rank x 2 threads vs onnxruntime on 2 threads ({ort_2:.1f} ms): "
+          f"{verdict(ort_2 / one_2, 1.0)}")
+    print(f"    tp=2 (threads) vs 1 rank x 1 thread: {verdict(one_1 / tp2, 1.6)}; "
+          f"vs 1 rank x 2 threads: {verdict(one_2 / tp2, 0.9)}")
+    mpi = shutil.which("mpirun")
+    if mpi:
+        tp2_mpi = shardrun_ms(build, tmp / "tp2", inputs, outputs, 1, iters, ranks=2, mpi=True)
+        print(f"    tp=2 under mpirun (1 thread each) {tp2_mpi:.1f} ms: vs 1 rank x 1 thread "
+              f"{verdict(one_1 / tp2_mpi, 1.6)}; vs 1 rank x 2 threads {verdict(one_2 / tp2_mpi, 0.9)}")
+
+    model, _ = build_model(args.layers, 2)
+    save(model, tmp / "batch2.onnx")
+    subprocess.run([shardc, str(tmp / "batch2.onnx"), "-o", str(tmp / "batch2")], check=True)
+    subprocess.run([shardc, str(tmp / "batch2.onnx"), "--dp", "2", "-o", str(tmp / "dp2")],
+                   check=True)
+    inputs = tmp / "inputs2.npz"
+    np.savez(inputs, input_ids=rng.integers(0, vocab, size=(2, seq), dtype=np.int64))
+    batch_1 = shardrun_ms(build, tmp / "batch2", inputs, outputs, 1, iters)
+    dp2 = shardrun_ms(build, tmp / "dp2", inputs, outputs, 1, iters, ranks=2)
+    print(f"  batch 2: 1 rank x 1 thread {batch_1:.1f} ms, dp=2 as 2 threads x 1 {dp2:.1f} ms")
+    print(f"    dp=2 (threads) vs 1 rank x 1 thread: {verdict(batch_1 / dp2, 1.8)}")
+    if mpi:
+        dp2_mpi = shardrun_ms(build, tmp / "dp2", inputs, outputs, 1, iters, ranks=2, mpi=True)
+        print(f"    dp=2 under mpirun (1 thread each) {dp2_mpi:.1f} ms: vs 1 rank x 1 thread "
+              f"{verdict(batch_1 / dp2_mpi, 1.8)}")
+
+
+def parse_args(description):
+    parser = argparse.ArgumentParser(description=description,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--iters", type=int, default=10)
+    parser.add_argument("--layers", type=int, default=12)
+    parser.add_argument("--build", type=pathlib.Path, default=REPO / "build")
+    parser.add_argument("--scaling", action="store_true",
+                        help="also time --tp 2 ranks against one rank (1 and 2 threads), and "
+                        "--dp 2 ranks against one rank at batch 2")
+    return parser.parse_args()
+
+
+def main(args, title, shape, stem, build_model, seq, vocab):
+    """Benchmarks `build_model(layers, batch)` (a model and its logits' name)
+    fed `input_ids` [batch, seq] below `vocab`; `title` and `shape` head the
+    report. Returns the exit status: 1 when shardrun's output is off
+    onnxruntime's."""
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        model, output = build_model(args.layers, 1)
+        model_path = tmp / f"{stem}.onnx"
+        save(model, model_path)
+        ids = rng.integers(0, vocab, size=(1, seq), dtype=np.int64)
+        np.savez(tmp / "inputs.npz", input_ids=ids)
+        ort_ms, reference = time_ort(model_path, ids, args.threads, args.iters)
+
+        start = time.perf_counter()
+        subprocess.run([str(args.build / "bin" / "shardc"), str(model_path), "-o", str(tmp / "artifact")],
+                       check=True)
+        compile_s = time.perf_counter() - start
+        run = subprocess.run([str(args.build / "bin" / "shardrun"), str(tmp / "artifact"),
+                              "--inputs", str(tmp / "inputs.npz"), "--outputs", str(tmp / "out.npz"),
+                              "--threads", str(args.threads), "--warmup", "2",
+                              "--iters", str(args.iters), "--profile"],
+                             check=True, capture_output=True, text=True)
+        summary = run.stdout.splitlines()[0]
+        shard_ms = float(re.search(r"([0-9.]+) ms/iter", summary).group(1))
+        arena = re.search(r"arena ([0-9.]+) MB", summary).group(1)
+        rss = re.search(r"peak RSS ([0-9.]+) MB", summary).group(1)
+        got = np.load(tmp / "out.npz")[output]
+        diff = float(np.max(np.abs(got - reference))) / float(np.max(np.abs(reference)))
+        weights_mb = (tmp / "artifact" / "rank0.safetensors").stat().st_size / 1e6
+
+        by_kernel = {}
+        for line in run.stdout.splitlines()[2:]:
+            fields = line.split()
+            if len(fields) >= 3:
+                by_kernel[fields[1]] = by_kernel.get(fields[1], 0.0) + float(fields[2])
+        print(f"{title}: {args.layers} layers, {shape}, seq {seq}, batch 1, "
+              f"{args.threads} thread(s), median of {args.iters}")
+        print(f"  onnxruntime {ort.__version__}: {ort_ms:8.2f} ms/iter")
+        print(f"  shardrun:        {shard_ms:8.2f} ms/iter   (compile {compile_s:.1f} s)")
+        print(f"  throughput ratio shardrun / onnxruntime: {ort_ms / shard_ms:.2f}x")
+        print(f"  max |diff| / max |ref| = {diff:.2e}")
+        print(f"  memory: planned arena {arena} MB + weights {weights_mb:.1f} MB, "
+              f"measured peak RSS {rss} MB")
+        total = sum(by_kernel.values())
+        print("  where shardrun's time goes: " + ", ".join(
+            f"{k} {100 * v / total:.0f}%" for k, v in sorted(by_kernel.items(), key=lambda kv: -kv[1])[:6]))
+        if args.scaling:
+            ort_2 = ort_ms if args.threads == 2 else time_ort(model_path, ids, 2, args.iters)[0]
+            scaling(args, build_model, model_path, tmp, ort_2, rng, seq, vocab)
+        return 0 if diff <= 1e-4 else 1
