@@ -1,6 +1,7 @@
 //===- Fused.cpp - the "fused" elementwise kernel -------------------------===//
 #include "runtime/cpu/Fused.h"
 #include "runtime/cpu/Parallel.h"
+#include "runtime/cpu/VectorMath.h"
 
 #include <cmath>
 
@@ -38,8 +39,6 @@ std::optional<std::pair<Op, int>> decode(const std::string &name) {
   return std::nullopt;
 }
 
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-
 /// Python's %: the truncated remainder moved into the divisor's sign.
 float flooredMod(float a, float b) {
   const float r = std::fmod(a, b);
@@ -62,18 +61,20 @@ void apply(const Instruction &in, const float *a, const float *b, float *r, int6
   case Op::Sqrt: for (int64_t i = 0; i < n; ++i) r[i] = std::sqrt(a[i]); break;
   case Op::Rsqrt: for (int64_t i = 0; i < n; ++i) r[i] = 1.0f / std::sqrt(a[i]); break;
   case Op::Reciprocal: for (int64_t i = 0; i < n; ++i) r[i] = 1.0f / a[i]; break;
-  case Op::Exp: for (int64_t i = 0; i < n; ++i) r[i] = std::exp(a[i]); break;
+  case Op::Exp: for (int64_t i = 0; i < n; ++i) r[i] = vmath::exp(a[i]); break;
   case Op::Log: for (int64_t i = 0; i < n; ++i) r[i] = std::log(a[i]); break;
   case Op::Cos: for (int64_t i = 0; i < n; ++i) r[i] = std::cos(a[i]); break;
   case Op::Sin: for (int64_t i = 0; i < n; ++i) r[i] = std::sin(a[i]); break;
   case Op::Erf: for (int64_t i = 0; i < n; ++i) r[i] = std::erf(a[i]); break;
   case Op::Tanh: for (int64_t i = 0; i < n; ++i) r[i] = std::tanh(a[i]); break;
-  case Op::Sigmoid: for (int64_t i = 0; i < n; ++i) r[i] = sigmoid(a[i]); break;
+  case Op::Sigmoid: for (int64_t i = 0; i < n; ++i) r[i] = vmath::sigmoid(a[i]); break;
   case Op::Relu: for (int64_t i = 0; i < n; ++i) r[i] = a[i] < 0 ? 0.0f : a[i]; break;
-  case Op::Silu: for (int64_t i = 0; i < n; ++i) r[i] = a[i] * sigmoid(a[i]); break;
+  case Op::Silu: for (int64_t i = 0; i < n; ++i) r[i] = a[i] * vmath::sigmoid(a[i]); break;
+  // The gelu forms as the unary kernels compute them (Unary.cpp): 1 + erf(z)
+  // as erfc(-z) and 1 + tanh(u) as 2 sigmoid(2u), which keep the left tail.
   case Op::Gelu:
     for (int64_t i = 0; i < n; ++i)
-      r[i] = 0.5f * a[i] * (1.0f + std::erf(a[i] * static_cast<float>(M_SQRT1_2)));
+      r[i] = 0.5f * a[i] * vmath::erfc(-a[i] * static_cast<float>(M_SQRT1_2));
     break;
   case Op::Floor: for (int64_t i = 0; i < n; ++i) r[i] = std::floor(a[i]); break;
   case Op::Ceil: for (int64_t i = 0; i < n; ++i) r[i] = std::ceil(a[i]); break;
@@ -88,7 +89,7 @@ void apply(const Instruction &in, const float *a, const float *b, float *r, int6
   case Op::GeluTanh: {
     const float k = static_cast<float>(std::sqrt(2.0 / M_PI));
     for (int64_t i = 0; i < n; ++i)
-      r[i] = 0.5f * a[i] * (1.0f + std::tanh(k * (a[i] + 0.044715f * a[i] * a[i] * a[i])));
+      r[i] = a[i] * vmath::sigmoid(2.0f * k * (a[i] + 0.044715f * a[i] * a[i] * a[i]));
     break;
   }
   }
@@ -138,6 +139,12 @@ Status fused(ViewList inputs, const std::vector<std::string> &ops,
       return Status::error("fused: inputs must be float32");
     if (input.shape.size() > out.shape.size())
       return Status::error("fused: an input has more dims than the output");
+    const size_t offset = out.shape.size() - input.shape.size();
+    for (size_t d = 0; d < input.shape.size(); ++d)
+      if (input.shape[d] != 1 && input.shape[d] != out.shape[offset + d])
+        return Status::error("fused: input " + std::to_string(strides.size()) + " of shape " +
+                             formatShape(input.shape) + " does not broadcast to the result's " +
+                             formatShape(out.shape));
     strides.push_back(broadcastStrides(input.shape, out.shape));
   }
   const int64_t total = out.numel(), rank = static_cast<int64_t>(out.shape.size());
@@ -155,6 +162,16 @@ Status fused(ViewList inputs, const std::vector<std::string> &ops,
       for (int64_t j = 0; j < count; ++j) {
         const float *data = inputs[j].as<float>();
         float *row = &scratch[j * kBlock];
+        // The common cases without the index walk: an input of the output's
+        // shape is a slice, a one-element input a constant.
+        if (inputs[j].numel() == total) {
+          std::copy(data + begin, data + begin + n, row);
+          continue;
+        }
+        if (inputs[j].numel() == 1) {
+          std::fill(row, row + n, data[0]);
+          continue;
+        }
         int64_t linear = begin;
         for (int64_t d = rank - 1; d >= 0; --d) {
           index[d] = linear % out.shape[d];
