@@ -12,6 +12,7 @@
 
 #include "runtime/cuda/Attention.h"
 #include "runtime/cuda/Collectives.h"
+#include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/Elementwise.h"
 #include "runtime/cuda/Fused.h"
 #include "runtime/cuda/Indexing.h"
@@ -29,14 +30,22 @@ using cpu::UnaryOp;
 
 using Entry = Status (*)(const KernelCall &call, const LaunchContext &context);
 
+/// The generated kernels of the device the call runs on; none when the call
+/// comes from elsewhere than a CudaDevice's executor (a test's direct call).
+const GeneratedKernels *generatedOf(const KernelCall &call) {
+  auto *device = dynamic_cast<const CudaDevice *>(call.device);
+  return device ? device->generatedKernels() : nullptr;
+}
+
 template <Entry entry> Status runOnStream(const KernelCall &call) {
   if (!call.stream)
     return Status::error("no CUDA stream: CUDA kernels run on a stream of a CudaDevice");
-  return entry(call, LaunchContext{static_cast<cudaStream_t>(call.stream), false});
+  return entry(call,
+               LaunchContext{static_cast<cudaStream_t>(call.stream), false, generatedOf(call)});
 }
 
 template <Entry entry> Status checkOnly(const KernelCall &call) {
-  return entry(call, LaunchContext{nullptr, true});
+  return entry(call, LaunchContext{nullptr, true, generatedOf(call)});
 }
 
 template <Entry entry> void add(KernelTable &table, const char *name) {

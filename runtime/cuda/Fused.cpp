@@ -106,7 +106,7 @@ Status fused(cpu::ViewList inputs, const std::vector<std::string> &ops,
 Status launchGenerated(const std::string &kernel, cpu::ViewList inputs, const TensorView &out,
                        const LaunchContext &context) {
   const char *name = "fused";
-  void *function = findGeneratedKernel(kernel);
+  void *function = context.generated ? context.generated->find(kernel) : nullptr;
   if (!function)
     return fail(name, "the step runs the generated kernel '" + kernel +
                           "', which the artifact's loaded kernels do not hold");

@@ -23,12 +23,16 @@
 
 namespace shardc::rt::cuda {
 
+class GeneratedKernels;
+
 /// How an entry point is called: to enqueue its work on `stream`, or, when
 /// the executor prepares a program (KernelTable's check), only to check the
-/// operands, returning before any CUDA call.
+/// operands, returning before any CUDA call. `generated` is the artifact's
+/// compiled fused kernels, held by the call's device (null: none loaded).
 struct LaunchContext {
   cudaStream_t stream = nullptr;
   bool checkOnly = false;
+  const GeneratedKernels *generated = nullptr;
 };
 
 namespace detail {

@@ -5,7 +5,7 @@
 // checks them; then, in the order a launcher needs them, checkLaunch()
 // compares the ranks started with the ranks compiled, planDevice() picks the
 // device (the GPU of the local rank, its architecture checked, the
-// artifact's generated kernels loaded), loadRanks() reads and checks the
+// artifact's generated kernels loaded and held), loadRanks() reads and checks the
 // program and weights of the ranks this process runs, and orderInputs()
 // checks the caller's inputs against the signature. A pipeline artifact's
 // rank runs its stages' action list (PipelineRank.h). Each step is separate so
