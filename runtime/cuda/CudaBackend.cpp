@@ -24,9 +24,9 @@
 namespace shardc::rt::cuda {
 namespace {
 
-using cpu::BinaryOp;
-using cpu::ReduceOp;
-using cpu::UnaryOp;
+using kernels::BinaryOp;
+using kernels::ReduceOp;
+using kernels::UnaryOp;
 
 using Entry = Status (*)(const KernelCall &call, const LaunchContext &context);
 
@@ -96,9 +96,9 @@ Status isInfKernel(const KernelCall &call, const LaunchContext &context) {
 Status compareKernel(const KernelCall &call, const LaunchContext &context) {
   SHARDC_EXPECT(2, 2, 1);
   // graph.compare's predicate enum: eq, lt, le, gt, ge.
-  static constexpr cpu::ComparePredicate predicates[] = {
-      cpu::ComparePredicate::Eq, cpu::ComparePredicate::Lt, cpu::ComparePredicate::Le,
-      cpu::ComparePredicate::Gt, cpu::ComparePredicate::Ge};
+  static constexpr kernels::ComparePredicate predicates[] = {
+      kernels::ComparePredicate::Eq, kernels::ComparePredicate::Lt, kernels::ComparePredicate::Le,
+      kernels::ComparePredicate::Gt, kernels::ComparePredicate::Ge};
   const int64_t predicate = call.params.integer("predicate", -1);
   if (predicate < 0 || predicate > 4)
     return Status::error("compare: unknown predicate " + std::to_string(predicate));
@@ -166,14 +166,14 @@ Status sliceKernel(const KernelCall &call, const LaunchContext &context) {
 Status concatKernel(const KernelCall &call, const LaunchContext &context) {
   if (call.inputs.empty() || call.outputs.size() != 1)
     return Status::error("concat: expected inputs and one output");
-  return concat(cpu::ViewList(call.inputs), call.params.integer("axis", 0), call.outputs[0],
+  return concat(kernels::ViewList(call.inputs), call.params.integer("axis", 0), call.outputs[0],
                 context);
 }
 
 Status splitKernel(const KernelCall &call, const LaunchContext &context) {
   if (call.inputs.size() != 1 || call.outputs.empty())
     return Status::error("split: expected one input and outputs");
-  return split(call.inputs[0], call.params.integer("axis", 0), cpu::ViewList(call.outputs),
+  return split(call.inputs[0], call.params.integer("axis", 0), kernels::ViewList(call.outputs),
                context);
 }
 
@@ -190,10 +190,12 @@ Status expandKernel(const KernelCall &call, const LaunchContext &context) {
 
 /// The graph dialect's ScatterReduction enum (none, add, mul, max, min) of
 /// scatter_elements and scatter_nd.
-Status scatterReduction(const char *op, const KernelCall &call, cpu::ScatterReduction &reduction) {
-  static constexpr cpu::ScatterReduction reductions[] = {
-      cpu::ScatterReduction::None, cpu::ScatterReduction::Add, cpu::ScatterReduction::Mul,
-      cpu::ScatterReduction::Max, cpu::ScatterReduction::Min};
+Status scatterReduction(const char *op, const KernelCall &call,
+                        kernels::ScatterReduction &reduction) {
+  static constexpr kernels::ScatterReduction reductions[] = {
+      kernels::ScatterReduction::None, kernels::ScatterReduction::Add,
+      kernels::ScatterReduction::Mul, kernels::ScatterReduction::Max,
+      kernels::ScatterReduction::Min};
   const int64_t value = call.params.integer("reduction", 0);
   if (value < 0 || value > 4)
     return Status::error(std::string(op) + ": unknown reduction " + std::to_string(value));
@@ -203,7 +205,7 @@ Status scatterReduction(const char *op, const KernelCall &call, cpu::ScatterRedu
 
 Status scatterElementsKernel(const KernelCall &call, const LaunchContext &context) {
   SHARDC_EXPECT(3, 3, 1);
-  cpu::ScatterReduction reduction;
+  kernels::ScatterReduction reduction;
   if (Status status = scatterReduction("scatter_elements", call, reduction); !status)
     return status;
   return scatterElements(call.inputs[0], call.inputs[1], call.inputs[2],
@@ -224,7 +226,7 @@ Status gatherNdKernel(const KernelCall &call, const LaunchContext &context) {
 
 Status scatterNdKernel(const KernelCall &call, const LaunchContext &context) {
   SHARDC_EXPECT(3, 3, 1);
-  cpu::ScatterReduction reduction;
+  kernels::ScatterReduction reduction;
   if (Status status = scatterReduction("scatter_nd", call, reduction); !status)
     return status;
   return scatterND(call.inputs[0], call.inputs[1], call.inputs[2], reduction, call.outputs[0],
@@ -270,9 +272,9 @@ Status fusedKernel(const KernelCall &call, const LaunchContext &context) {
   // The compiler's shape-specialized code when the artifact has it; the
   // expression interpreter otherwise.
   if (call.params.has("cuda_kernel"))
-    return launchGenerated(call.params.strings("cuda_kernel").at(0), cpu::ViewList(call.inputs),
+    return launchGenerated(call.params.strings("cuda_kernel").at(0), kernels::ViewList(call.inputs),
                            call.outputs[0], context);
-  return fused(cpu::ViewList(call.inputs), call.params.strings("ops"), call.params.ints("args"),
+  return fused(kernels::ViewList(call.inputs), call.params.strings("ops"), call.params.ints("args"),
                call.outputs[0], context);
 }
 
