@@ -1,22 +1,12 @@
 //===- Checks.cpp - Operand checks both backends run before a kernel ------===//
 #include "runtime/kernels/Checks.h"
 
+#include "runtime/core/SliceCount.h"
+
 #include <algorithm>
 #include <string>
 
 namespace shardc::rt::kernels {
-
-namespace {
-
-/// ceil(a / b) for b != 0.
-int64_t ceilDiv(int64_t a, int64_t b) {
-  int64_t quotient = a / b, remainder = a % b;
-  if (remainder != 0 && ((remainder > 0) == (b > 0)))
-    ++quotient;
-  return quotient;
-}
-
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // Movement and indexing
@@ -77,7 +67,7 @@ Status checkSlice(const TensorView &input, const std::vector<int64_t> &starts,
       return fail(name, where + " has start " + std::to_string(start) + " and end " +
                             std::to_string(end) + "; expected values in [-1, " +
                             std::to_string(dim) + "]");
-    const int64_t count = std::max<int64_t>(ceilDiv(end - start, step), 0);
+    const int64_t count = sliceCount(start, end, step);
     expected[d] = count;
     if (count == 0)
       continue;

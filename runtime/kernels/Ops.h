@@ -15,29 +15,13 @@
 
 namespace shardc::rt::kernels {
 
+// A few to a line, as the graph dialect lists them.
+// clang-format off
 enum class UnaryOp {
-  Neg,
-  Abs,
-  Sqrt,
-  Rsqrt,
-  Reciprocal,
-  Exp,
-  Log,
-  Cos,
-  Sin,
-  Erf,
-  Tanh,
-  Sigmoid,
-  Relu,
-  Gelu,
-  GeluTanh,
-  Silu,
-  Not,
-  Floor,
-  Ceil,
-  Round,
-  Sign
+  Neg, Abs, Sqrt, Rsqrt, Reciprocal, Exp, Log, Cos, Sin, Erf, Tanh, Sigmoid,
+  Relu, Gelu, GeluTanh, Silu, Not, Floor, Ceil, Round, Sign
 };
+// clang-format on
 
 enum class BinaryOp { Add, Sub, Mul, Div, Pow, Max, Min, And, Or, Mod, FMod };
 

@@ -123,6 +123,9 @@ def compare(reference, produced, tolerance=TOLERANCE):
         scale = float(np.max(np.abs(expected))) if expected.size else 0.0
         diff = float(np.max(np.abs(got.astype(np.float64) - expected.astype(np.float64)))) \
             if expected.size else 0.0
+        if not np.isfinite(diff):
+            problems.append(f"output '{name}' has NaN or Inf")
+            continue
         worst = max(worst, diff / scale if scale else diff)
         if diff > tolerance * max(scale, 1e-30):
             problems.append(f"output '{name}': max |diff| {diff:.3e} > {tolerance} x max |ref| {scale:.3e}")
