@@ -151,16 +151,12 @@ class FixtureJob:
 def check_fixture(job, tools, fixtures, budget):
     """(status, detail): 'pass', 'fail', 'skip' (the mesh cannot split the model)."""
     import numpy as np
-    import onnx
-    import onnxruntime as ort
-    from e2e_models import make_inputs
+    from e2e_models import compare, load_model, make_inputs, reference_outputs, reference_session
 
     model_path = fixtures / job.entry["file"]
-    model = onnx.load(str(model_path))
+    model = load_model(model_path)
     feeds = make_inputs(model, job.entry["dims"], np.random.default_rng(20261129))
-    session = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
-    names = [o.name for o in session.get_outputs()]
-    reference = dict(zip(names, session.run(names, feeds)))
+    reference = reference_outputs(reference_session(model_path, model), feeds)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         np.savez(tmp / "inputs.npz", **feeds)
@@ -184,27 +180,7 @@ def check_fixture(job, tools, fixtures, budget):
         if run.returncode != 0:
             return "fail", one_line_error(run)
         summary = run.stdout.strip().splitlines()[0] if run.stdout.strip() else ""
-        produced = np.load(tmp / "out.npz")
-        worst, problems = 0.0, []
-        for name, want in reference.items():
-            if name not in produced:
-                problems.append(f"output '{name}' missing")
-                continue
-            got = produced[name]
-            if got.shape != want.shape:
-                problems.append(f"output '{name}': shape {got.shape}, expected {want.shape}")
-                continue
-            if not want.size:
-                continue
-            scale = float(np.max(np.abs(want)))
-            diff = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64))))
-            if not np.isfinite(diff):
-                problems.append(f"output '{name}' has NaN or Inf")
-                continue
-            worst = max(worst, diff / scale if scale else diff)
-            if diff > job.tolerance * max(scale, 1e-30):
-                problems.append(f"output '{name}': max |diff| {diff:.2e} > {job.tolerance} x "
-                                f"max |ref| {scale:.2e}")
+        problems, worst = compare(reference, np.load(tmp / "out.npz"), job.tolerance)
         if problems:
             return "fail", "; ".join(problems)
         return "pass", f"max |diff| / max |ref| = {worst:.1e}; {summary}"
@@ -282,12 +258,7 @@ def part_nccl(tools, fixtures, budget):
     # Collectives on a one-rank NCCL group: mesh_artifact.py's tp case with tp=1.
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        subprocess.run([tools["flatc"], "--python", "-o", str(tmp / "schema"),
-                        str(REPO / "runtime" / "schemas" / "program.fbs")], check=True)
-        script = str(REPO / "test" / "scripts" / "mesh_artifact.py")
-        subprocess.run([sys.executable, script, "make", "--schema", str(tmp / "schema"),
-                        "--out", str(tmp / "one"), "--case", "tp", "--tp", "1",
-                        "--target", "cuda"], check=True)
+        script = make_tp_artifact(tools, tmp, "one", "--tp", "1")
         run = subprocess.run([tools["shardrun"], str(tmp / "one"), "--inputs",
                               str(tmp / "one.inputs.npz"), "--outputs", str(tmp / "got.npz")],
                              capture_output=True, text=True, timeout=budget.timeout(120),
@@ -305,16 +276,24 @@ def part_nccl(tools, fixtures, budget):
     return ("pass" if ok else "fail"), ("one NCCL rank matches" if ok else "mismatch"), details, {}
 
 
+def make_tp_artifact(tools, tmp, name, *flags):
+    """mesh_artifact.py's tp case for CUDA (more `flags` to it) as tmp/NAME, its inputs
+    tmp/NAME.inputs.npz; returns the script's path, whose `check` compares the outputs."""
+    subprocess.run([tools["flatc"], "--python", "-o", str(tmp / "schema"),
+                    str(REPO / "runtime" / "schemas" / "program.fbs")], check=True)
+    script = str(REPO / "test" / "scripts" / "mesh_artifact.py")
+    subprocess.run([sys.executable, script, "make", "--schema", str(tmp / "schema"),
+                    "--out", str(tmp / name), "--case", "tp", *flags, "--target", "cuda"],
+                   check=True)
+    return script
+
+
 def part_nccl_failures(tools, fixtures, budget):
     """Bad launches end with one line per rank within the timeout, never a hang."""
     details, ok = [], True
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        subprocess.run([tools["flatc"], "--python", "-o", str(tmp / "schema"),
-                        str(REPO / "runtime" / "schemas" / "program.fbs")], check=True)
-        script = str(REPO / "test" / "scripts" / "mesh_artifact.py")
-        subprocess.run([sys.executable, script, "make", "--schema", str(tmp / "schema"),
-                        "--out", str(tmp / "tp"), "--case", "tp", "--target", "cuda"], check=True)
+        make_tp_artifact(tools, tmp, "tp")
         base = [tools["shardrun"], str(tmp / "tp"), "--inputs", str(tmp / "tp.inputs.npz"),
                 "--comm-timeout", "5"]
 

@@ -22,6 +22,21 @@ forEachPipeline(mlir::ModuleOp module,
   return pipelines.empty() ? mlir::success() : run(pipelines.front());
 }
 
+/// The runOnOperation of a pass over the module's dist.pipeline (between the
+/// pass and its generated base): `Derived::run(module, pipeline)` on it,
+/// nothing without one.
+template <typename Derived, typename GeneratedBase> struct OnThePipeline : GeneratedBase {
+  using GeneratedBase::GeneratedBase;
+
+  void runOnOperation() override {
+    mlir::ModuleOp module = this->getOperation();
+    if (mlir::failed(forEachPipeline(module, [&](dist::PipelineOp pipeline) {
+          return static_cast<Derived *>(this)->run(module, pipeline);
+        })))
+      this->signalPassFailure();
+  }
+};
+
 #define GEN_PASS_DECL
 #include "passes/Pipeline/Passes.h.inc"
 

@@ -87,14 +87,8 @@ FailureOr<std::vector<Transfer>> collectTransfers(ModuleOp module, dist::Pipelin
   return transfers;
 }
 
-struct PipelineSchedulePass : impl::PipelineSchedulePassBase<PipelineSchedulePass> {
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (failed(forEachPipeline(module,
-                               [&](dist::PipelineOp pipeline) { return run(module, pipeline); })))
-      signalPassFailure();
-  }
-
+struct PipelineSchedulePass
+    : OnThePipeline<PipelineSchedulePass, impl::PipelineSchedulePassBase<PipelineSchedulePass>> {
   LogicalResult run(ModuleOp module, dist::PipelineOp pipeline) {
     std::set<int64_t> stages;
     for (auto function : module.getOps<func::FuncOp>()) {

@@ -52,15 +52,9 @@ FailureOr<std::vector<size_t>> forcedCuts(dist::PipelineOp pipeline, const Stage
   return cuts;
 }
 
-struct PipelineStagesPass : impl::PipelineStagesPassBase<PipelineStagesPass> {
-  using Base::Base;
-
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (failed(forEachPipeline(module,
-                               [&](dist::PipelineOp pipeline) { return run(module, pipeline); })))
-      signalPassFailure();
-  }
+struct PipelineStagesPass
+    : OnThePipeline<PipelineStagesPass, impl::PipelineStagesPassBase<PipelineStagesPass>> {
+  using OnThePipeline::OnThePipeline;
 
   LogicalResult run(ModuleOp module, dist::PipelineOp pipeline) {
     auto functions = llvm::to_vector(module.getOps<func::FuncOp>());

@@ -268,18 +268,16 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    auto run = [&](func::FuncOp function, dist::MeshOp mesh) -> LogicalResult {
-      FailureOr<DeviceModel> model = DeviceModel::load(device, getOperation());
-      if (failed(model))
-        return failure();
-      int64_t budget = deviceMemory > 0 ? int64_t(deviceMemory) : model->memoryBytes;
+    auto run = [&](func::FuncOp function, dist::MeshOp mesh,
+                   const DeviceModel &model) -> LogicalResult {
+      int64_t budget = deviceMemory > 0 ? int64_t(deviceMemory) : model.memoryBytes;
       // A pipeline's rank holds about 1/P of the model; each stage's memory
       // is checked exactly once the stages are cut (shardc-pipeline-stages).
       for (auto pipeline : getOperation().getOps<dist::PipelineOp>())
         budget *= pipeline.getPipelineRanks();
-      return shard(function, mesh, *model, budget);
+      return shard(function, mesh, model, budget);
     };
-    if (failed(forEachFunctionOnMesh(getOperation(), run)))
+    if (failed(forEachFunctionOnMesh(getOperation(), device, run)))
       signalPassFailure();
   }
 

@@ -191,16 +191,14 @@ struct PropagateShardingPass : impl::PropagateShardingPassBase<PropagateSharding
   using Base::Base;
 
   void runOnOperation() override {
-    auto run = [&](func::FuncOp function, dist::MeshOp mesh) -> LogicalResult {
-      FailureOr<DeviceModel> model = DeviceModel::load(device, getOperation());
-      if (failed(model))
-        return failure();
-      ShardingProblem problem(function, meshShapeOf(mesh), {*model, false, false});
+    auto run = [&](func::FuncOp function, dist::MeshOp mesh,
+                   const DeviceModel &model) -> LogicalResult {
+      ShardingProblem problem(function, meshShapeOf(mesh), {model, false, false});
       if (failed(problem.build()))
         return failure();
       return Propagation(problem, mesh).run(function);
     };
-    if (failed(forEachFunctionOnMesh(getOperation(), run)))
+    if (failed(forEachFunctionOnMesh(getOperation(), device, run)))
       signalPassFailure();
   }
 };

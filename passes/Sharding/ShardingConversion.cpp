@@ -26,6 +26,17 @@ forEachFunctionOnMesh(ModuleOp module,
   return success();
 }
 
+LogicalResult forEachFunctionOnMesh(
+    ModuleOp module, llvm::StringRef device,
+    llvm::function_ref<LogicalResult(func::FuncOp, dist::MeshOp, const DeviceModel &)> run) {
+  return forEachFunctionOnMesh(module, [&](func::FuncOp function, dist::MeshOp mesh) {
+    FailureOr<DeviceModel> model = DeviceModel::load(device, module);
+    if (failed(model))
+      return failure();
+    return run(function, mesh, *model);
+  });
+}
+
 MeshShape meshShapeOf(dist::MeshOp mesh) {
   MeshShape shape;
   for (Attribute name : mesh.getAxisNames())

@@ -2,6 +2,7 @@
 #ifndef SHARDC_PASSES_SHARDING_SHARDINGCONVERSION_H
 #define SHARDC_PASSES_SHARDING_SHARDINGCONVERSION_H
 
+#include "passes/Sharding/CostModel.h"
 #include "passes/Sharding/ValueSharding.h"
 
 #include "dialects/Dist/DistDialect.h"
@@ -21,6 +22,13 @@ MeshShape meshShapeOf(dist::MeshOp mesh);
 mlir::LogicalResult forEachFunctionOnMesh(
     mlir::ModuleOp module,
     llvm::function_ref<mlir::LogicalResult(mlir::func::FuncOp, dist::MeshOp)> run);
+/// The same with the model of the pass's `--device` option (a name or a
+/// JSON file), loaded only for a function on a mesh; its error is reported
+/// at the module.
+mlir::LogicalResult forEachFunctionOnMesh(
+    mlir::ModuleOp module, llvm::StringRef device,
+    llvm::function_ref<mlir::LogicalResult(mlir::func::FuncOp, dist::MeshOp, const DeviceModel &)>
+        run);
 
 dist::ShardingAttr toAttr(const ValueSharding &sharding, const MeshShape &shape, dist::MeshOp mesh);
 /// Null when the attribute names axes the mesh lacks (the verifier reports it).

@@ -411,12 +411,19 @@ uint64_t InProcessWorld::contextOf(uint64_t parent, uint64_t sequence, int color
 }
 
 Status InProcessWorld::run(const std::function<Status(int rank, Communicator &world)> &body) {
+  std::vector<std::unique_ptr<Communicator>> worlds;
+  for (int rank = 0; rank < size(); ++rank)
+    worlds.push_back(communicator(rank));
+  return run(worlds, body);
+}
+
+Status InProcessWorld::run(const std::vector<std::unique_ptr<Communicator>> &worlds,
+                           const std::function<Status(int rank, Communicator &world)> &body) {
   std::vector<Status> results(mailboxes_.size());
   auto rankMain = [&](int rank) {
-    std::unique_ptr<Communicator> world = communicator(rank);
     Status status;
     try {
-      status = body(rank, *world);
+      status = body(rank, *worlds[rank]);
     } catch (const std::exception &error) {
       status = Status::error(std::string("exception: ") + error.what());
     } catch (...) {

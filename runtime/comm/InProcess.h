@@ -75,6 +75,11 @@ public:
   /// failed first — prefixed "rank R: " when there is more than one rank — in
   /// preference to the "rank R failed" errors it caused elsewhere.
   Status run(const std::function<Status(int rank, Communicator &world)> &body);
+  /// run() on the ranks' own world communicators (`worlds[rank]`, made by
+  /// communicator(rank)), for ranks that keep what they prepared on them
+  /// from one run to the next (runtime/session/ThreadedRanks.h).
+  Status run(const std::vector<std::unique_ptr<Communicator>> &worlds,
+             const std::function<Status(int rank, Communicator &world)> &body);
 
   // The transport, for the communicators (runtime/comm/InProcess.cpp).
   using Clock = std::chrono::steady_clock;

@@ -11,6 +11,14 @@ int64_t product(const Shape &shape, size_t begin, size_t end) {
   return result;
 }
 
+/// The "dim" of a collective of one input and one output along one dim
+/// (all_gather, reduce_scatter, all_slice), within the input's rank.
+StatusOr<size_t> oneDim(const CollectiveCall &op) {
+  if (Status status = op.check(1, 1); !status)
+    return status;
+  return op.dim("dim", op.input().shape.size());
+}
+
 } // namespace
 
 Status CollectiveCall::error(const std::string &message) const {
@@ -81,9 +89,7 @@ Status checkAllReduce(const CollectiveCall &op) {
 }
 
 StatusOr<Blocks> planAllGather(const CollectiveCall &op) {
-  if (Status status = op.check(1, 1); !status)
-    return status;
-  auto dim = op.dim("dim", op.input().shape.size());
+  auto dim = oneDim(op);
   if (!dim)
     return dim.status();
   const int n = op.group().size();
@@ -97,22 +103,32 @@ StatusOr<Blocks> planAllGather(const CollectiveCall &op) {
   return blocksOf(op.input().shape, *dim, op.input().dtype);
 }
 
-StatusOr<Blocks> planReduceScatter(const CollectiveCall &op) {
-  if (Status status = op.check(1, 1); !status)
-    return status;
-  auto dim = op.dim("dim", op.input().shape.size());
+namespace {
+
+/// reduce_scatter's and all_slice's plan: the output is one of the group's
+/// blocks of the input along `dim`, which `describe(n, dim)` words.
+template <typename Describe>
+StatusOr<Blocks> planOneBlock(const CollectiveCall &op, Describe describe) {
+  auto dim = oneDim(op);
   if (!dim)
     return dim.status();
   const int n = op.group().size();
   auto block = op.divided(op.input().shape, *dim, n, "input");
   if (!block)
     return block.status();
-  if (Status status = op.expectShape("output", op.output().shape, *block,
-                                     "the input scattered over " + std::to_string(n) +
-                                         " ranks along dim " + std::to_string(*dim));
+  if (Status status = op.expectShape("output", op.output().shape, *block, describe(n, *dim));
       !status)
     return status;
   return blocksOf(*block, *dim, op.input().dtype);
+}
+
+} // namespace
+
+StatusOr<Blocks> planReduceScatter(const CollectiveCall &op) {
+  return planOneBlock(op, [](int n, size_t dim) {
+    return "the input scattered over " + std::to_string(n) + " ranks along dim " +
+           std::to_string(dim);
+  });
 }
 
 StatusOr<std::pair<Blocks, Blocks>> planAllToAll(const CollectiveCall &op) {
@@ -142,21 +158,9 @@ StatusOr<std::pair<Blocks, Blocks>> planAllToAll(const CollectiveCall &op) {
 }
 
 StatusOr<Blocks> planAllSlice(const CollectiveCall &op) {
-  if (Status status = op.check(1, 1); !status)
-    return status;
-  auto dim = op.dim("dim", op.input().shape.size());
-  if (!dim)
-    return dim.status();
-  const int n = op.group().size();
-  auto block = op.divided(op.input().shape, *dim, n, "input");
-  if (!block)
-    return block.status();
-  if (Status status = op.expectShape("output", op.output().shape, *block,
-                                     "one of " + std::to_string(n) + " blocks along dim " +
-                                         std::to_string(*dim));
-      !status)
-    return status;
-  return blocksOf(*block, *dim, op.input().dtype);
+  return planOneBlock(op, [](int n, size_t dim) {
+    return "one of " + std::to_string(n) + " blocks along dim " + std::to_string(dim);
+  });
 }
 
 StatusOr<int> planBroadcast(const CollectiveCall &op) {

@@ -169,7 +169,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
     // bad step fails here rather than asynchronously in the middle of a run.
     if (KernelFunction check = device.kernels().findCheck(step->kernel()->str()))
       if (Status status = check(KernelCall{prepared.inputs, prepared.outputs, prepared.params,
-                                           prepared.communicator});
+                                           prepared.communicator, nullptr, &device});
           !status)
         return Status::error("step " + std::to_string(executor->steps_.size()) + " (" +
                              step->kernel()->str() + " for " +
@@ -200,8 +200,8 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
     Clock::time_point start = profile ? Clock::now() : Clock::time_point();
     const int64_t startUs = steps && profile ? traceClockUs() : 0;
     Status status =
-        stream_->launch(step.function,
-                        KernelCall{step.inputs, step.outputs, step.params, step.communicator});
+        stream_->launch(step.function, KernelCall{step.inputs, step.outputs, step.params,
+                                                  step.communicator, nullptr, &device_});
     // Timing a step needs it finished; otherwise steps run back to back.
     if (status && profile)
       status = stream_->synchronize();

@@ -20,6 +20,7 @@
 namespace shardc::rt {
 
 class Communicator;
+class Device;
 
 /// The arguments of one kernel launch.
 struct KernelCall {
@@ -33,6 +34,10 @@ struct KernelCall {
   /// Stream::launch for the kernel to enqueue its work on; null on the CPU,
   /// whose kernels run when called.
   void *stream = nullptr;
+  /// The device the program was prepared for (set by the executor), for the
+  /// kernels that need what the device holds beyond memory: the CUDA
+  /// backend's generated kernels (runtime/cuda/GeneratedKernels.h).
+  const Device *device = nullptr;
 };
 
 /// Fails unless `call` has minInputs..maxInputs inputs and exactly `outputs`

@@ -231,12 +231,12 @@ void attentionAs(const Dims &dims, const T *query, const T *key, const T *value,
 Status attention(const TensorView &query, const TensorView &key, const TensorView &value,
                  const TensorView *mask, double scale, bool causal, const TensorView &out) {
   Dims dims;
-  SHARDC_CPU_TRY(checkAttention(query, key, value, out, nullptr, dims));
+  SHARDC_KERNEL_TRY(checkAttention(query, key, value, out, nullptr, dims));
 
   MaskLayout layout;
   if (mask) {
     Shape strides;
-    SHARDC_CPU_TRY(checkAttentionMask(query, *mask, dims, strides));
+    SHARDC_KERNEL_TRY(checkAttentionMask(query, *mask, dims, strides));
     const size_t rank = query.shape.size();
     layout.data = mask->data;
     layout.isBool = mask->dtype == DType::Bool;

@@ -199,10 +199,10 @@ bool power(const Walk<3> &walk, int64_t count, T *out, const T *a, const E *b) {
 Status binary(BinaryOp op, const TensorView &lhs, const TensorView &rhs,
               const TensorView &out) {
   const char *name = binaryOpName(op);
-  SHARDC_CPU_TRY(checkBinary(op, lhs, rhs, out));
+  SHARDC_KERNEL_TRY(checkBinary(op, lhs, rhs, out));
   const DType type = lhs.dtype;
   Walk<3> walk;
-  SHARDC_CPU_TRY(broadcastWalk<2>(name, {&lhs, &rhs}, out, walk));
+  SHARDC_KERNEL_TRY(broadcastWalk<2>(name, {&lhs, &rhs}, out, walk));
   const int64_t count = out.numel();
   if (count == 0)
     return Status::success();
@@ -270,9 +270,9 @@ void compareAs(ComparePredicate predicate, const Walk<3> &walk, int64_t count,
 Status compare(ComparePredicate predicate, const TensorView &lhs,
                const TensorView &rhs, const TensorView &out) {
   const char *name = "compare";
-  SHARDC_CPU_TRY(checkCompare(lhs, rhs, out));
+  SHARDC_KERNEL_TRY(checkCompare(lhs, rhs, out));
   Walk<3> walk;
-  SHARDC_CPU_TRY(broadcastWalk<2>(name, {&lhs, &rhs}, out, walk));
+  SHARDC_KERNEL_TRY(broadcastWalk<2>(name, {&lhs, &rhs}, out, walk));
   const int64_t count = out.numel();
   if (count == 0)
     return Status::success();
@@ -287,9 +287,9 @@ Status compare(ComparePredicate predicate, const TensorView &lhs,
 Status where(const TensorView &condition, const TensorView &trueValue,
              const TensorView &falseValue, const TensorView &out) {
   const char *name = "where";
-  SHARDC_CPU_TRY(checkWhere(condition, trueValue, falseValue, out));
+  SHARDC_KERNEL_TRY(checkWhere(condition, trueValue, falseValue, out));
   Walk<4> walk;
-  SHARDC_CPU_TRY(broadcastWalk<3>(name, {&condition, &trueValue, &falseValue}, out, walk));
+  SHARDC_KERNEL_TRY(broadcastWalk<3>(name, {&condition, &trueValue, &falseValue}, out, walk));
   const int64_t count = out.numel();
   if (count == 0)
     return Status::success();

@@ -109,9 +109,9 @@ template <typename To, typename From> To convert(From value) {
 
 Status cast(const TensorView &input, const TensorView &out) {
   const char *name = "cast";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
+  SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkShape(name, "result", out, input.shape));
   const int64_t count = input.numel();
   if (count == 0)
     return Status::success();

@@ -15,7 +15,7 @@ using namespace detail;
 /// out[i] = test(in[i]) for a float input and a bool out of its shape.
 template <typename Test>
 Status classify(const char *name, const TensorView &input, const TensorView &out, Test test) {
-  SHARDC_CPU_TRY(checkClassify(name, input, out));
+  SHARDC_KERNEL_TRY(checkClassify(name, input, out));
   auto *result = out.as<uint8_t>();
   dispatchFloat(input.dtype, [&](auto tag) {
     using T = decltype(tag);

@@ -62,7 +62,7 @@ void scan(const TensorView &input, const ScanDims &dims, bool exclusive, bool re
 Status cumSum(const TensorView &input, int64_t axis, bool exclusive, bool reverse,
               const TensorView &out) {
   ScanDims dims;
-  SHARDC_CPU_TRY(checkCumSum(input, axis, out, dims));
+  SHARDC_KERNEL_TRY(checkCumSum(input, axis, out, dims));
   if (input.numel() == 0)
     return Status::success();
   if (!dispatchFloat(input.dtype, [&](auto tag) {

@@ -35,32 +35,22 @@
 
 #include "runtime/core/Tensor.h"
 #include "runtime/cpu/Status.h"
-
-#include <optional>
-#include <string_view>
+#include "runtime/kernels/Ops.h"
 
 namespace shardc::rt::cpu {
 
-enum class UnaryOp {
-  Neg, Abs, Sqrt, Rsqrt, Reciprocal, Exp, Log, Cos, Sin, Erf, Tanh, Sigmoid,
-  Relu, Gelu, GeluTanh, Silu, Not, Floor, Ceil, Round, Sign
-};
-
-enum class BinaryOp { Add, Sub, Mul, Div, Pow, Max, Min, And, Or, Mod, FMod };
-
-/// graph.compare's predicates.
-enum class ComparePredicate { Eq, Lt, Le, Gt, Ge };
-
-/// The graph dialect's names ("exp", "gelu_tanh" for gelu with
-/// approximate_tanh, "add", "eq", ...), for a table-driven executor, and back.
-const char *unaryOpName(UnaryOp op);
-const char *binaryOpName(BinaryOp op);
-const char *comparePredicateName(ComparePredicate predicate);
-std::optional<UnaryOp> unaryOpFromName(std::string_view name);
-/// Whether `op` takes integer inputs too (neg, abs, relu, sign).
-bool isIntegerUnary(UnaryOp op);
-std::optional<BinaryOp> binaryOpFromName(std::string_view name);
-std::optional<ComparePredicate> comparePredicateFromName(std::string_view name);
+// The ops and their graph names are the kernel contract's, shared with the
+// CUDA backend.
+using kernels::BinaryOp;
+using kernels::binaryOpFromName;
+using kernels::binaryOpName;
+using kernels::ComparePredicate;
+using kernels::comparePredicateFromName;
+using kernels::comparePredicateName;
+using kernels::isIntegerUnary;
+using kernels::UnaryOp;
+using kernels::unaryOpFromName;
+using kernels::unaryOpName;
 
 /// out = op(input); same shape and type. Sigmoid, silu and gelu use forms
 /// that do not overflow for large |x|; gelu is 0.5 x (1 + erf(x / sqrt 2)),

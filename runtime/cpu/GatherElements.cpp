@@ -13,9 +13,9 @@ using namespace detail;
 Status gatherElements(const TensorView &data, const TensorView &indices, int64_t axis,
                       const TensorView &out) {
   const char *name = "gather_elements";
-  SHARDC_CPU_TRY(checkGatherElements(data, indices, axis, out));
+  SHARDC_KERNEL_TRY(checkGatherElements(data, indices, axis, out));
   const int64_t dim = data.shape[size_t(axis)];
-  SHARDC_CPU_TRY(checkIndices(name, indices, axis, dim));
+  SHARDC_KERNEL_TRY(checkIndices(name, indices, axis, dim));
   const int64_t count = out.numel();
   if (count == 0)
     return Status::success();

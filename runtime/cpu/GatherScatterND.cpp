@@ -45,8 +45,8 @@ Status gatherND(const TensorView &data, const TensorView &indices, int64_t batch
                 const TensorView &out) {
   const char *name = "gather_nd";
   IndexTupleDims dims;
-  SHARDC_CPU_TRY(checkGatherND(data, indices, batchDims, out, dims));
-  SHARDC_CPU_TRY(checkTuples(name, indices, dims));
+  SHARDC_KERNEL_TRY(checkGatherND(data, indices, batchDims, out, dims));
+  SHARDC_KERNEL_TRY(checkTuples(name, indices, dims));
   const int64_t tasks = dims.batches * dims.tuples;
   if (out.numel() == 0)
     return Status::success();
@@ -69,9 +69,9 @@ Status scatterND(const TensorView &data, const TensorView &indices, const Tensor
                  ScatterReduction reduction, const TensorView &out) {
   const char *name = "scatter_nd";
   IndexTupleDims dims;
-  SHARDC_CPU_TRY(checkScatterND(data, indices, updates, reduction, out, dims));
+  SHARDC_KERNEL_TRY(checkScatterND(data, indices, updates, reduction, out, dims));
   if (!dims.dims.empty())
-    SHARDC_CPU_TRY(checkTuples(name, indices, dims));
+    SHARDC_KERNEL_TRY(checkTuples(name, indices, dims));
   copyDataToResult(data, out);
   if (dims.tuples == 0 || dims.slice == 0)
     return Status::success();

@@ -11,36 +11,15 @@
 namespace shardc::rt::cpu {
 
 namespace {
-constexpr std::pair<ScatterReduction, const char *> kReductionNames[] = {
-    {ScatterReduction::None, "none"}, {ScatterReduction::Add, "add"},
-    {ScatterReduction::Mul, "mul"},   {ScatterReduction::Max, "max"},
-    {ScatterReduction::Min, "min"}};
-} // namespace
-
-const char *scatterReductionName(ScatterReduction reduction) {
-  for (const auto &[entry, name] : kReductionNames)
-    if (entry == reduction)
-      return name;
-  return "?";
-}
-
-std::optional<ScatterReduction> scatterReductionFromName(std::string_view name) {
-  for (const auto &[entry, known] : kReductionNames)
-    if (name == known)
-      return entry;
-  return std::nullopt;
-}
-
-namespace {
 using namespace detail;
 } // namespace
 
 Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
               const TensorView &out) {
   const char *name = "gather";
-  SHARDC_CPU_TRY(checkGather(data, indices, axis, out));
+  SHARDC_KERNEL_TRY(checkGather(data, indices, axis, out));
   const int64_t dim = data.shape[size_t(axis)];
-  SHARDC_CPU_TRY(checkIndices(name, indices, axis, dim));
+  SHARDC_KERNEL_TRY(checkIndices(name, indices, axis, dim));
   if (out.numel() == 0)
     return Status::success();
 
@@ -75,9 +54,9 @@ Status scatterElements(const TensorView &data, const TensorView &indices,
                        const TensorView &updates, int64_t axis,
                        ScatterReduction reduction, const TensorView &out) {
   const char *name = "scatter_elements";
-  SHARDC_CPU_TRY(checkScatterElements(data, indices, updates, axis, reduction, out));
+  SHARDC_KERNEL_TRY(checkScatterElements(data, indices, updates, axis, reduction, out));
   const int64_t dim = data.shape[size_t(axis)];
-  SHARDC_CPU_TRY(checkIndices(name, indices, axis, dim));
+  SHARDC_KERNEL_TRY(checkIndices(name, indices, axis, dim));
   copyDataToResult(data, out);
   if (indices.numel() == 0)
     return Status::success();
@@ -121,7 +100,7 @@ Status scatterElements(const TensorView &data, const TensorView &indices,
 }
 
 Status trilu(const TensorView &input, int64_t k, bool upper, const TensorView &out) {
-  SHARDC_CPU_TRY(checkTrilu(input, out));
+  SHARDC_KERNEL_TRY(checkTrilu(input, out));
   if (input.numel() == 0)
     return Status::success();
   const int64_t rows = input.shape[input.shape.size() - 2], cols = input.shape.back();

@@ -10,23 +10,20 @@
 
 #include "runtime/core/Tensor.h"
 #include "runtime/cpu/Status.h"
-
-#include <optional>
-#include <string_view>
+#include "runtime/kernels/Ops.h"
 
 namespace shardc::rt::cpu {
+
+// The kernel contract's, shared with the CUDA backend.
+using kernels::ScatterReduction;
+using kernels::scatterReductionFromName;
+using kernels::scatterReductionName;
 
 /// graph.gather: out = data[:axis] + indices.shape + data[axis+1:], taking
 /// whole slices of data along `axis` (an embedding lookup at axis 0). Any
 /// element type. `out` must not overlap data.
 Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
               const TensorView &out);
-
-/// graph.scatter_elements' `reduction`.
-enum class ScatterReduction { None, Add, Mul, Max, Min };
-/// "none", "add", "mul", "max", "min".
-const char *scatterReductionName(ScatterReduction reduction);
-std::optional<ScatterReduction> scatterReductionFromName(std::string_view name);
 
 /// graph.scatter_elements: out = data, then for every position p of indices
 /// the element at p with p[axis] replaced by indices[p] becomes updates[p]

@@ -25,7 +25,7 @@ inline int64_t indexAt(const TensorView &indices, int64_t i) {
 
 /// Fails on a non-index type or any index outside [-dim, dim), naming it.
 inline Status checkIndices(const char *op, const TensorView &indices, int64_t axis, int64_t dim) {
-  SHARDC_CPU_TRY(checkIndexType(op, indices));
+  SHARDC_KERNEL_TRY(checkIndexType(op, indices));
   const int64_t count = indices.numel();
   for (int64_t i = 0; i < count; ++i) {
     const int64_t index = indexAt(indices, i);

@@ -73,7 +73,7 @@ Status gemmAs(const char *op, int64_t m, int64_t n, int64_t k, const T *a, const
   } else {
     std::vector<float> wa = widen(a, m * k), wb = widen(b, k * n);
     std::vector<float> wc = accumulate ? widen(c, m * n) : std::vector<float>(size_t(m * n));
-    SHARDC_CPU_TRY(
+    SHARDC_KERNEL_TRY(
         gemm(op, m, n, k, wa.data(), wb.data(), transB, accumulate ? 1.0f : 0.0f, wc.data()));
     narrow(wc.data(), m * n, c);
     return Status::success();
@@ -100,7 +100,7 @@ void intMatMul(int64_t m, int64_t n, int64_t k, const T *a, const T *b, T *c) {
 Status matmul(const TensorView &lhs, const TensorView &rhs, const TensorView &out) {
   const char *name = "matmul";
   MatMulDims dims;
-  SHARDC_CPU_TRY(checkMatMul(lhs, rhs, out, dims));
+  SHARDC_KERNEL_TRY(checkMatMul(lhs, rhs, out, dims));
   const Shape &aBatch = dims.aBatch, &bBatch = dims.bBatch, &batch = dims.batch;
   const int64_t m = dims.m, k = dims.k, n = dims.n;
   if (out.numel() == 0)
@@ -170,7 +170,7 @@ Status linear(const TensorView &input, const TensorView &weight,
               const TensorView *bias, bool transposeWeight, const TensorView &out) {
   const char *name = "linear";
   LinearDims dims;
-  SHARDC_CPU_TRY(checkLinear(input, weight, bias, transposeWeight, out, dims));
+  SHARDC_KERNEL_TRY(checkLinear(input, weight, bias, transposeWeight, out, dims));
   const int64_t m = dims.m, k = dims.k, n = dims.n;
   if (m == 0 || n == 0)
     return Status::success();

@@ -42,7 +42,7 @@ void copyBlocks(int64_t outer, int64_t piece, int64_t whole, int64_t offset,
 
 Status copy(const TensorView &input, const TensorView &out) {
   const char *name = "reshape";
-  SHARDC_CPU_TRY(checkSameType(name, input, out));
+  SHARDC_KERNEL_TRY(checkSameType(name, input, out));
   if (input.numel() != out.numel())
     return fail(name, "element counts differ; " + str(input.shape) + " has " +
                           std::to_string(input.numel()) + " but " + str(out.shape) + " has " +
@@ -63,7 +63,7 @@ Status copy(const TensorView &input, const TensorView &out) {
 Status transpose(const TensorView &input, const std::vector<int64_t> &perm,
                  const TensorView &out) {
   Shape strides;
-  SHARDC_CPU_TRY(checkTranspose(input, perm, out, strides));
+  SHARDC_KERNEL_TRY(checkTranspose(input, perm, out, strides));
   if (out.numel() > 0)
     gatherStrided(input, 0, strides, out);
   return Status::success();
@@ -74,14 +74,14 @@ Status slice(const TensorView &input, const std::vector<int64_t> &starts,
              const TensorView &out) {
   int64_t base;
   Shape strides;
-  SHARDC_CPU_TRY(checkSlice(input, starts, ends, steps, out, base, strides));
+  SHARDC_KERNEL_TRY(checkSlice(input, starts, ends, steps, out, base, strides));
   if (out.numel() > 0)
     gatherStrided(input, base, strides, out);
   return Status::success();
 }
 
 Status concat(ViewList inputs, int64_t axis, const TensorView &out) {
-  SHARDC_CPU_TRY(checkConcat(inputs, axis, out));
+  SHARDC_KERNEL_TRY(checkConcat(inputs, axis, out));
   if (out.numel() == 0)
     return Status::success();
   const Shape &first = inputs[0].shape;
@@ -100,7 +100,7 @@ Status concat(ViewList inputs, int64_t axis, const TensorView &out) {
 }
 
 Status split(const TensorView &input, int64_t axis, ViewList outs) {
-  SHARDC_CPU_TRY(checkSplit(input, axis, outs));
+  SHARDC_KERNEL_TRY(checkSplit(input, axis, outs));
   if (input.numel() == 0)
     return Status::success();
   const int64_t outer = product(input.shape, 0, size_t(axis));
@@ -118,7 +118,7 @@ Status split(const TensorView &input, int64_t axis, ViewList outs) {
 }
 
 Status expand(const TensorView &input, const TensorView &out) {
-  SHARDC_CPU_TRY(checkExpand(input, out));
+  SHARDC_KERNEL_TRY(checkExpand(input, out));
   if (out.numel() > 0)
     gatherStrided(input, 0, broadcastStrides(input.shape, out.shape), out);
   return Status::success();

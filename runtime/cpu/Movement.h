@@ -11,27 +11,13 @@
 
 #include "runtime/core/Tensor.h"
 #include "runtime/cpu/Status.h"
+#include "runtime/kernels/ViewList.h"
 
-#include <cstddef>
 #include <vector>
 
 namespace shardc::rt::cpu {
 
-/// A non-owning list of tensor views (C++17 has no std::span): from a vector
-/// or a pointer and a count. It must not outlive them.
-class ViewList {
-public:
-  ViewList(const TensorView *items, size_t size) : items_(items), size_(size) {}
-  ViewList(const std::vector<TensorView> &items) : items_(items.data()), size_(items.size()) {}
-  size_t size() const { return size_; }
-  const TensorView &operator[](size_t i) const { return items_[i]; }
-  const TensorView *begin() const { return items_; }
-  const TensorView *end() const { return items_ + size_; }
-
-private:
-  const TensorView *items_;
-  size_t size_;
-};
+using kernels::ViewList;
 
 /// graph.reshape as a copy: same type and element count, any shapes. A
 /// reshape the executor can alias needs no kernel; this is for when it

@@ -37,8 +37,8 @@ private:
 
 Status checkParameter(const char *op, const char *role, const TensorView &param,
                       const TensorView &input, const Shape &normalized) {
-  SHARDC_CPU_TRY(checkTensor(op, role, param));
-  SHARDC_CPU_TRY(checkDType(op, role, param, input.dtype));
+  SHARDC_KERNEL_TRY(checkTensor(op, role, param));
+  SHARDC_KERNEL_TRY(checkDType(op, role, param, input.dtype));
   if (!broadcastsTo(param.shape, normalized))
     return fail(op, std::string(role) + " shape does not fit the normalized dims; expected "
                     "to broadcast to " + str(normalized) + " but got " + str(param.shape));
@@ -47,12 +47,12 @@ Status checkParameter(const char *op, const char *role, const TensorView &param,
 
 Status checkNorm(const char *op, const TensorView &input, int64_t axis,
                  const TensorView &out) {
-  SHARDC_CPU_TRY(checkTensor(op, "input", input));
-  SHARDC_CPU_TRY(checkTensor(op, "result", out));
+  SHARDC_KERNEL_TRY(checkTensor(op, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(op, "result", out));
   if (!isFloatType(input.dtype))
     return fail(op, std::string("needs a float input but got ") + dtypeName(input.dtype));
-  SHARDC_CPU_TRY(checkDType(op, "result", out, input.dtype));
-  SHARDC_CPU_TRY(checkShape(op, "result", out, input.shape));
+  SHARDC_KERNEL_TRY(checkDType(op, "result", out, input.dtype));
+  SHARDC_KERNEL_TRY(checkShape(op, "result", out, input.shape));
   return checkAxis(op, axis, input.shape.size());
 }
 
@@ -138,11 +138,11 @@ void rmsNormAs(const TensorView &input, const TensorView &scale, int64_t axis,
 Status layerNorm(const TensorView &input, const TensorView &scale, const TensorView *bias,
                  int64_t axis, double epsilon, const TensorView &out) {
   const char *name = "layer_norm";
-  SHARDC_CPU_TRY(checkNorm(name, input, axis, out));
+  SHARDC_KERNEL_TRY(checkNorm(name, input, axis, out));
   const Shape normalized(input.shape.begin() + axis, input.shape.end());
-  SHARDC_CPU_TRY(checkParameter(name, "scale", scale, input, normalized));
+  SHARDC_KERNEL_TRY(checkParameter(name, "scale", scale, input, normalized));
   if (bias)
-    SHARDC_CPU_TRY(checkParameter(name, "bias", *bias, input, normalized));
+    SHARDC_KERNEL_TRY(checkParameter(name, "bias", *bias, input, normalized));
   if (input.numel() == 0)
     return Status::success();
   dispatchFloat(input.dtype, [&](auto tag) {
@@ -154,9 +154,9 @@ Status layerNorm(const TensorView &input, const TensorView &scale, const TensorV
 Status rmsNorm(const TensorView &input, const TensorView &scale, int64_t axis,
                double epsilon, const TensorView &out) {
   const char *name = "rms_norm";
-  SHARDC_CPU_TRY(checkNorm(name, input, axis, out));
+  SHARDC_KERNEL_TRY(checkNorm(name, input, axis, out));
   const Shape normalized(input.shape.begin() + axis, input.shape.end());
-  SHARDC_CPU_TRY(checkParameter(name, "scale", scale, input, normalized));
+  SHARDC_KERNEL_TRY(checkParameter(name, "scale", scale, input, normalized));
   if (input.numel() == 0)
     return Status::success();
   dispatchFloat(input.dtype, [&](auto tag) {

@@ -43,16 +43,28 @@ inline int threadsFor(int64_t count, int64_t cost) {
   return int(std::max<int64_t>(threads, 1));
 }
 
-/// fn(begin, end) over [0, count), one contiguous piece per thread.
-template <typename Fn>
-void parallelFor(int64_t count, int64_t costPerItem, Fn &&fn) {
+/// How many threads split a loop of `count` items costing `cost` each, or 0
+/// once fn(0, count) has run on the calling thread: no items, too little
+/// work to split, or no OpenMP.
+template <typename Fn> int threadsOrRunHere(int64_t count, int64_t cost, Fn &fn) {
   if (count <= 0)
+    return 0;
+#ifdef _OPENMP
+  const int threads = threadsFor(count, cost);
+#else
+  const int threads = 1;
+#endif
+  if (threads > 1)
+    return threads;
+  fn(int64_t(0), count);
+  return 0;
+}
+
+/// fn(begin, end) over [0, count), one contiguous piece per thread.
+template <typename Fn> void parallelFor(int64_t count, int64_t costPerItem, Fn &&fn) {
+  const int threads = threadsOrRunHere(count, costPerItem, fn);
+  if (threads == 0)
     return;
-  const int threads = threadsFor(count, costPerItem);
-  if (threads <= 1) {
-    fn(int64_t(0), count);
-    return;
-  }
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)
   {
@@ -61,32 +73,23 @@ void parallelFor(int64_t count, int64_t costPerItem, Fn &&fn) {
     if (begin < end)
       fn(begin, end);
   }
-#else
-  fn(int64_t(0), count);
 #endif
 }
 
 /// fn(begin, end) over [0, count) in about `piecesPerThread` pieces per thread,
 /// taken dynamically, for items whose cost varies.
 template <typename Fn>
-void parallelChunks(int64_t count, int64_t costPerItem, int piecesPerThread,
+void parallelChunks(int64_t count, int64_t costPerItem, [[maybe_unused]] int piecesPerThread,
                     Fn &&fn) {
-  if (count <= 0)
+  const int threads = threadsOrRunHere(count, costPerItem, fn);
+  if (threads == 0)
     return;
-  const int threads = threadsFor(count, costPerItem);
-  if (threads <= 1) {
-    fn(int64_t(0), count);
-    return;
-  }
 #ifdef _OPENMP
   const int64_t pieces =
       std::min<int64_t>(count, int64_t(threads) * std::max(piecesPerThread, 1));
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
   for (int64_t p = 0; p < pieces; ++p)
     fn(count * p / pieces, count * (p + 1) / pieces);
-#else
-  (void)piecesPerThread;
-  fn(int64_t(0), count);
 #endif
 }
 

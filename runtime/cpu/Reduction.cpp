@@ -25,28 +25,6 @@
 namespace shardc::rt::cpu {
 
 namespace {
-constexpr std::pair<ReduceOp, const char *> kReduceNames[] = {
-    {ReduceOp::Sum, "reduce_sum"},
-    {ReduceOp::Mean, "reduce_mean"},
-    {ReduceOp::Max, "reduce_max"},
-    {ReduceOp::Min, "reduce_min"}};
-} // namespace
-
-const char *reduceOpName(ReduceOp op) {
-  for (const auto &[entry, name] : kReduceNames)
-    if (entry == op)
-      return name;
-  return "?";
-}
-
-std::optional<ReduceOp> reduceOpFromName(std::string_view name) {
-  for (const auto &[entry, known] : kReduceNames)
-    if (name == known)
-      return entry;
-  return std::nullopt;
-}
-
-namespace {
 
 using namespace detail;
 
@@ -232,7 +210,7 @@ void reduceAs(const Plan &plan, const T *in, T *out, int64_t outCount) {
 Status reduce(ReduceOp op, const TensorView &input, const std::vector<int64_t> &axes,
               bool keepdims, const TensorView &out) {
   std::vector<bool> reduced;
-  SHARDC_CPU_TRY(checkReduce(op, input, axes, keepdims, out, nullptr, reduced));
+  SHARDC_KERNEL_TRY(checkReduce(op, input, axes, keepdims, out, nullptr, reduced));
   const int64_t outCount = out.numel();
   if (outCount == 0)
     return Status::success();

@@ -18,18 +18,16 @@
 
 #include "runtime/core/Tensor.h"
 #include "runtime/cpu/Status.h"
+#include "runtime/kernels/Ops.h"
 
-#include <optional>
-#include <string_view>
 #include <vector>
 
 namespace shardc::rt::cpu {
 
-enum class ReduceOp { Sum, Mean, Max, Min };
-
-/// "reduce_sum", "reduce_mean", "reduce_max", "reduce_min" (the graph ops).
-const char *reduceOpName(ReduceOp op);
-std::optional<ReduceOp> reduceOpFromName(std::string_view name);
+// The kernel contract's, shared with the CUDA backend.
+using kernels::ReduceOp;
+using kernels::reduceOpFromName;
+using kernels::reduceOpName;
 
 /// graph.reduce_*: reduces exactly the dims in `axes` (strictly increasing,
 /// each in [0, rank)); out drops them, or keeps them as 1 with keepdims.

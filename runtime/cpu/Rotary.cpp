@@ -60,7 +60,7 @@ void rotaryAs(const TensorView &input, const TensorView &cosTable,
 Status rotary(const TensorView &input, const TensorView &cos, const TensorView &sin,
               bool interleaved, const TensorView &out) {
   RotaryDims dims;
-  SHARDC_CPU_TRY(checkRotary(input, cos, sin, out, nullptr, dims));
+  SHARDC_KERNEL_TRY(checkRotary(input, cos, sin, out, nullptr, dims));
   if (input.numel() == 0)
     return Status::success();
   dispatchFloat(input.dtype, [&](auto tag) {

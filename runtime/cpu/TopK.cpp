@@ -70,7 +70,7 @@ void topkAs(const T *in, T *values, int64_t *indices, int64_t outer, int64_t dim
 Status topk(const TensorView &input, int64_t k, int64_t axis, bool largest,
             bool /*sorted: the result always is*/, const TensorView &values,
             const TensorView &indices) {
-  SHARDC_CPU_TRY(checkTopK(input, k, axis, values, indices));
+  SHARDC_KERNEL_TRY(checkTopK(input, k, axis, values, indices));
   if (values.numel() == 0)
     return Status::success();
   const int64_t outer = product(input.shape, 0, size_t(axis));

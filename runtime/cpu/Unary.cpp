@@ -1,4 +1,4 @@
-//===- Unary.cpp - Elementwise unary ops and the op names ------------------===//
+//===- Unary.cpp - Elementwise unary ops ----------------------------------===//
 #include "runtime/cpu/Elementwise.h"
 
 #include "runtime/cpu/KernelSupport.h"
@@ -8,62 +8,6 @@
 #include <cmath>
 
 namespace shardc::rt::cpu {
-
-namespace {
-constexpr std::pair<UnaryOp, const char *> kUnaryNames[] = {
-    {UnaryOp::Neg, "neg"},         {UnaryOp::Abs, "abs"},
-    {UnaryOp::Sqrt, "sqrt"},       {UnaryOp::Rsqrt, "rsqrt"},
-    {UnaryOp::Reciprocal, "reciprocal"}, {UnaryOp::Exp, "exp"},
-    {UnaryOp::Log, "log"},         {UnaryOp::Cos, "cos"},
-    {UnaryOp::Sin, "sin"},         {UnaryOp::Erf, "erf"},
-    {UnaryOp::Tanh, "tanh"},       {UnaryOp::Sigmoid, "sigmoid"},
-    {UnaryOp::Relu, "relu"},       {UnaryOp::Gelu, "gelu"},
-    {UnaryOp::GeluTanh, "gelu_tanh"}, {UnaryOp::Silu, "silu"},
-    {UnaryOp::Not, "not"},         {UnaryOp::Floor, "floor"},
-    {UnaryOp::Ceil, "ceil"},       {UnaryOp::Round, "round"},
-    {UnaryOp::Sign, "sign"}};
-constexpr std::pair<BinaryOp, const char *> kBinaryNames[] = {
-    {BinaryOp::Add, "add"}, {BinaryOp::Sub, "sub"}, {BinaryOp::Mul, "mul"},
-    {BinaryOp::Div, "div"}, {BinaryOp::Pow, "pow"}, {BinaryOp::Max, "max"},
-    {BinaryOp::Min, "min"}, {BinaryOp::And, "and"}, {BinaryOp::Or, "or"},
-    {BinaryOp::Mod, "mod"}, {BinaryOp::FMod, "fmod"}};
-constexpr std::pair<ComparePredicate, const char *> kPredicateNames[] = {
-    {ComparePredicate::Eq, "eq"}, {ComparePredicate::Lt, "lt"},
-    {ComparePredicate::Le, "le"}, {ComparePredicate::Gt, "gt"},
-    {ComparePredicate::Ge, "ge"}};
-
-template <typename E, size_t N>
-const char *nameIn(const std::pair<E, const char *> (&table)[N], E value) {
-  for (const auto &[entry, name] : table)
-    if (entry == value)
-      return name;
-  return "?";
-}
-template <typename E, size_t N>
-std::optional<E> valueIn(const std::pair<E, const char *> (&table)[N],
-                         std::string_view name) {
-  for (const auto &[entry, known] : table)
-    if (name == known)
-      return entry;
-  return std::nullopt;
-}
-} // namespace
-
-const char *unaryOpName(UnaryOp op) { return nameIn(kUnaryNames, op); }
-bool isIntegerUnary(UnaryOp op) {
-  return op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Relu || op == UnaryOp::Sign;
-}
-const char *binaryOpName(BinaryOp op) { return nameIn(kBinaryNames, op); }
-const char *comparePredicateName(ComparePredicate p) { return nameIn(kPredicateNames, p); }
-std::optional<UnaryOp> unaryOpFromName(std::string_view name) {
-  return valueIn(kUnaryNames, name);
-}
-std::optional<BinaryOp> binaryOpFromName(std::string_view name) {
-  return valueIn(kBinaryNames, name);
-}
-std::optional<ComparePredicate> comparePredicateFromName(std::string_view name) {
-  return valueIn(kPredicateNames, name);
-}
 
 namespace {
 
@@ -167,10 +111,10 @@ template <typename T> void intUnary(UnaryOp op, const TensorView &input, const T
 
 Status unary(UnaryOp op, const TensorView &input, const TensorView &out) {
   const char *name = unaryOpName(op);
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
+  SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkShape(name, "result", out, input.shape));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, input.dtype));
 
   if (op == UnaryOp::Not) {
     if (input.dtype != DType::Bool)

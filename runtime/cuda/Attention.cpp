@@ -12,7 +12,7 @@ Status attention(const TensorView &query, const TensorView &key, const TensorVie
                  const LaunchContext &context) {
   const char *name = "attention";
   AttentionDims dims;
-  SHARDC_CPU_TRY(checkAttention(query, key, value, out, rejectFloat64, dims));
+  SHARDC_KERNEL_TRY(checkAttention(query, key, value, out, rejectFloat64, dims));
   const size_t rank = query.shape.size();
   AttentionArgs args;
   args.headsQ = dims.headsQ;
@@ -26,12 +26,12 @@ Status attention(const TensorView &query, const TensorView &key, const TensorVie
                           std::to_string(args.headDim) + " and " + std::to_string(args.valueDim));
   if (mask) {
     Shape strides;
-    SHARDC_CPU_TRY(checkAttentionMask(query, *mask, dims, strides));
+    SHARDC_KERNEL_TRY(checkAttentionMask(query, *mask, dims, strides));
     // The (batch..., head) dims of the scores with the mask's strides.
     Shape heads = dims.batchShape;
     heads.push_back(dims.headsQ);
     const Shape headStrides(strides.begin(), strides.end() - 2);
-    SHARDC_CPU_TRY(toIndexMap(name, Walk<1>::make(heads, {headStrides}), args.maskHeads));
+    SHARDC_KERNEL_TRY(toIndexMap(name, Walk<1>::make(heads, {headStrides}), args.maskHeads));
     args.mask = mask->numel() > 0 ? mask->data : nullptr;
     args.maskBool = mask->dtype == DType::Bool;
     args.maskRowStride = strides[rank - 2];
@@ -48,7 +48,7 @@ Status attention(const TensorView &query, const TensorView &key, const TensorVie
   args.causal = causal;
   args.batchHeads = dims.batch * args.headsQ;
   args.group = args.headsQ / dims.headsKv;
-  SHARDC_CPU_TRY(launchAttention(args, context.stream));
+  SHARDC_KERNEL_TRY(launchAttention(args, context.stream));
   return launchStatus(name);
 }
 

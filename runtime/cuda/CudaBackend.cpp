@@ -12,6 +12,7 @@
 
 #include "runtime/cuda/Attention.h"
 #include "runtime/cuda/Collectives.h"
+#include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/Elementwise.h"
 #include "runtime/cuda/Fused.h"
 #include "runtime/cuda/Indexing.h"
@@ -23,20 +24,28 @@
 namespace shardc::rt::cuda {
 namespace {
 
-using cpu::BinaryOp;
-using cpu::ReduceOp;
-using cpu::UnaryOp;
+using kernels::BinaryOp;
+using kernels::ReduceOp;
+using kernels::UnaryOp;
 
 using Entry = Status (*)(const KernelCall &call, const LaunchContext &context);
+
+/// The generated kernels of the device the call runs on; none when the call
+/// comes from elsewhere than a CudaDevice's executor (a test's direct call).
+const GeneratedKernels *generatedOf(const KernelCall &call) {
+  auto *device = dynamic_cast<const CudaDevice *>(call.device);
+  return device ? device->generatedKernels() : nullptr;
+}
 
 template <Entry entry> Status runOnStream(const KernelCall &call) {
   if (!call.stream)
     return Status::error("no CUDA stream: CUDA kernels run on a stream of a CudaDevice");
-  return entry(call, LaunchContext{static_cast<cudaStream_t>(call.stream), false});
+  return entry(call,
+               LaunchContext{static_cast<cudaStream_t>(call.stream), false, generatedOf(call)});
 }
 
 template <Entry entry> Status checkOnly(const KernelCall &call) {
-  return entry(call, LaunchContext{nullptr, true});
+  return entry(call, LaunchContext{nullptr, true, generatedOf(call)});
 }
 
 template <Entry entry> void add(KernelTable &table, const char *name) {
@@ -87,9 +96,9 @@ Status isInfKernel(const KernelCall &call, const LaunchContext &context) {
 Status compareKernel(const KernelCall &call, const LaunchContext &context) {
   SHARDC_EXPECT(2, 2, 1);
   // graph.compare's predicate enum: eq, lt, le, gt, ge.
-  static constexpr cpu::ComparePredicate predicates[] = {
-      cpu::ComparePredicate::Eq, cpu::ComparePredicate::Lt, cpu::ComparePredicate::Le,
-      cpu::ComparePredicate::Gt, cpu::ComparePredicate::Ge};
+  static constexpr kernels::ComparePredicate predicates[] = {
+      kernels::ComparePredicate::Eq, kernels::ComparePredicate::Lt, kernels::ComparePredicate::Le,
+      kernels::ComparePredicate::Gt, kernels::ComparePredicate::Ge};
   const int64_t predicate = call.params.integer("predicate", -1);
   if (predicate < 0 || predicate > 4)
     return Status::error("compare: unknown predicate " + std::to_string(predicate));
@@ -157,14 +166,14 @@ Status sliceKernel(const KernelCall &call, const LaunchContext &context) {
 Status concatKernel(const KernelCall &call, const LaunchContext &context) {
   if (call.inputs.empty() || call.outputs.size() != 1)
     return Status::error("concat: expected inputs and one output");
-  return concat(cpu::ViewList(call.inputs), call.params.integer("axis", 0), call.outputs[0],
+  return concat(kernels::ViewList(call.inputs), call.params.integer("axis", 0), call.outputs[0],
                 context);
 }
 
 Status splitKernel(const KernelCall &call, const LaunchContext &context) {
   if (call.inputs.size() != 1 || call.outputs.empty())
     return Status::error("split: expected one input and outputs");
-  return split(call.inputs[0], call.params.integer("axis", 0), cpu::ViewList(call.outputs),
+  return split(call.inputs[0], call.params.integer("axis", 0), kernels::ViewList(call.outputs),
                context);
 }
 
@@ -181,10 +190,12 @@ Status expandKernel(const KernelCall &call, const LaunchContext &context) {
 
 /// The graph dialect's ScatterReduction enum (none, add, mul, max, min) of
 /// scatter_elements and scatter_nd.
-Status scatterReduction(const char *op, const KernelCall &call, cpu::ScatterReduction &reduction) {
-  static constexpr cpu::ScatterReduction reductions[] = {
-      cpu::ScatterReduction::None, cpu::ScatterReduction::Add, cpu::ScatterReduction::Mul,
-      cpu::ScatterReduction::Max, cpu::ScatterReduction::Min};
+Status scatterReduction(const char *op, const KernelCall &call,
+                        kernels::ScatterReduction &reduction) {
+  static constexpr kernels::ScatterReduction reductions[] = {
+      kernels::ScatterReduction::None, kernels::ScatterReduction::Add,
+      kernels::ScatterReduction::Mul, kernels::ScatterReduction::Max,
+      kernels::ScatterReduction::Min};
   const int64_t value = call.params.integer("reduction", 0);
   if (value < 0 || value > 4)
     return Status::error(std::string(op) + ": unknown reduction " + std::to_string(value));
@@ -194,7 +205,7 @@ Status scatterReduction(const char *op, const KernelCall &call, cpu::ScatterRedu
 
 Status scatterElementsKernel(const KernelCall &call, const LaunchContext &context) {
   SHARDC_EXPECT(3, 3, 1);
-  cpu::ScatterReduction reduction;
+  kernels::ScatterReduction reduction;
   if (Status status = scatterReduction("scatter_elements", call, reduction); !status)
     return status;
   return scatterElements(call.inputs[0], call.inputs[1], call.inputs[2],
@@ -215,7 +226,7 @@ Status gatherNdKernel(const KernelCall &call, const LaunchContext &context) {
 
 Status scatterNdKernel(const KernelCall &call, const LaunchContext &context) {
   SHARDC_EXPECT(3, 3, 1);
-  cpu::ScatterReduction reduction;
+  kernels::ScatterReduction reduction;
   if (Status status = scatterReduction("scatter_nd", call, reduction); !status)
     return status;
   return scatterND(call.inputs[0], call.inputs[1], call.inputs[2], reduction, call.outputs[0],
@@ -261,9 +272,9 @@ Status fusedKernel(const KernelCall &call, const LaunchContext &context) {
   // The compiler's shape-specialized code when the artifact has it; the
   // expression interpreter otherwise.
   if (call.params.has("cuda_kernel"))
-    return launchGenerated(call.params.strings("cuda_kernel").at(0), cpu::ViewList(call.inputs),
+    return launchGenerated(call.params.strings("cuda_kernel").at(0), kernels::ViewList(call.inputs),
                            call.outputs[0], context);
-  return fused(cpu::ViewList(call.inputs), call.params.strings("ops"), call.params.ints("args"),
+  return fused(kernels::ViewList(call.inputs), call.params.strings("ops"), call.params.ints("args"),
                call.outputs[0], context);
 }
 

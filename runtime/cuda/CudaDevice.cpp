@@ -102,7 +102,8 @@ int CudaDevice::count() {
   return devices;
 }
 
-StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::open(int ordinal) {
+StatusOr<std::unique_ptr<CudaDevice>>
+CudaDevice::open(int ordinal, std::shared_ptr<const GeneratedKernels> generated) {
   int devices = 0;
   cudaError_t error = cudaGetDeviceCount(&devices);
   if (error != cudaSuccess) {
@@ -122,7 +123,7 @@ StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::open(int ordinal) {
   SHARDC_CUDA_TRY(cudaStreamCreateWithFlags(&copyStream, cudaStreamNonBlocking));
   return std::unique_ptr<CudaDevice>(new CudaDevice(
       ordinal, "sm_" + std::to_string(properties.major) + std::to_string(properties.minor),
-      properties.name, copyStream));
+      properties.name, copyStream, std::move(generated)));
 }
 
 CudaDevice::~CudaDevice() {

@@ -22,6 +22,7 @@
 #define SHARDC_RUNTIME_CUDA_CUDADEVICE_H
 
 #include "runtime/core/Device.h"
+#include "runtime/cuda/GeneratedKernels.h"
 
 #include <memory>
 #include <string>
@@ -32,8 +33,10 @@ class CudaDevice final : public Device {
 public:
   /// The number of visible GPUs; 0 without a driver or a GPU (never fails).
   static int count();
-  /// Opens GPU `ordinal` (as CUDA numbers the visible ones).
-  static StatusOr<std::unique_ptr<CudaDevice>> open(int ordinal);
+  /// Opens GPU `ordinal` (as CUDA numbers the visible ones); its fused steps
+  /// run `generated`'s kernels, which the device keeps loaded while it lives.
+  static StatusOr<std::unique_ptr<CudaDevice>>
+  open(int ordinal, std::shared_ptr<const GeneratedKernels> generated = nullptr);
   ~CudaDevice() override;
 
   std::string name() const override { return "cuda"; }
@@ -43,6 +46,8 @@ public:
   std::string arch() const { return arch_; }
   /// The product name ("NVIDIA H200"), for logs.
   std::string productName() const { return productName_; }
+  /// The artifact's compiled fused kernels; null when it has none.
+  const GeneratedKernels *generatedKernels() const { return generated_.get(); }
 
   StatusOr<void *> allocate(size_t bytes) override;
   void release(void *memory) override;
@@ -52,14 +57,16 @@ public:
   const KernelTable &kernels() const override;
 
 private:
-  CudaDevice(int ordinal, std::string arch, std::string productName, void *copyStream)
+  CudaDevice(int ordinal, std::string arch, std::string productName, void *copyStream,
+             std::shared_ptr<const GeneratedKernels> generated)
       : ordinal_(ordinal), arch_(std::move(arch)), productName_(std::move(productName)),
-        copyStream_(copyStream) {}
+        copyStream_(copyStream), generated_(std::move(generated)) {}
   Status copy(void *to, const void *from, size_t bytes, bool toDevice);
 
   int ordinal_;
   std::string arch_, productName_;
   void *copyStream_; // cudaStream_t
+  std::shared_ptr<const GeneratedKernels> generated_;
 };
 
 } // namespace shardc::rt::cuda

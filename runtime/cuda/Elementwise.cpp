@@ -6,8 +6,8 @@
 namespace shardc::rt::cuda {
 
 using namespace detail;
-using cpu::BinaryOp;
-using cpu::UnaryOp;
+using kernels::BinaryOp;
+using kernels::UnaryOp;
 
 namespace {
 
@@ -32,12 +32,12 @@ void setOperands(ElementwiseArgs<N> &args, const TensorView &out,
 
 Status unary(UnaryOp op, const TensorView &input, const TensorView &out,
              const LaunchContext &context) {
-  const char *name = cpu::unaryOpName(op);
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
-  const bool intOp = cpu::isIntegerUnary(op);
+  const char *name = kernels::unaryOpName(op);
+  SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkShape(name, "result", out, input.shape));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, input.dtype));
+  const bool intOp = kernels::isIntegerUnary(op);
   bool isFloat = false;
   if (op == UnaryOp::Not) {
     if (input.dtype != DType::Bool)
@@ -67,13 +67,13 @@ Status unary(UnaryOp op, const TensorView &input, const TensorView &out,
 
 Status binary(BinaryOp op, const TensorView &lhs, const TensorView &rhs, const TensorView &out,
               const LaunchContext &context) {
-  const char *name = cpu::binaryOpName(op);
-  SHARDC_CPU_TRY(checkBinary(op, lhs, rhs, out));
+  const char *name = kernels::binaryOpName(op);
+  SHARDC_KERNEL_TRY(checkBinary(op, lhs, rhs, out));
   const DType type = lhs.dtype;
   if (type == DType::F64 || rhs.dtype == DType::F64)
     return float64Unsupported(name);
   ElementwiseArgs<3> args;
-  SHARDC_CPU_TRY(broadcastMap<2>(name, {&lhs, &rhs}, out, args.map));
+  SHARDC_KERNEL_TRY(broadcastMap<2>(name, {&lhs, &rhs}, out, args.map));
   if (context.checkOnly || out.numel() == 0)
     return Status::success();
   args.op = int(op);
@@ -93,7 +93,7 @@ namespace {
 /// is_nan and is_inf: `mode` is the classify kernel's op (Elementwise.cu).
 Status classify(const char *name, const TensorView &input, const TensorView &out, int mode,
                 const LaunchContext &context) {
-  SHARDC_CPU_TRY(checkClassify(name, input, out));
+  SHARDC_KERNEL_TRY(checkClassify(name, input, out));
   if (context.checkOnly || input.numel() == 0)
     return Status::success();
   ElementwiseArgs<2> args;
@@ -118,12 +118,12 @@ Status isInf(const TensorView &input, bool detectPositive, bool detectNegative,
                   context);
 }
 
-Status compare(cpu::ComparePredicate predicate, const TensorView &lhs, const TensorView &rhs,
+Status compare(kernels::ComparePredicate predicate, const TensorView &lhs, const TensorView &rhs,
                const TensorView &out, const LaunchContext &context) {
   const char *name = "compare";
-  SHARDC_CPU_TRY(checkCompare(lhs, rhs, out));
+  SHARDC_KERNEL_TRY(checkCompare(lhs, rhs, out));
   ElementwiseArgs<3> args;
-  SHARDC_CPU_TRY(broadcastMap<2>(name, {&lhs, &rhs}, out, args.map));
+  SHARDC_KERNEL_TRY(broadcastMap<2>(name, {&lhs, &rhs}, out, args.map));
   if (context.checkOnly || out.numel() == 0)
     return Status::success();
   args.op = int(predicate);
@@ -135,9 +135,9 @@ Status compare(cpu::ComparePredicate predicate, const TensorView &lhs, const Ten
 Status where(const TensorView &condition, const TensorView &trueValue, const TensorView &falseValue,
              const TensorView &out, const LaunchContext &context) {
   const char *name = "where";
-  SHARDC_CPU_TRY(checkWhere(condition, trueValue, falseValue, out));
+  SHARDC_KERNEL_TRY(checkWhere(condition, trueValue, falseValue, out));
   ElementwiseArgs<4> args;
-  SHARDC_CPU_TRY(broadcastMap<3>(name, {&condition, &trueValue, &falseValue}, out, args.map));
+  SHARDC_KERNEL_TRY(broadcastMap<3>(name, {&condition, &trueValue, &falseValue}, out, args.map));
   if (context.checkOnly || out.numel() == 0)
     return Status::success();
   setOperands<4>(args, out, {&condition, &trueValue, &falseValue});
@@ -147,9 +147,9 @@ Status where(const TensorView &condition, const TensorView &trueValue, const Ten
 
 Status cast(const TensorView &input, const TensorView &out, const LaunchContext &context) {
   const char *name = "cast";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
+  SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkShape(name, "result", out, input.shape));
   if (context.checkOnly || input.numel() == 0)
     return Status::success();
   if (input.dtype == out.dtype) {

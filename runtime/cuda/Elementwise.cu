@@ -15,9 +15,9 @@ namespace shardc::rt::cuda::detail {
 namespace {
 
 using namespace device;
-using cpu::BinaryOp;
-using cpu::ComparePredicate;
-using cpu::UnaryOp;
+using kernels::BinaryOp;
+using kernels::ComparePredicate;
+using kernels::UnaryOp;
 
 template <int N>
 __device__ inline void offsetsAt(const ElementwiseArgs<N> &args, int64_t i, int64_t (&at)[N]) {

@@ -21,19 +21,19 @@
 #ifndef SHARDC_RUNTIME_CUDA_ELEMENTWISE_H
 #define SHARDC_RUNTIME_CUDA_ELEMENTWISE_H
 
-#include "runtime/cpu/Elementwise.h"
 #include "runtime/cuda/HostSupport.h"
+#include "runtime/kernels/Ops.h"
 
 namespace shardc::rt::cuda {
 
-Status unary(cpu::UnaryOp op, const TensorView &input, const TensorView &out,
+Status unary(kernels::UnaryOp op, const TensorView &input, const TensorView &out,
              const LaunchContext &context);
-Status binary(cpu::BinaryOp op, const TensorView &lhs, const TensorView &rhs, const TensorView &out,
-              const LaunchContext &context);
+Status binary(kernels::BinaryOp op, const TensorView &lhs, const TensorView &rhs,
+              const TensorView &out, const LaunchContext &context);
 Status isNaN(const TensorView &input, const TensorView &out, const LaunchContext &context);
 Status isInf(const TensorView &input, bool detectPositive, bool detectNegative,
              const TensorView &out, const LaunchContext &context);
-Status compare(cpu::ComparePredicate predicate, const TensorView &lhs, const TensorView &rhs,
+Status compare(kernels::ComparePredicate predicate, const TensorView &lhs, const TensorView &rhs,
                const TensorView &out, const LaunchContext &context);
 Status where(const TensorView &condition, const TensorView &trueValue, const TensorView &falseValue,
              const TensorView &out, const LaunchContext &context);

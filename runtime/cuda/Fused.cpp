@@ -42,7 +42,7 @@ std::optional<std::pair<FusedOp, int>> decode(const std::string &name) {
 
 } // namespace
 
-Status fused(cpu::ViewList inputs, const std::vector<std::string> &ops,
+Status fused(kernels::ViewList inputs, const std::vector<std::string> &ops,
              const std::vector<int64_t> &args, const TensorView &out,
              const LaunchContext &context) {
   const char *name = "fused";
@@ -74,14 +74,14 @@ Status fused(cpu::ViewList inputs, const std::vector<std::string> &ops,
   }
   if (program.opCount == 0 || next != args.size())
     return fail(name, "the ops and their arguments do not match");
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
   std::array<Shape, kMaxFusedInputs + 1> strides;
   strides[0] = rowMajorStrides(out.shape);
   for (size_t k = 0; k < size_t(kMaxFusedInputs); ++k)
     strides[k + 1] = Shape(out.shape.size(), 0); // unused operands merge anywhere
   for (size_t k = 0; k < inputs.size(); ++k) {
     const TensorView &input = inputs[k];
-    SHARDC_CPU_TRY(checkTensor(name, "input", input));
+    SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
     if (input.dtype != DType::F32)
       return fail(name, "inputs must be float32");
     if (!broadcastsTo(input.shape, out.shape))
@@ -90,7 +90,7 @@ Status fused(cpu::ViewList inputs, const std::vector<std::string> &ops,
     strides[k + 1] = broadcastStrides(input.shape, out.shape);
     program.inputs[k] = input.as<const float>();
   }
-  SHARDC_CPU_TRY(
+  SHARDC_KERNEL_TRY(
       toIndexMap(name, Walk<kMaxFusedInputs + 1>::make(out.shape, strides), program.map));
   if (context.checkOnly || out.numel() == 0)
     return Status::success();
@@ -103,10 +103,10 @@ Status fused(cpu::ViewList inputs, const std::vector<std::string> &ops,
   return launchStatus(name);
 }
 
-Status launchGenerated(const std::string &kernel, cpu::ViewList inputs, const TensorView &out,
+Status launchGenerated(const std::string &kernel, kernels::ViewList inputs, const TensorView &out,
                        const LaunchContext &context) {
   const char *name = "fused";
-  void *function = findGeneratedKernel(kernel);
+  void *function = context.generated ? context.generated->find(kernel) : nullptr;
   if (!function)
     return fail(name, "the step runs the generated kernel '" + kernel +
                           "', which the artifact's loaded kernels do not hold");

@@ -17,21 +17,21 @@
 #ifndef SHARDC_RUNTIME_CUDA_FUSED_H
 #define SHARDC_RUNTIME_CUDA_FUSED_H
 
-#include "runtime/cpu/Movement.h"
 #include "runtime/cuda/HostSupport.h"
+#include "runtime/kernels/ViewList.h"
 
 #include <string>
 #include <vector>
 
 namespace shardc::rt::cuda {
 
-Status fused(cpu::ViewList inputs, const std::vector<std::string> &ops,
+Status fused(kernels::ViewList inputs, const std::vector<std::string> &ops,
              const std::vector<int64_t> &args, const TensorView &out, const LaunchContext &context);
 
 /// Launches the compiler's function `kernel` for a fused step (see
 /// GeneratedKernels.h): its shapes are baked in, its arguments are the
 /// inputs' and the output's device pointers, its loop is grid-stride.
-Status launchGenerated(const std::string &kernel, cpu::ViewList inputs, const TensorView &out,
+Status launchGenerated(const std::string &kernel, kernels::ViewList inputs, const TensorView &out,
                        const LaunchContext &context);
 
 namespace detail {

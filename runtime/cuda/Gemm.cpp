@@ -93,7 +93,7 @@ Status makeLayout(cublasLtMatrixLayout_t &layout, cudaDataType type, int64_t row
                     "cublasLtMatrixLayoutCreate");
   if (batch == 1)
     return {};
-  SHARDC_CPU_TRY(setLayout(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32_t(batch)));
+  SHARDC_KERNEL_TRY(setLayout(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32_t(batch)));
   return setLayout(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, stride);
 }
 
@@ -160,11 +160,11 @@ StatusOr<bool> runGemm(const Gemm &gemm, cudaStream_t stream) {
                                                      sizeof(gemm.bias)),
                       "cublasLtMatmulDescSetAttribute");
   }
-  SHARDC_CPU_TRY(makeLayout(descriptors.a, type, gemm.transA ? gemm.k : gemm.m,
-                            gemm.transA ? gemm.m : gemm.k, gemm.lda, gemm.batch, gemm.strideA));
-  SHARDC_CPU_TRY(
+  SHARDC_KERNEL_TRY(makeLayout(descriptors.a, type, gemm.transA ? gemm.k : gemm.m,
+                               gemm.transA ? gemm.m : gemm.k, gemm.lda, gemm.batch, gemm.strideA));
+  SHARDC_KERNEL_TRY(
       makeLayout(descriptors.b, type, gemm.k, gemm.n, gemm.ldb, gemm.batch, gemm.strideB));
-  SHARDC_CPU_TRY(
+  SHARDC_KERNEL_TRY(
       makeLayout(descriptors.d, type, gemm.m, gemm.n, gemm.ldd, gemm.batch, gemm.strideD));
 
   const ProblemKey key = {device,          int64_t(gemm.dtype),
@@ -195,12 +195,12 @@ StatusOr<bool> runGemm(const Gemm &gemm, cudaStream_t stream) {
                                                                &value, sizeof(value)),
                           "cublasLtMatmulPreferenceSetAttribute");
     };
-    SHARDC_CPU_TRY(
+    SHARDC_KERNEL_TRY(
         prefer(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, uint64_t(resources.workspaceBytes)));
-    SHARDC_CPU_TRY(prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, uint32_t(alignA)));
-    SHARDC_CPU_TRY(prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, uint32_t(alignB)));
-    SHARDC_CPU_TRY(prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, uint32_t(alignD)));
-    SHARDC_CPU_TRY(prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, uint32_t(alignD)));
+    SHARDC_KERNEL_TRY(prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, uint32_t(alignA)));
+    SHARDC_KERNEL_TRY(prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, uint32_t(alignB)));
+    SHARDC_KERNEL_TRY(prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, uint32_t(alignD)));
+    SHARDC_KERNEL_TRY(prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, uint32_t(alignD)));
     cublasLtMatmulHeuristicResult_t result = {};
     int results = 0;
     const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(

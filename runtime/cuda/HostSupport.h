@@ -3,18 +3,17 @@
 // Each CUDA kernel entry point (Elementwise.h, Reduction.h, ...) checks its
 // operands on the host exactly as its CPU counterpart does, with the same
 // one-line messages, then hands plain data (Launch.h) to a launch function in
-// a .cu file. The checks, shape arithmetic and dim merging are the CPU
-// kernels' own (runtime/cpu/Checks.h, KernelSupport.h), so both backends accept and
-// reject the same steps. What is only the GPU's lives here.
+// a .cu file. The checks, shape arithmetic and dim merging are the kernel
+// contract's (runtime/kernels/), which the CPU kernels run too, so both
+// backends accept and reject the same steps. What is only the GPU's lives here.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CUDA_HOSTSUPPORT_H
 #define SHARDC_RUNTIME_CUDA_HOSTSUPPORT_H
 
 #include "runtime/core/Tensor.h"
-#include "runtime/cpu/Checks.h"
-#include "runtime/cpu/KernelSupport.h"
 #include "runtime/cuda/Launch.h"
+#include "runtime/kernels/Checks.h"
 
 #include <cuda_runtime_api.h>
 
@@ -23,62 +22,22 @@
 
 namespace shardc::rt::cuda {
 
+class GeneratedKernels;
+
 /// How an entry point is called: to enqueue its work on `stream`, or, when
 /// the executor prepares a program (KernelTable's check), only to check the
-/// operands, returning before any CUDA call.
+/// operands, returning before any CUDA call. `generated` is the artifact's
+/// compiled fused kernels, held by the call's device (null: none loaded).
 struct LaunchContext {
   cudaStream_t stream = nullptr;
   bool checkOnly = false;
+  const GeneratedKernels *generated = nullptr;
 };
 
 namespace detail {
 
-using cpu::detail::AttentionDims;
-using cpu::detail::broadcastShapes;
-using cpu::detail::broadcastsTo;
-using cpu::detail::broadcastStrides;
-using cpu::detail::broadcastWalk;
-using cpu::detail::checkAttention;
-using cpu::detail::checkAttentionMask;
-using cpu::detail::checkAxis;
-using cpu::detail::checkBinary;
-using cpu::detail::checkClassify;
-using cpu::detail::checkCompare;
-using cpu::detail::checkConcat;
-using cpu::detail::checkCumSum;
-using cpu::detail::checkDType;
-using cpu::detail::checkExpand;
-using cpu::detail::checkGather;
-using cpu::detail::checkGatherElements;
-using cpu::detail::checkGatherND;
-using cpu::detail::checkIndexType;
-using cpu::detail::checkLinear;
-using cpu::detail::checkMatMul;
-using cpu::detail::checkReduce;
-using cpu::detail::checkRotary;
-using cpu::detail::checkSameType;
-using cpu::detail::checkScatterElements;
-using cpu::detail::checkScatterND;
-using cpu::detail::checkShape;
-using cpu::detail::checkSlice;
-using cpu::detail::checkSplit;
-using cpu::detail::checkTensor;
-using cpu::detail::checkTopK;
-using cpu::detail::checkTranspose;
-using cpu::detail::checkTrilu;
-using cpu::detail::checkWhere;
-using cpu::detail::fail;
-using cpu::detail::IndexTupleDims;
-using cpu::detail::isFloatType;
-using cpu::detail::isIntType;
-using cpu::detail::LinearDims;
-using cpu::detail::MatMulDims;
-using cpu::detail::product;
-using cpu::detail::RotaryDims;
-using cpu::detail::rowMajorStrides;
-using cpu::detail::ScanDims;
-using cpu::detail::str;
-using cpu::detail::Walk;
+// The contract's checks and shape arithmetic, as if the CUDA kernels' own.
+using namespace ::shardc::rt::kernels;
 
 /// F32, F16 or BF16: the float types the CUDA math kernels compute on.
 inline bool isCudaFloat(DType dtype) {
@@ -93,7 +52,7 @@ Status checkCudaFloat(const char *op, const char *role, const TensorView &tensor
 Status float64Unsupported(const char *op);
 
 /// The CUDA backend's `extra` element-type check for the shared operand
-/// checks (runtime/cpu/Checks.h): float64Unsupported for an F64 tensor.
+/// checks (runtime/kernels/Checks.h): float64Unsupported for an F64 tensor.
 Status rejectFloat64(const char *op, const TensorView &tensor);
 
 /// The merged walk as a kernel parameter; fails past kMaxRank dims.
@@ -129,7 +88,7 @@ template <size_t N>
 Status broadcastMap(const char *op, const std::array<const TensorView *, N> &inputs,
                     const TensorView &out, IndexMap<int(N) + 1> &map) {
   Walk<N + 1> walk;
-  SHARDC_CPU_TRY(broadcastWalk<N>(op, inputs, out, walk));
+  SHARDC_KERNEL_TRY(broadcastWalk<N>(op, inputs, out, walk));
   return toIndexMap(op, walk, map);
 }
 

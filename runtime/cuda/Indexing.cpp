@@ -6,7 +6,7 @@
 namespace shardc::rt::cuda {
 
 using namespace detail;
-using cpu::ScatterReduction;
+using kernels::ScatterReduction;
 
 namespace {
 
@@ -32,12 +32,12 @@ Status toTupleArgs(const char *op, const IndexTupleDims &dims, TupleArgs &args) 
 Status gatherElements(const TensorView &data, const TensorView &indices, int64_t axis,
                       const TensorView &out, const LaunchContext &context) {
   const char *name = "gather_elements";
-  SHARDC_CPU_TRY(checkGatherElements(data, indices, axis, out));
+  SHARDC_KERNEL_TRY(checkGatherElements(data, indices, axis, out));
   Shape dataStrides = rowMajorStrides(data.shape);
   GatherElementsArgs args;
   args.axisStride = dataStrides[size_t(axis)];
   dataStrides[size_t(axis)] = 0;
-  SHARDC_CPU_TRY(toIndexMap(
+  SHARDC_KERNEL_TRY(toIndexMap(
       name, Walk<2>::make(indices.shape, {rowMajorStrides(indices.shape), dataStrides}), args.map));
   if (context.checkOnly || out.numel() == 0)
     return Status::success();
@@ -57,9 +57,9 @@ Status gatherND(const TensorView &data, const TensorView &indices, int64_t batch
                 const TensorView &out, const LaunchContext &context) {
   const char *name = "gather_nd";
   IndexTupleDims dims;
-  SHARDC_CPU_TRY(checkGatherND(data, indices, batchDims, out, dims));
+  SHARDC_KERNEL_TRY(checkGatherND(data, indices, batchDims, out, dims));
   TupleArgs args;
-  SHARDC_CPU_TRY(toTupleArgs(name, dims, args));
+  SHARDC_KERNEL_TRY(toTupleArgs(name, dims, args));
   if (context.checkOnly || out.numel() == 0)
     return Status::success();
   args.out = out.data;
@@ -76,12 +76,12 @@ Status scatterND(const TensorView &data, const TensorView &indices, const Tensor
                  ScatterReduction reduction, const TensorView &out, const LaunchContext &context) {
   const char *name = "scatter_nd";
   IndexTupleDims dims;
-  SHARDC_CPU_TRY(checkScatterND(data, indices, updates, reduction, out, dims));
+  SHARDC_KERNEL_TRY(checkScatterND(data, indices, updates, reduction, out, dims));
   TupleArgs args;
-  SHARDC_CPU_TRY(toTupleArgs(name, dims, args));
+  SHARDC_KERNEL_TRY(toTupleArgs(name, dims, args));
   if (context.checkOnly)
     return Status::success();
-  SHARDC_CPU_TRY(copyDataToResult(data, out, context.stream));
+  SHARDC_KERNEL_TRY(copyDataToResult(data, out, context.stream));
   if (dims.tuples == 0 || dims.slice == 0 || data.numel() == 0)
     return Status::success();
   args.out = out.data;
@@ -114,7 +114,7 @@ Status cumSum(const TensorView &input, int64_t axis, bool exclusive, bool revers
               const TensorView &out, const LaunchContext &context) {
   const char *name = "cumsum";
   ScanDims dims;
-  SHARDC_CPU_TRY(checkCumSum(input, axis, out, dims));
+  SHARDC_KERNEL_TRY(checkCumSum(input, axis, out, dims));
   if (context.checkOnly || input.numel() == 0)
     return Status::success();
   ScanArgs args;

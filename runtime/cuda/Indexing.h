@@ -22,9 +22,8 @@
 #ifndef SHARDC_RUNTIME_CUDA_INDEXING_H
 #define SHARDC_RUNTIME_CUDA_INDEXING_H
 
-#include "runtime/cpu/Indexing.h"
-#include "runtime/cpu/Reduction.h"
 #include "runtime/cuda/HostSupport.h"
+#include "runtime/kernels/Ops.h"
 
 namespace shardc::rt::cuda {
 
@@ -33,7 +32,7 @@ Status gatherElements(const TensorView &data, const TensorView &indices, int64_t
 Status gatherND(const TensorView &data, const TensorView &indices, int64_t batchDims,
                 const TensorView &out, const LaunchContext &context);
 Status scatterND(const TensorView &data, const TensorView &indices, const TensorView &updates,
-                 cpu::ScatterReduction reduction, const TensorView &out,
+                 kernels::ScatterReduction reduction, const TensorView &out,
                  const LaunchContext &context);
 Status cumSum(const TensorView &input, int64_t axis, bool exclusive, bool reverse,
               const TensorView &out, const LaunchContext &context);
@@ -54,14 +53,14 @@ struct GatherElementsArgs {
   DeviceError *errors = nullptr;
 };
 
-/// gather_nd and scatter_nd: cpu::detail::IndexTupleDims as plain data.
+/// gather_nd and scatter_nd: kernels::IndexTupleDims as plain data.
 struct TupleArgs {
   void *out = nullptr;
   const void *source = nullptr; // gather_nd: data; scatter_nd: updates
   const void *indices = nullptr;
   bool indices64 = true;
   DType dtype = DType::F32;
-  int reduction = 0; // cpu::ScatterReduction
+  int reduction = 0; // kernels::ScatterReduction
   int k = 0;
   int64_t dims[kMaxRank] = {}, strides[kMaxRank] = {};
   int64_t batches = 1, tuples = 0, slice = 1, batchStride = 0;

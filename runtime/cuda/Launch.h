@@ -14,7 +14,7 @@
 namespace shardc::rt::cuda {
 
 /// The most dims an index space may have after its neighbouring dims are
-/// merged (cpu::detail::Walk::make): a strided view of a transformer tensor
+/// merged (kernels::Walk::make): a strided view of a transformer tensor
 /// has at most 5 or 6 dims before merging.
 constexpr int kMaxRank = 8;
 

@@ -42,7 +42,7 @@ Status matmul(const TensorView &lhs, const TensorView &rhs, const TensorView &ou
               const LaunchContext &context) {
   const char *name = "matmul";
   MatMulDims dims;
-  SHARDC_CPU_TRY(checkMatMul(lhs, rhs, out, dims));
+  SHARDC_KERNEL_TRY(checkMatMul(lhs, rhs, out, dims));
   const Shape &aBatch = dims.aBatch, &bBatch = dims.bBatch, &batch = dims.batch;
   const int64_t m = dims.m, k = dims.k, n = dims.n;
   // The batches, in matrices: operand 0 out (dense), 1 lhs, 2 rhs.
@@ -50,7 +50,7 @@ Status matmul(const TensorView &lhs, const TensorView &rhs, const TensorView &ou
       Walk<3>::make(batch, {rowMajorStrides(batch), broadcastStrides(aBatch, batch),
                             broadcastStrides(bBatch, batch)});
   IndexMap<3> map;
-  SHARDC_CPU_TRY(toIndexMap(name, batches, map));
+  SHARDC_KERNEL_TRY(toIndexMap(name, batches, map));
   if (context.checkOnly || out.numel() == 0)
     return Status::success();
   const int64_t count = numElements(batch);
@@ -124,7 +124,7 @@ Status linear(const TensorView &input, const TensorView &weight, const TensorVie
               bool transposeWeight, const TensorView &out, const LaunchContext &context) {
   const char *name = "linear";
   LinearDims dims;
-  SHARDC_CPU_TRY(checkLinear(input, weight, bias, transposeWeight, out, dims));
+  SHARDC_KERNEL_TRY(checkLinear(input, weight, bias, transposeWeight, out, dims));
   const int64_t m = dims.m, k = dims.k, n = dims.n;
   if (context.checkOnly || m == 0 || n == 0)
     return Status::success();
@@ -156,7 +156,7 @@ Status linear(const TensorView &input, const TensorView &weight, const TensorVie
       return Status::success();
     // No algorithm with the bias epilogue: start from the bias and let the
     // GEMM accumulate onto it.
-    SHARDC_CPU_TRY(fillRows(name, out, biasData, m, n, context.stream));
+    SHARDC_KERNEL_TRY(fillRows(name, out, biasData, m, n, context.stream));
     gemm.bias = nullptr;
     gemm.accumulate = true;
   }

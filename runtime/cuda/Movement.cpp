@@ -6,7 +6,7 @@
 namespace shardc::rt::cuda {
 
 using namespace detail;
-using cpu::ScatterReduction;
+using kernels::ScatterReduction;
 
 namespace {
 
@@ -16,7 +16,7 @@ Status copyStrided(const char *op, void *dst, int64_t dstBase, const Shape &dstS
                    const void *src, int64_t srcBase, const Shape &srcStrides, const Shape &shape,
                    size_t elementBytes, cudaStream_t stream) {
   CopyArgs args;
-  SHARDC_CPU_TRY(toIndexMap(op, Walk<2>::make(shape, {dstStrides, srcStrides}), args.map));
+  SHARDC_KERNEL_TRY(toIndexMap(op, Walk<2>::make(shape, {dstStrides, srcStrides}), args.map));
   args.count = numElements(shape);
   if (args.count == 0)
     return Status::success();
@@ -57,7 +57,7 @@ Status transpose(const TensorView &input, const std::vector<int64_t> &perm, cons
                  const LaunchContext &context) {
   const char *name = "transpose";
   Shape strides;
-  SHARDC_CPU_TRY(checkTranspose(input, perm, out, strides));
+  SHARDC_KERNEL_TRY(checkTranspose(input, perm, out, strides));
   if (context.checkOnly)
     return Status::success();
   return copyStrided(name, out.data, 0, rowMajorStrides(out.shape), input.data, 0, strides,
@@ -70,17 +70,17 @@ Status slice(const TensorView &input, const std::vector<int64_t> &starts,
   const char *name = "slice";
   int64_t base;
   Shape strides;
-  SHARDC_CPU_TRY(checkSlice(input, starts, ends, steps, out, base, strides));
+  SHARDC_KERNEL_TRY(checkSlice(input, starts, ends, steps, out, base, strides));
   if (context.checkOnly)
     return Status::success();
   return copyStrided(name, out.data, 0, rowMajorStrides(out.shape), input.data, base, strides,
                      out.shape, dtypeSize(out.dtype), context.stream);
 }
 
-Status concat(cpu::ViewList inputs, int64_t axis, const TensorView &out,
+Status concat(kernels::ViewList inputs, int64_t axis, const TensorView &out,
               const LaunchContext &context) {
   const char *name = "concat";
-  SHARDC_CPU_TRY(checkConcat(inputs, axis, out));
+  SHARDC_KERNEL_TRY(checkConcat(inputs, axis, out));
   if (context.checkOnly || out.numel() == 0)
     return Status::success();
   // Each input is the block of out at its offset along `axis`, read through
@@ -88,26 +88,26 @@ Status concat(cpu::ViewList inputs, int64_t axis, const TensorView &out,
   const Shape outStrides = rowMajorStrides(out.shape);
   int64_t offset = 0;
   for (const TensorView &input : inputs) {
-    SHARDC_CPU_TRY(copyStrided(name, out.data, offset * outStrides[size_t(axis)], outStrides,
-                               input.data, 0, rowMajorStrides(input.shape), input.shape,
-                               dtypeSize(out.dtype), context.stream));
+    SHARDC_KERNEL_TRY(copyStrided(name, out.data, offset * outStrides[size_t(axis)], outStrides,
+                                  input.data, 0, rowMajorStrides(input.shape), input.shape,
+                                  dtypeSize(out.dtype), context.stream));
     offset += input.shape[size_t(axis)];
   }
   return Status::success();
 }
 
-Status split(const TensorView &input, int64_t axis, cpu::ViewList outs,
+Status split(const TensorView &input, int64_t axis, kernels::ViewList outs,
              const LaunchContext &context) {
   const char *name = "split";
-  SHARDC_CPU_TRY(checkSplit(input, axis, outs));
+  SHARDC_KERNEL_TRY(checkSplit(input, axis, outs));
   if (context.checkOnly || input.numel() == 0)
     return Status::success();
   const Shape inputStrides = rowMajorStrides(input.shape);
   int64_t offset = 0;
   for (const TensorView &out : outs) {
-    SHARDC_CPU_TRY(copyStrided(name, out.data, 0, rowMajorStrides(out.shape), input.data,
-                               offset * inputStrides[size_t(axis)], inputStrides, out.shape,
-                               dtypeSize(input.dtype), context.stream));
+    SHARDC_KERNEL_TRY(copyStrided(name, out.data, 0, rowMajorStrides(out.shape), input.data,
+                                  offset * inputStrides[size_t(axis)], inputStrides, out.shape,
+                                  dtypeSize(input.dtype), context.stream));
     offset += out.shape[size_t(axis)];
   }
   return Status::success();
@@ -115,7 +115,7 @@ Status split(const TensorView &input, int64_t axis, cpu::ViewList outs,
 
 Status expand(const TensorView &input, const TensorView &out, const LaunchContext &context) {
   const char *name = "expand";
-  SHARDC_CPU_TRY(checkExpand(input, out));
+  SHARDC_KERNEL_TRY(checkExpand(input, out));
   if (context.checkOnly)
     return Status::success();
   return copyStrided(name, out.data, 0, rowMajorStrides(out.shape), input.data, 0,
@@ -126,8 +126,8 @@ Status expand(const TensorView &input, const TensorView &out, const LaunchContex
 Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
               const TensorView &out, const LaunchContext &context) {
   const char *name = "gather";
-  SHARDC_CPU_TRY(checkGather(data, indices, axis, out));
-  SHARDC_CPU_TRY(checkIndexType(name, indices));
+  SHARDC_KERNEL_TRY(checkGather(data, indices, axis, out));
+  SHARDC_KERNEL_TRY(checkIndexType(name, indices));
   if (context.checkOnly || out.numel() == 0)
     return Status::success();
   GatherArgs args;
@@ -159,8 +159,8 @@ Status scatterElements(const TensorView &data, const TensorView &indices, const 
                        int64_t axis, ScatterReduction reduction, const TensorView &out,
                        const LaunchContext &context) {
   const char *name = "scatter_elements";
-  SHARDC_CPU_TRY(checkScatterElements(data, indices, updates, axis, reduction, out));
-  SHARDC_CPU_TRY(checkIndexType(name, indices));
+  SHARDC_KERNEL_TRY(checkScatterElements(data, indices, updates, axis, reduction, out));
+  SHARDC_KERNEL_TRY(checkIndexType(name, indices));
   // The lines: index positions with all but `axis` fixed.
   Shape lineShape = indices.shape, indexStrides = rowMajorStrides(indices.shape);
   Shape dataStrides = rowMajorStrides(data.shape);
@@ -171,10 +171,11 @@ Status scatterElements(const TensorView &data, const TensorView &indices, const 
   lineShape.erase(lineShape.begin() + axis);
   indexStrides.erase(indexStrides.begin() + axis);
   dataStrides.erase(dataStrides.begin() + axis);
-  SHARDC_CPU_TRY(toIndexMap(name, Walk<2>::make(lineShape, {indexStrides, dataStrides}), args.map));
+  SHARDC_KERNEL_TRY(
+      toIndexMap(name, Walk<2>::make(lineShape, {indexStrides, dataStrides}), args.map));
   if (context.checkOnly)
     return Status::success();
-  SHARDC_CPU_TRY(copyDataToResult(data, out, context.stream));
+  SHARDC_KERNEL_TRY(copyDataToResult(data, out, context.stream));
   if (indices.numel() == 0)
     return Status::success();
   args.out = out.data;
@@ -193,7 +194,7 @@ Status scatterElements(const TensorView &data, const TensorView &indices, const 
 Status trilu(const TensorView &input, int64_t k, bool upper, const TensorView &out,
              const LaunchContext &context) {
   const char *name = "trilu";
-  SHARDC_CPU_TRY(checkTrilu(input, out));
+  SHARDC_KERNEL_TRY(checkTrilu(input, out));
   if (context.checkOnly || input.numel() == 0)
     return Status::success();
   TriluArgs args;

@@ -8,7 +8,7 @@ namespace shardc::rt::cuda::detail {
 namespace {
 
 using namespace device;
-using cpu::ScatterReduction;
+using kernels::ScatterReduction;
 
 template <typename U> __global__ void copyKernel(CopyArgs args) {
   U *dst = static_cast<U *>(args.dst);

@@ -22,9 +22,9 @@
 #ifndef SHARDC_RUNTIME_CUDA_MOVEMENT_H
 #define SHARDC_RUNTIME_CUDA_MOVEMENT_H
 
-#include "runtime/cpu/Indexing.h"
-#include "runtime/cpu/Movement.h"
 #include "runtime/cuda/HostSupport.h"
+#include "runtime/kernels/Ops.h"
+#include "runtime/kernels/ViewList.h"
 
 #include <vector>
 
@@ -35,15 +35,15 @@ Status transpose(const TensorView &input, const std::vector<int64_t> &perm, cons
 Status slice(const TensorView &input, const std::vector<int64_t> &starts,
              const std::vector<int64_t> &ends, const std::vector<int64_t> &steps,
              const TensorView &out, const LaunchContext &context);
-Status concat(cpu::ViewList inputs, int64_t axis, const TensorView &out,
+Status concat(kernels::ViewList inputs, int64_t axis, const TensorView &out,
               const LaunchContext &context);
-Status split(const TensorView &input, int64_t axis, cpu::ViewList outs,
+Status split(const TensorView &input, int64_t axis, kernels::ViewList outs,
              const LaunchContext &context);
 Status expand(const TensorView &input, const TensorView &out, const LaunchContext &context);
 Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
               const TensorView &out, const LaunchContext &context);
 Status scatterElements(const TensorView &data, const TensorView &indices, const TensorView &updates,
-                       int64_t axis, cpu::ScatterReduction reduction, const TensorView &out,
+                       int64_t axis, kernels::ScatterReduction reduction, const TensorView &out,
                        const LaunchContext &context);
 Status trilu(const TensorView &input, int64_t k, bool upper, const TensorView &out,
              const LaunchContext &context);
@@ -80,7 +80,7 @@ struct ScatterArgs {
   const void *updates = nullptr;
   bool indices64 = true;
   DType dtype = DType::F32;
-  int reduction = 0; // cpu::ScatterReduction
+  int reduction = 0; // kernels::ScatterReduction
   int64_t lines = 0, length = 0, dim = 0;
   int64_t indexAxisStride = 0, dataAxisStride = 0;
   IndexMap<2> map;

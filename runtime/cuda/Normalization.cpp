@@ -10,11 +10,11 @@ using namespace detail;
 namespace {
 
 Status checkNorm(const char *op, const TensorView &input, int64_t axis, const TensorView &out) {
-  SHARDC_CPU_TRY(checkTensor(op, "input", input));
-  SHARDC_CPU_TRY(checkTensor(op, "result", out));
-  SHARDC_CPU_TRY(checkCudaFloat(op, "input", input));
-  SHARDC_CPU_TRY(checkDType(op, "result", out, input.dtype));
-  SHARDC_CPU_TRY(checkShape(op, "result", out, input.shape));
+  SHARDC_KERNEL_TRY(checkTensor(op, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(op, "result", out));
+  SHARDC_KERNEL_TRY(checkCudaFloat(op, "input", input));
+  SHARDC_KERNEL_TRY(checkDType(op, "result", out, input.dtype));
+  SHARDC_KERNEL_TRY(checkShape(op, "result", out, input.shape));
   return checkAxis(op, axis, input.shape.size());
 }
 
@@ -24,8 +24,8 @@ Status checkNorm(const char *op, const TensorView &input, int64_t axis, const Te
 Status bindParameter(const char *op, const char *role, const TensorView &param,
                      const TensorView &input, const Shape &normalized, bool &direct,
                      IndexMap<1> &map) {
-  SHARDC_CPU_TRY(checkTensor(op, role, param));
-  SHARDC_CPU_TRY(checkDType(op, role, param, input.dtype));
+  SHARDC_KERNEL_TRY(checkTensor(op, role, param));
+  SHARDC_KERNEL_TRY(checkDType(op, role, param, input.dtype));
   if (!broadcastsTo(param.shape, normalized))
     return fail(op, std::string(role) +
                         " shape does not fit the normalized dims; expected to broadcast to " +
@@ -40,13 +40,13 @@ Status bindParameter(const char *op, const char *role, const TensorView &param,
 Status normalize(const char *op, bool rms, const TensorView &input, const TensorView &scale,
                  const TensorView *bias, int64_t axis, double epsilon, const TensorView &out,
                  const LaunchContext &context) {
-  SHARDC_CPU_TRY(checkNorm(op, input, axis, out));
+  SHARDC_KERNEL_TRY(checkNorm(op, input, axis, out));
   const Shape normalized(input.shape.begin() + axis, input.shape.end());
   NormArgs args;
-  SHARDC_CPU_TRY(
+  SHARDC_KERNEL_TRY(
       bindParameter(op, "scale", scale, input, normalized, args.scaleDirect, args.scaleMap));
   if (bias)
-    SHARDC_CPU_TRY(
+    SHARDC_KERNEL_TRY(
         bindParameter(op, "bias", *bias, input, normalized, args.biasDirect, args.biasMap));
   if (context.checkOnly || input.numel() == 0)
     return Status::success();

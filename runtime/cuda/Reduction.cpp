@@ -7,11 +7,11 @@ namespace shardc::rt::cuda {
 
 using namespace detail;
 
-Status reduce(cpu::ReduceOp op, const TensorView &input, const std::vector<int64_t> &axes,
+Status reduce(kernels::ReduceOp op, const TensorView &input, const std::vector<int64_t> &axes,
               bool keepdims, const TensorView &out, const LaunchContext &context) {
-  const char *name = cpu::reduceOpName(op);
+  const char *name = kernels::reduceOpName(op);
   std::vector<bool> reduced;
-  SHARDC_CPU_TRY(checkReduce(op, input, axes, keepdims, out, rejectFloat64, reduced));
+  SHARDC_KERNEL_TRY(checkReduce(op, input, axes, keepdims, out, rejectFloat64, reduced));
   const size_t rank = input.shape.size();
   // The kept and the reduced dims, each with the input's strides; merging
   // makes neighbouring dims of one kind a single dim. Output o is the kept
@@ -23,8 +23,8 @@ Status reduce(cpu::ReduceOp op, const TensorView &input, const std::vector<int64
     (reduced[d] ? reducedStrides : keptStrides).push_back(strides[d]);
   }
   ReduceArgs args;
-  SHARDC_CPU_TRY(toIndexMap(name, Walk<1>::make(keptSizes, {keptStrides}), args.kept));
-  SHARDC_CPU_TRY(toIndexMap(name, Walk<1>::make(reducedSizes, {reducedStrides}), args.reduced));
+  SHARDC_KERNEL_TRY(toIndexMap(name, Walk<1>::make(keptSizes, {keptStrides}), args.kept));
+  SHARDC_KERNEL_TRY(toIndexMap(name, Walk<1>::make(reducedSizes, {reducedStrides}), args.reduced));
   if (context.checkOnly || out.numel() == 0)
     return Status::success();
   args.out = out.data;

@@ -8,7 +8,7 @@ namespace shardc::rt::cuda::detail {
 namespace {
 
 using namespace device;
-using cpu::ReduceOp;
+using kernels::ReduceOp;
 
 /// Below this many elements per output, a thread per output does better
 /// than a block per output.

@@ -22,14 +22,14 @@
 #ifndef SHARDC_RUNTIME_CUDA_REDUCTION_H
 #define SHARDC_RUNTIME_CUDA_REDUCTION_H
 
-#include "runtime/cpu/Reduction.h"
 #include "runtime/cuda/HostSupport.h"
+#include "runtime/kernels/Ops.h"
 
 #include <vector>
 
 namespace shardc::rt::cuda {
 
-Status reduce(cpu::ReduceOp op, const TensorView &input, const std::vector<int64_t> &axes,
+Status reduce(kernels::ReduceOp op, const TensorView &input, const std::vector<int64_t> &axes,
               bool keepdims, const TensorView &out, const LaunchContext &context);
 Status softmax(const TensorView &input, int64_t axis, const TensorView &out,
                const LaunchContext &context);
@@ -43,7 +43,7 @@ struct ReduceArgs {
   void *out = nullptr;
   const void *in = nullptr;
   DType dtype = DType::F32;
-  int op = 0; // cpu::ReduceOp
+  int op = 0; // kernels::ReduceOp
   int64_t outCount = 0, reducedCount = 0;
   IndexMap<1> kept, reduced;
 };

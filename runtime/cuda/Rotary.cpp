@@ -11,10 +11,10 @@ Status rotary(const TensorView &input, const TensorView &cos, const TensorView &
               bool interleaved, const TensorView &out, const LaunchContext &context) {
   const char *name = "rotary";
   RotaryDims dims;
-  SHARDC_CPU_TRY(checkRotary(input, cos, sin, out, rejectFloat64, dims));
+  SHARDC_KERNEL_TRY(checkRotary(input, cos, sin, out, rejectFloat64, dims));
   const Shape &rowsShape = dims.rowsShape, &tableShape = dims.tableShape;
   RotaryArgs args;
-  SHARDC_CPU_TRY(toIndexMap(
+  SHARDC_KERNEL_TRY(toIndexMap(
       name, Walk<1>::make(rowsShape, {broadcastStrides(tableShape, rowsShape)}), args.table));
   if (context.checkOnly || input.numel() == 0)
     return Status::success();

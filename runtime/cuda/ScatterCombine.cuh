@@ -8,8 +8,8 @@
 #ifndef SHARDC_RUNTIME_CUDA_SCATTERCOMBINE_CUH
 #define SHARDC_RUNTIME_CUDA_SCATTERCOMBINE_CUH
 
-#include "runtime/cpu/Indexing.h"
 #include "runtime/cuda/DeviceSupport.cuh"
+#include "runtime/kernels/Ops.h"
 
 namespace shardc::rt::cuda::device {
 
@@ -22,8 +22,8 @@ __device__ inline void copyElement(void *to, int64_t i, const void *from, int64_
 /// floats in fp32 (float64 in double), integers wrapping, max/min keeping the
 /// old value when it is NaN.
 __device__ inline void scatterCombine(void *out, int64_t target, const void *updates, int64_t p,
-                                      DType dtype, cpu::ScatterReduction reduction) {
-  using cpu::ScatterReduction;
+                                      DType dtype, kernels::ScatterReduction reduction) {
+  using kernels::ScatterReduction;
   if (reduction == ScatterReduction::None) {
     switch (dtype) {
     case DType::F64:

@@ -11,7 +11,7 @@ Status topk(const TensorView &input, int64_t k, int64_t axis, bool largest,
             bool /*sorted: the result always is*/, const TensorView &values,
             const TensorView &indices, const LaunchContext &context) {
   const char *name = "topk";
-  SHARDC_CPU_TRY(checkTopK(input, k, axis, values, indices));
+  SHARDC_KERNEL_TRY(checkTopK(input, k, axis, values, indices));
   if (context.checkOnly || values.numel() == 0)
     return Status::success();
   TopKArgs args;

@@ -87,24 +87,28 @@ StatusOr<DevicePlan> planDevice(const ArtifactLayout &layout) {
           checkArch(layout.cudaArch, (*device)->arch(), local->value, (*device)->productName());
       !status)
     return status;
+  DevicePlan plan{true, local->value,
+                  "cuda:" + std::to_string(local->value) + " (" + (*device)->productName() + ", " +
+                      (*device)->arch() + ")",
+                  nullptr};
   if (!layout.cudaKernels.empty()) {
     std::ifstream file(layout.cudaKernels, std::ios::binary);
     std::vector<char> bytes((std::istreambuf_iterator<char>(file)),
                             std::istreambuf_iterator<char>());
     if (!file.good() && !file.eof())
       return Status::error(layout.cudaKernels + ": cannot read");
-    if (Status status = cuda::loadGeneratedKernels(bytes, layout.cudaKernels); !status)
-      return status;
+    auto generated = cuda::GeneratedKernels::load(std::move(bytes), layout.cudaKernels);
+    if (!generated)
+      return generated.status();
+    plan.generatedKernels = std::move(*generated);
   }
-  return DevicePlan{true, local->value,
-                    "cuda:" + std::to_string(local->value) + " (" + (*device)->productName() +
-                        ", " + (*device)->arch() + ")"};
+  return plan;
 }
 
 StatusOr<std::unique_ptr<Device>> openDevice(const DevicePlan &plan) {
   if (!plan.cuda)
     return std::unique_ptr<Device>(std::make_unique<cpu::CpuDevice>());
-  auto device = cuda::CudaDevice::open(plan.ordinal);
+  auto device = cuda::CudaDevice::open(plan.ordinal, plan.generatedKernels);
   if (!device)
     return device.status();
   return std::unique_ptr<Device>(std::move(*device));

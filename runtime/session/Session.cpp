@@ -1,8 +1,7 @@
 //===- Session.cpp - open an artifact once, run it ------------------------===//
 #include "runtime/session/Session.h"
 
-#include "runtime/comm/InProcess.h"
-#include "runtime/session/PipelineRank.h"
+#include "runtime/session/ThreadedRanks.h"
 
 namespace shardc::rt {
 
@@ -53,81 +52,26 @@ StatusOr<std::vector<const HostTensor *>> Session::orderInputs(const NamedInputs
   return ordered;
 }
 
-namespace {
-
-/// The warm-up and timed runs of one rank, whatever runs it: `once(profile,
-/// trace)` runs once.
-template <typename RunOnce>
-Status repeat(const RunOptions &options, RankRun &result, RunOnce once) {
-  for (int i = 0; i < options.warmup; ++i)
-    if (Status status = once(false, nullptr); !status)
-      return status;
-  for (int i = 0; i < options.iters; ++i) {
-    const size_t firstEvent = result.trace.size();
-    auto start = std::chrono::steady_clock::now();
-    if (Status status = once(options.profile, options.trace ? &result.trace : nullptr); !status)
-      return status;
-    result.seconds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    for (size_t event = firstEvent; event < result.trace.size(); ++event)
-      result.trace[event].args.emplace_back("iteration", i);
-  }
-  return {};
+StatusOr<std::unique_ptr<PreparedRank>> Session::prepareRank(int rank, Communicator &world) const {
+  return PreparedRank::prepare(plan_, layout_.pipeline.get(), programs(rank), world);
 }
-
-} // namespace
 
 Status Session::runRank(int rank, Communicator &world,
                         const std::vector<const HostTensor *> &inputs, const RunOptions &options,
                         RankRun &result) const {
-  auto device = openDevice(plan_);
-  if (!device)
-    return device.status();
-  const std::vector<Artifact> &programs = this->programs(rank);
-  if (layout_.pipeline) {
-    auto pipeline = PipelineRank::prepare(*layout_.pipeline, programs, **device, world);
-    if (!pipeline)
-      return pipeline.status();
-    if (Status status = repeat(options, result,
-                               [&](bool profile, std::vector<TraceEvent> *trace) {
-                                 return (*pipeline)->run(inputs, result.outputs, profile, trace);
-                               });
-        !status)
-      return status;
-    result.arenaBytes = (*pipeline)->arenaBytes();
-    result.profile = (*pipeline)->profile();
-    return {};
-  }
-  auto executor = Executor::prepare(programs.front(), **device, &world);
-  if (!executor)
-    return executor.status();
-  if (Status status = repeat(
-          options, result,
-          [&](bool profile, std::vector<TraceEvent> *trace) {
-            // One event per run; its steps' events (with --profile) inside it.
-            const int64_t start = trace ? traceClockUs() : 0;
-            if (Status status = (*executor)->run(inputs, result.outputs, profile, trace); !status)
-              return status;
-            if (trace)
-              trace->push_back({"run", "run", start, traceClockUs() - start, {}});
-            return Status();
-          });
-      !status)
-    return status;
-  result.arenaBytes = (*executor)->arenaBytes();
-  result.profile = (*executor)->profile();
-  return {};
+  auto prepared = prepareRank(rank, world);
+  if (!prepared)
+    return prepared.status();
+  return (*prepared)->run(inputs, options, result);
 }
 
 Status Session::runAsThreads(const std::vector<const HostTensor *> &inputs,
                              const RunOptions &options, std::chrono::milliseconds timeout,
                              std::vector<RankRun> &results) const {
-  const int ranks = static_cast<int>(loaded_.size());
-  comm::InProcessWorld world(ranks, timeout);
-  results.assign(ranks, RankRun());
-  return world.run([&](int rank, Communicator &communicator) {
-    return runRank(firstRank_ + rank, communicator, inputs, options, results[rank]);
-  });
+  auto ranks = ThreadedRanks::prepare(*this, timeout);
+  if (!ranks)
+    return ranks.status();
+  return (*ranks)->run(inputs, options, results);
 }
 
 } // namespace shardc::rt

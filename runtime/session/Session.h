@@ -5,13 +5,15 @@
 // checks them; then, in the order a launcher needs them, checkLaunch()
 // compares the ranks started with the ranks compiled, planDevice() picks the
 // device (the GPU of the local rank, its architecture checked, the
-// artifact's generated kernels loaded), loadRanks() reads and checks the
+// artifact's generated kernels loaded and held), loadRanks() reads and checks the
 // program and weights of the ranks this process runs, and orderInputs()
 // checks the caller's inputs against the signature. A pipeline artifact's
 // rank runs its stages' action list (PipelineRank.h). Each step is separate so
 // that under MPI the caller can tell errors every rank sees from errors of
 // one rank. Running is then one rank on a given world communicator (an MPI
-// or NCCL process), or every loaded rank as a thread of this process.
+// or NCCL process), or every loaded rank as a thread of this process; each
+// rank is prepared on its device first (PreparedRank.h), once per run here,
+// or once for many runs through ThreadedRanks.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_SESSION_SESSION_H
@@ -19,36 +21,16 @@
 
 #include "runtime/core/Artifact.h"
 #include "runtime/core/Communicator.h"
-#include "runtime/core/Executor.h"
-#include "runtime/core/Trace.h"
 #include "runtime/session/DevicePlan.h"
+#include "runtime/session/PreparedRank.h"
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace shardc::rt {
-
-/// Untimed runs, then timed ones, optionally timing every step and
-/// recording what the timed runs did for a trace (Trace.h).
-struct RunOptions {
-  int warmup = 0;
-  int iters = 1;
-  bool profile = false;
-  bool trace = false;
-};
-
-/// What one rank measured and produced.
-struct RankRun {
-  /// The whole outputs on the output rank; empty on a pipeline's other ranks.
-  std::vector<HostTensor> outputs;
-  std::vector<double> seconds; ///< one per timed run
-  int64_t arenaBytes = 0;
-  std::vector<StepProfile> profile;
-  /// With RunOptions::trace: the timed runs' events.
-  std::vector<TraceEvent> trace;
-};
 
 /// Inputs by name, as a caller gives them.
 using NamedInputs = std::vector<std::pair<std::string, const HostTensor *>>;
@@ -74,6 +56,9 @@ public:
   /// A loaded rank's programs, weights and signatures: one, or one per
   /// pipeline stage the rank holds.
   const std::vector<Artifact> &programs(int rank) const { return loaded_.at(rank - firstRank_); }
+  /// The ranks loadRanks() loaded: firstLoadedRank() on, loadedRanks() of them.
+  int firstLoadedRank() const { return firstRank_; }
+  int loadedRanks() const { return static_cast<int>(loaded_.size()); }
   /// What the caller gives and gets (whole tensors).
   const std::vector<TensorSignature> &inputs() const { return layout_.inputs; }
   const std::vector<TensorSignature> &outputs() const { return layout_.outputs; }
@@ -83,8 +68,11 @@ public:
   /// `given` in the artifact's input order, once each matches its signature.
   StatusOr<std::vector<const HostTensor *>> orderInputs(const NamedInputs &given) const;
 
-  /// Runs loaded rank `rank` on a fresh device of the plan, its collectives
-  /// over `world`.
+  /// Prepares loaded rank `rank` on a fresh device of the plan, its
+  /// collectives over `world`.
+  StatusOr<std::unique_ptr<PreparedRank>> prepareRank(int rank, Communicator &world) const;
+
+  /// Prepares loaded rank `rank` and runs it.
   Status runRank(int rank, Communicator &world, const std::vector<const HostTensor *> &inputs,
                  const RunOptions &options, RankRun &result) const;
 

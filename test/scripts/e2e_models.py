@@ -89,19 +89,56 @@ def run_in_python(artifact, feeds, ranks):
         return None, str(error)
 
 
+def load_model(model_path):
+    """The ONNX model of a binary (.onnx) or text (.onnxtext) file."""
+    if pathlib.Path(model_path).suffix == ".onnxtext":
+        return onnx.parser.parse_model(pathlib.Path(model_path).read_text())
+    return onnx.load(str(model_path))
+
+
+def reference_session(model_path, model):
+    """onnxruntime's session of the model (on the CPU)."""
+    return ort.InferenceSession(model.SerializeToString()
+                                if pathlib.Path(model_path).suffix == ".onnxtext"
+                                else str(model_path), providers=["CPUExecutionProvider"])
+
+
+def reference_outputs(session, feeds):
+    """onnxruntime's outputs by name."""
+    names = [o.name for o in session.get_outputs()]
+    return dict(zip(names, session.run(names, feeds)))
+
+
+def compare(reference, produced, tolerance=TOLERANCE):
+    """(problems, worst |diff| / max |ref|) of `produced` against onnxruntime's outputs."""
+    problems, worst = [], 0.0
+    for name, expected in reference.items():
+        if name not in produced:
+            problems.append(f"output '{name}' missing")
+            continue
+        got = produced[name]
+        if got.shape != expected.shape:
+            problems.append(f"output '{name}': shape {got.shape}, expected {expected.shape}")
+            continue
+        scale = float(np.max(np.abs(expected))) if expected.size else 0.0
+        diff = float(np.max(np.abs(got.astype(np.float64) - expected.astype(np.float64)))) \
+            if expected.size else 0.0
+        if not np.isfinite(diff):
+            problems.append(f"output '{name}' has NaN or Inf")
+            continue
+        worst = max(worst, diff / scale if scale else diff)
+        if diff > tolerance * max(scale, 1e-30):
+            problems.append(f"output '{name}': max |diff| {diff:.3e} > {tolerance} x max |ref| {scale:.3e}")
+    return problems, worst
+
+
 def check(model_path, dims, shardc, shardrun, workdir, verbose=False, shard=(), launch="threads",
           tolerance=TOLERANCE, feeds=None):
     """Compiles, runs and compares one model; `feeds` default to random inputs."""
-    if pathlib.Path(model_path).suffix == ".onnxtext":
-        model = onnx.parser.parse_model(pathlib.Path(model_path).read_text())
-    else:
-        model = onnx.load(str(model_path))
+    model = load_model(model_path)
     if feeds is None:
         feeds = make_inputs(model, dims, np.random.default_rng(20261129))
-    session = ort.InferenceSession(model.SerializeToString() if model_path.suffix == ".onnxtext"
-                                   else str(model_path), providers=["CPUExecutionProvider"])
-    names = [o.name for o in session.get_outputs()]
-    reference = dict(zip(names, session.run(names, feeds)))
+    reference = reference_outputs(reference_session(model_path, model), feeds)
     artifact = workdir / "artifact"
     inputs, outputs = workdir / "inputs.npz", workdir / "outputs.npz"
     np.savez(inputs, **feeds)
@@ -137,22 +174,7 @@ def check(model_path, dims, shardc, shardrun, workdir, verbose=False, shard=(), 
             print(f"$ {' '.join(command)}\n  ({time.perf_counter() - start:.2f} s) {run.stdout.strip()}")
     if launch != "python":
         produced = np.load(outputs)
-    problems, worst = [], 0.0
-    for name, expected in reference.items():
-        if name not in produced:
-            problems.append(f"output '{name}' missing")
-            continue
-        got = produced[name]
-        if got.shape != expected.shape:
-            problems.append(f"output '{name}': shape {got.shape}, expected {expected.shape}")
-            continue
-        scale = float(np.max(np.abs(expected))) if expected.size else 0.0
-        diff = float(np.max(np.abs(got.astype(np.float64) - expected.astype(np.float64)))) \
-            if expected.size else 0.0
-        worst = max(worst, diff / scale if scale else diff)
-        if diff > tolerance * max(scale, 1e-30):
-            problems.append(f"output '{name}': max |diff| {diff:.3e} > {tolerance} x max |ref| {scale:.3e}")
-    return problems, worst
+    return compare(reference, produced, tolerance)
 
 
 def main():

@@ -75,12 +75,36 @@ def unsupported_ops(message):
     return re.findall(r"(?:^|\), |, )([A-Za-z_][\w.:]*) \(node", m.group(1))
 
 
-def survey(entry, zoo_dir, shardc, emit, timeout):
-    path = os.path.join(zoo_dir, entry["file"])
+def shardc_command(shardc, path, entry):
+    """shardc on the model at `path` with the entry's --dim bindings."""
     cmd = [shardc, path]
     for name, value in entry.get("dims", {}).items():
         cmd += ["--dim", f"{name}={value}"]
-    cmd += [f"--emit={emit}", "-o", "-"]
+    return cmd
+
+
+def error_line(proc, fallback):
+    """The line of a failed command's stderr that says what went wrong."""
+    lines = [l for l in proc.stderr.strip().splitlines() if l.strip()]
+    return next((l for l in lines if "error" in l), lines[-1] if lines else fallback)
+
+
+def failure(cmd, timeout, prefix):
+    """None when `cmd` succeeds within `timeout` seconds; else the survey's
+    {"ok": False, "error": ...}: the stderr line that says what went wrong,
+    without `prefix` (the model's path)."""
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "error": f"{os.path.basename(cmd[0])} timed out after {timeout} s"}
+    if proc.returncode == 0:
+        return None
+    return {"ok": False, "error": error_line(proc, "failed").replace(prefix, "")}
+
+
+def survey(entry, zoo_dir, shardc, emit, timeout):
+    path = os.path.join(zoo_dir, entry["file"])
+    cmd = shardc_command(shardc, path, entry) + [f"--emit={emit}", "-o", "-"]
     row = {"name": entry["name"], "architecture": entry["architecture"],
            "exporter": entry["exporter"], "opset": entry.get("opset"), "command": cmd}
     try:
@@ -92,8 +116,7 @@ def survey(entry, zoo_dir, shardc, emit, timeout):
         row.update(ok=True, error="", missing={},
                    raised={k: len(re.findall(rx, proc.stdout)) for k, rx in RAISED})
         return row
-    lines = [l for l in proc.stderr.strip().splitlines() if l.strip()]
-    err = next((l for l in lines if "error" in l), lines[-1] if lines else f"exit {proc.returncode}")
+    err = error_line(proc, f"exit {proc.returncode}")
     err = err.replace(f"shardc: error: {path}: ", "").replace("shardc: error: ", "")
     hist = op_histogram(path)
     missing = {op: hist.get(op, 0) for op in unsupported_ops(err)}
@@ -108,18 +131,11 @@ def survey_tp(entry, zoo_dir, shardc, tp, timeout):
     path = os.path.join(zoo_dir, entry["file"])
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
-        cmd = [shardc, path]
-        for name, value in entry.get("dims", {}).items():
-            cmd += ["--dim", f"{name}={value}"]
+        cmd = shardc_command(shardc, path, entry)
         cmd += ["--tp", str(tp), "--emit=partitioned", "-o", os.devnull, "--report", report]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return {"ok": False, "error": f"timed out after {timeout} s"}
-        if proc.returncode != 0:
-            lines = [l for l in proc.stderr.strip().splitlines() if l.strip()]
-            err = next((l for l in lines if "error" in l), lines[-1] if lines else "failed")
-            return {"ok": False, "error": err.replace(f"shardc: error: {path}: ", "")}
+        failed = failure(cmd, timeout, f"shardc: error: {path}: ")
+        if failed:
+            return failed
         with open(report) as f:
             rep = json.load(f)
     per_layer = [l.get("tp_collectives", {}) for l in rep.get("layers", [])]
@@ -147,21 +163,13 @@ def survey_run(entry, zoo_dir, shardc, shardrun, timeout):
     with tempfile.TemporaryDirectory() as tmp:
         art = os.path.join(tmp, "artifact")
         out = os.path.join(tmp, "out.npz")
-        cmd = [shardc, path]
-        for name, value in entry.get("dims", {}).items():
-            cmd += ["--dim", f"{name}={value}"]
-        steps = [cmd + ["-o", art],
+        steps = [shardc_command(shardc, path, entry) + ["-o", art],
                  [shardrun, art, "--inputs", os.path.join(zoo_dir, entry["inputs"]),
                   "--outputs", out]]
         for step in steps:
-            try:
-                proc = subprocess.run(step, capture_output=True, text=True, timeout=timeout)
-            except subprocess.TimeoutExpired:
-                return {"ok": False, "error": f"{os.path.basename(step[0])} timed out"}
-            if proc.returncode != 0:
-                lines = [l for l in proc.stderr.strip().splitlines() if l.strip()]
-                err = next((l for l in lines if "error" in l), lines[-1] if lines else "failed")
-                return {"ok": False, "error": err.replace(f"{path}: ", "")}
+            failed = failure(step, timeout, f"{path}: ")
+            if failed:
+                return failed
         got = dict(np.load(out))
     want = dict(np.load(os.path.join(zoo_dir, entry["torch_outputs"])))
     feeds = dict(np.load(os.path.join(zoo_dir, entry["inputs"])))

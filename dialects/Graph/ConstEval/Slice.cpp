@@ -3,21 +3,9 @@
 #include "dialects/Graph/ConstEval/Movement.h"
 
 #include "dialects/Graph/ConstEval/OpSupport.h"
-
-#include <algorithm>
+#include "runtime/core/SliceCount.h"
 
 namespace shardc::constfold {
-namespace {
-
-// ceil(a / b) for b != 0, without negating b (INT64_MIN has no negation).
-int64_t ceilDiv(int64_t a, int64_t b) {
-  int64_t quotient = a / b, remainder = a % b;
-  if (remainder != 0 && ((remainder > 0) == (b > 0)))
-    ++quotient;
-  return quotient;
-}
-
-} // namespace
 
 StatusOr<HostTensor> slice(const HostTensor &operand, const Shape &starts, const Shape &ends,
                            const Shape &steps) {
@@ -47,7 +35,7 @@ StatusOr<HostTensor> slice(const HostTensor &operand, const Shape &starts, const
       return Status::error(where + "has start " + std::to_string(start) + " and end " +
                            std::to_string(end) + "; expected clamped values in [-1, " +
                            std::to_string(dim) + "]");
-    int64_t count = std::max<int64_t>(ceilDiv(end - start, step), 0);
+    int64_t count = rt::sliceCount(start, end, step);
     shape[d] = count;
     if (count == 0)
       continue;

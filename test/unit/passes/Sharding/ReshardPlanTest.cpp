@@ -380,32 +380,46 @@ void checkPlan(const Simulator &simulator, const Buffer &global, const ValueShar
 
 const std::vector<std::vector<int64_t>> kMeshes = {{2}, {3}, {2, 2}, {2, 3}, {3, 2}, {3, 3}};
 
-TEST(ReshardPlan, EveryPairOfShardingsMovesTheRightData) {
-  std::mt19937 random(4242);
-  std::vector<int> kindsSeen(5, 0);
-  int plans = 0, refused = 0;
+/// fn(mesh, simulator, shape, global, shardings) on every mesh of kMeshes for
+/// every rank up to `maxRank`: every dim of the shape divides by the whole
+/// mesh and the dims differ in size, `global` is random, `shardings` are all
+/// those of the rank. Stops at the first fatal failure.
+template <typename Fn> void forEveryMeshAndRank(unsigned maxRank, std::mt19937 &random, Fn fn) {
   for (const std::vector<int64_t> &sizes : kMeshes) {
     MeshShape mesh = makeMesh(sizes);
     Simulator simulator(mesh);
-    for (unsigned rank = 0; rank <= 3; ++rank) {
-      // Every dim divides by the whole mesh, and the dims differ in size.
+    for (unsigned rank = 0; rank <= maxRank; ++rank) {
       Shape shape;
       for (unsigned dim = 0; dim < rank; ++dim)
         shape.push_back(mesh.devices() * (dim + 1));
       Buffer global = randomTensor(shape, random);
-      std::vector<ValueSharding> shardings = allShardings(rank, mesh);
-      for (const ValueSharding &from : shardings)
-        for (const ValueSharding &to : shardings) {
-          SCOPED_TRACE("mesh " + mesh.describe() + ", shape " + describe(shape) + ", from " +
-                       describe(from) + " to " + describe(to));
-          checkPlan(simulator, global, from, to, random, kindsSeen);
-          if (HasFatalFailure())
-            return;
-          ++plans;
-          refused += lacksPartialOf(from, to);
-        }
+      fn(mesh, simulator, shape, global, allShardings(rank, mesh));
+      if (::testing::Test::HasFatalFailure())
+        return;
     }
   }
+}
+
+TEST(ReshardPlan, EveryPairOfShardingsMovesTheRightData) {
+  std::mt19937 random(4242);
+  std::vector<int> kindsSeen(5, 0);
+  int plans = 0, refused = 0;
+  forEveryMeshAndRank(3, random,
+                      [&](const MeshShape &mesh, Simulator &simulator, const Shape &shape,
+                          const Buffer &global, const std::vector<ValueSharding> &shardings) {
+                        for (const ValueSharding &from : shardings)
+                          for (const ValueSharding &to : shardings) {
+                            SCOPED_TRACE("mesh " + mesh.describe() + ", shape " + describe(shape) +
+                                         ", from " + describe(from) + " to " + describe(to));
+                            checkPlan(simulator, global, from, to, random, kindsSeen);
+                            if (HasFatalFailure())
+                              return;
+                            ++plans;
+                            refused += lacksPartialOf(from, to);
+                          }
+                      });
+  if (HasFatalFailure())
+    return;
   // The sweep reaches every collective and both answers.
   for (int kind = 0; kind < 5; ++kind)
     EXPECT_GT(kindsSeen[kind], 0) << collectiveName(CollectiveKind(kind)) << " never planned";
@@ -524,44 +538,37 @@ TEST(ShardOffsets, OneHolderPerPartialGroup) {
   // Filling the holder with its block and the rest with zeros is a valid
   // partial value: the plan to any complete sharding recovers the tensor.
   std::mt19937 random(7);
-  std::vector<int> kindsSeen(5, 0);
-  for (const std::vector<int64_t> &sizes : kMeshes) {
-    MeshShape mesh = makeMesh(sizes);
-    Simulator simulator(mesh);
-    for (unsigned rank = 0; rank <= 2; ++rank) {
-      Shape shape;
-      for (unsigned dim = 0; dim < rank; ++dim)
-        shape.push_back(mesh.devices() * (dim + 1));
-      Buffer global = randomTensor(shape, random);
-      std::vector<ValueSharding> shardings = allShardings(rank, mesh);
-      for (const ValueSharding &from : shardings) {
-        SCOPED_TRACE("mesh " + mesh.describe() + ", shape " + describe(shape) + ", " +
-                     describe(from));
-        std::vector<Buffer> buffers;
-        for (int64_t device = 0; device < simulator.devices(); ++device) {
-          buffers.push_back(simulator.block(global, from, device));
-          int holders = 0;
-          for (int64_t member : simulator.group(device, from.partial))
-            holders += from.holdsPartialValue(simulator.coordinates[member]);
-          ASSERT_EQ(holders, 1);
-          if (!from.holdsPartialValue(simulator.coordinates[device]))
-            std::fill(buffers.back().data.begin(), buffers.back().data.end(), 0.0);
-        }
-        for (const ValueSharding &to : shardings) {
-          if (!to.partial.empty())
-            continue;
-          auto plan = planReshard(from, to, shape, mesh);
-          ASSERT_TRUE(plan);
-          std::vector<Buffer> result = buffers;
-          for (const CollectiveStep &step : *plan)
-            result = simulator.apply(step, result);
-          for (int64_t device = 0; device < simulator.devices(); ++device)
-            ASSERT_EQ(result[device], simulator.block(global, to, device))
-                << "device " << device << " to " << describe(to);
-        }
-      }
-    }
-  }
+  forEveryMeshAndRank(2, random,
+                      [&](const MeshShape &mesh, Simulator &simulator, const Shape &shape,
+                          const Buffer &global, const std::vector<ValueSharding> &shardings) {
+                        for (const ValueSharding &from : shardings) {
+                          SCOPED_TRACE("mesh " + mesh.describe() + ", shape " + describe(shape) +
+                                       ", " + describe(from));
+                          std::vector<Buffer> buffers;
+                          for (int64_t device = 0; device < simulator.devices(); ++device) {
+                            buffers.push_back(simulator.block(global, from, device));
+                            int holders = 0;
+                            for (int64_t member : simulator.group(device, from.partial))
+                              holders += from.holdsPartialValue(simulator.coordinates[member]);
+                            ASSERT_EQ(holders, 1);
+                            if (!from.holdsPartialValue(simulator.coordinates[device]))
+                              std::fill(buffers.back().data.begin(), buffers.back().data.end(),
+                                        0.0);
+                          }
+                          for (const ValueSharding &to : shardings) {
+                            if (!to.partial.empty())
+                              continue;
+                            auto plan = planReshard(from, to, shape, mesh);
+                            ASSERT_TRUE(plan);
+                            std::vector<Buffer> result = buffers;
+                            for (const CollectiveStep &step : *plan)
+                              result = simulator.apply(step, result);
+                            for (int64_t device = 0; device < simulator.devices(); ++device)
+                              ASSERT_EQ(result[device], simulator.block(global, to, device))
+                                  << "device " << device << " to " << describe(to);
+                          }
+                        }
+                      });
 }
 
 } // namespace

@@ -16,7 +16,7 @@
 #include "runtime/core/Communicator.h"
 #include "runtime/core/Kernel.h"
 #include "runtime/cpu/CpuBackend.h"
-#include "runtime/core/HalfFloat.h"
+#include "test/unit/runtime/ElementValues.h"
 
 #include <gtest/gtest.h>
 
@@ -26,66 +26,6 @@
 #include <vector>
 
 namespace shardc::rt::test {
-
-inline double getValue(DType dtype, const void *data, int64_t i) {
-  switch (dtype) {
-  case DType::F32:
-    return static_cast<const float *>(data)[i];
-  case DType::F64:
-    return static_cast<const double *>(data)[i];
-  case DType::F16:
-    return rt::toFloat(static_cast<const rt::Half *>(data)[i]);
-  case DType::BF16:
-    return rt::toFloat(static_cast<const rt::BFloat16 *>(data)[i]);
-  case DType::I64:
-    return double(static_cast<const int64_t *>(data)[i]);
-  case DType::I32:
-    return static_cast<const int32_t *>(data)[i];
-  case DType::I16:
-    return static_cast<const int16_t *>(data)[i];
-  case DType::I8:
-    return static_cast<const int8_t *>(data)[i];
-  case DType::U8:
-  case DType::Bool:
-    return static_cast<const uint8_t *>(data)[i];
-  }
-  return 0;
-}
-
-inline void setValue(DType dtype, void *data, int64_t i, double v) {
-  switch (dtype) {
-  case DType::F32:
-    static_cast<float *>(data)[i] = float(v);
-    break;
-  case DType::F64:
-    static_cast<double *>(data)[i] = v;
-    break;
-  case DType::F16:
-    static_cast<rt::Half *>(data)[i] = rt::toHalf(float(v));
-    break;
-  case DType::BF16:
-    static_cast<rt::BFloat16 *>(data)[i] = rt::toBFloat16(float(v));
-    break;
-  case DType::I64:
-    static_cast<int64_t *>(data)[i] = int64_t(v);
-    break;
-  case DType::I32:
-    static_cast<int32_t *>(data)[i] = int32_t(v);
-    break;
-  case DType::I16:
-    static_cast<int16_t *>(data)[i] = int16_t(v);
-    break;
-  case DType::I8:
-    static_cast<int8_t *>(data)[i] = int8_t(v);
-    break;
-  case DType::U8:
-    static_cast<uint8_t *>(data)[i] = uint8_t(v);
-    break;
-  case DType::Bool:
-    static_cast<uint8_t *>(data)[i] = v != 0;
-    break;
-  }
-}
 
 /// The value rank `rank` puts at element i: a small integer (0/1 for bool,
 /// non-negative for uint8).
@@ -102,7 +42,7 @@ inline double valueAt(DType dtype, int rank, int64_t i) {
 inline HostTensor rankTensor(DType dtype, const Shape &shape, int rank) {
   HostTensor t(dtype, shape);
   for (int64_t i = 0; i < t.numel(); ++i)
-    setValue(dtype, t.bytes.data(), i, valueAt(dtype, rank, i));
+    setElementValue(dtype, t.bytes.data(), i, valueAt(dtype, rank, i));
   return t;
 }
 
@@ -160,8 +100,8 @@ inline HostTensor sumOf(const std::vector<HostTensor> &parts) {
   for (int64_t i = 0; i < sum.numel(); ++i) {
     double total = 0;
     for (const HostTensor &part : parts)
-      total += getValue(part.dtype, part.bytes.data(), i);
-    setValue(sum.dtype, sum.bytes.data(), i, total);
+      total += elementValue(part.dtype, part.bytes.data(), i);
+    setElementValue(sum.dtype, sum.bytes.data(), i, total);
   }
   return sum;
 }
@@ -172,8 +112,8 @@ inline ::testing::AssertionResult sameTensor(const HostTensor &got, const HostTe
            << "got " << dtypeName(got.dtype) << " " << formatShape(got.shape) << ", want "
            << dtypeName(want.dtype) << " " << formatShape(want.shape);
   for (int64_t i = 0; i < got.numel(); ++i) {
-    double g = getValue(got.dtype, got.bytes.data(), i),
-           w = getValue(want.dtype, want.bytes.data(), i);
+    double g = elementValue(got.dtype, got.bytes.data(), i),
+           w = elementValue(want.dtype, want.bytes.data(), i);
     if (g != w)
       return ::testing::AssertionFailure() << "element " << i << ": got " << g << ", want " << w;
   }

@@ -12,6 +12,7 @@
 #include "runtime/cpu/CpuDevice.h"
 #include "runtime/cpu/MatMul.h"
 #include "runtime/cpu/Threading.h"
+#include "test/unit/runtime/TestPrograms.h"
 
 #include <atomic>
 #include <random>
@@ -42,13 +43,8 @@ std::vector<uint8_t> buildProgram(const std::vector<std::string> &firstAxes) {
                   const std::vector<std::string> &axes,
                   std::vector<std::pair<const char *, int64_t>> ints) {
     std::vector<flatbuffers::Offset<schema::Param>> params;
-    if (!axes.empty()) {
-      std::vector<flatbuffers::Offset<flatbuffers::String>> names;
-      for (const std::string &axis : axes)
-        names.push_back(b.CreateString(axis));
-      params.push_back(
-          schema::CreateParam(b, b.CreateString("mesh_axes"), 0, 0, b.CreateVector(names)));
-    }
+    if (!axes.empty())
+      params.push_back(meshAxesParam(b, axes));
     for (auto &[key, value] : ints) {
       std::vector<int64_t> values{value};
       params.push_back(schema::CreateParamDirect(b, key, &values));
@@ -62,11 +58,7 @@ std::vector<uint8_t> buildProgram(const std::vector<std::string> &firstAxes) {
   std::vector<flatbuffers::Offset<schema::Output>> outputs;
   for (uint32_t id : {1u, 2u, 3u, 4u})
     outputs.push_back(schema::CreateOutputDirect(b, ("out" + std::to_string(id)).c_str(), id));
-  std::vector<flatbuffers::Offset<schema::MeshAxis>> mesh = {
-      schema::CreateMeshAxisDirect(b, "dp", 2), schema::CreateMeshAxisDirect(b, "tp", 2)};
-  b.Finish(schema::CreateProgramDirect(b, kProgramVersion, 256, &buffers, &steps, &outputs, &mesh),
-           schema::ProgramIdentifier());
-  return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+  return finishProgram(b, 256, buffers, steps, outputs, MeshShape({"dp", "tp"}, {2, 2}));
 }
 
 Artifact artifactFor(int rank, const std::vector<uint8_t> &program) {

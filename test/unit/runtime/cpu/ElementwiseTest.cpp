@@ -172,16 +172,6 @@ TEST(CpuUnaryTest, RejectsBadOperands) {
   EXPECT_TRUE(failsWith(unary(UnaryOp::Neg, missing, f.view()), "input [2] has no data"));
 }
 
-TEST(CpuUnaryTest, NamesRoundTrip) {
-  for (UnaryOp op : kFloatUnary)
-    EXPECT_EQ(unaryOpFromName(unaryOpName(op)), op);
-  EXPECT_EQ(binaryOpFromName("pow"), BinaryOp::Pow);
-  EXPECT_EQ(comparePredicateFromName("ge"), ComparePredicate::Ge);
-  EXPECT_EQ(unaryOpFromName("floor"), UnaryOp::Floor);
-  EXPECT_EQ(binaryOpFromName("fmod"), BinaryOp::FMod);
-  EXPECT_FALSE(unaryOpFromName("trunc"));
-}
-
 /// Shape pairs covering numpy broadcasting: trailing dims, both sides, missing
 /// leading dims, scalars, size-0 dims, and a large same-shape pair.
 const std::pair<Shape, Shape> kBroadcastCases[] = {

@@ -11,6 +11,7 @@
 
 #include "dialects/Graph/ConstEval/ConstEval.h"
 #include "runtime/cpu/CpuKernels.h"
+#include "test/unit/runtime/ElementValues.h"
 
 #include <gtest/gtest.h>
 
@@ -60,22 +61,7 @@ inline cf::ScatterReduction scatterReduction(ScatterReduction r) {
 }
 
 /// Element i as a double (exact for every type but I64 beyond 2^53).
-inline double getDouble(const HostTensor &t, int64_t i) {
-  const void *p = t.bytes.data();
-  switch (t.dtype) {
-  case DType::F32: return static_cast<const float *>(p)[i];
-  case DType::F64: return static_cast<const double *>(p)[i];
-  case DType::F16: return toFloat(static_cast<const Half *>(p)[i]);
-  case DType::BF16: return toFloat(static_cast<const BFloat16 *>(p)[i]);
-  case DType::I64: return double(static_cast<const int64_t *>(p)[i]);
-  case DType::I32: return static_cast<const int32_t *>(p)[i];
-  case DType::I16: return static_cast<const int16_t *>(p)[i];
-  case DType::I8: return static_cast<const int8_t *>(p)[i];
-  case DType::U8:
-  case DType::Bool: return static_cast<const uint8_t *>(p)[i];
-  }
-  return 0;
-}
+inline double getDouble(const HostTensor &t, int64_t i) { return rt::test::elementValue(t, i); }
 
 inline int64_t getInt(const HostTensor &t, int64_t i) {
   const void *p = t.bytes.data();
@@ -91,21 +77,7 @@ inline int64_t getInt(const HostTensor &t, int64_t i) {
 }
 
 /// Stores v (rounded to nearest for the float types, truncated for ints).
-inline void setDouble(HostTensor &t, int64_t i, double v) {
-  void *p = t.bytes.data();
-  switch (t.dtype) {
-  case DType::F32: static_cast<float *>(p)[i] = float(v); break;
-  case DType::F64: static_cast<double *>(p)[i] = v; break;
-  case DType::F16: static_cast<Half *>(p)[i] = toHalf(float(v)); break;
-  case DType::BF16: static_cast<BFloat16 *>(p)[i] = toBFloat16(float(v)); break;
-  case DType::I64: static_cast<int64_t *>(p)[i] = int64_t(v); break;
-  case DType::I32: static_cast<int32_t *>(p)[i] = int32_t(v); break;
-  case DType::I16: static_cast<int16_t *>(p)[i] = int16_t(v); break;
-  case DType::I8: static_cast<int8_t *>(p)[i] = int8_t(v); break;
-  case DType::U8: static_cast<uint8_t *>(p)[i] = uint8_t(v); break;
-  case DType::Bool: static_cast<uint8_t *>(p)[i] = v != 0; break;
-  }
-}
+inline void setDouble(HostTensor &t, int64_t i, double v) { rt::test::setElementValue(t, i, v); }
 
 inline void setInt(HostTensor &t, int64_t i, int64_t v) {
   void *p = t.bytes.data();

@@ -2,8 +2,8 @@
 #include "CudaTestUtil.h"
 
 #include "runtime/cpu/CpuBackend.h"
-#include "runtime/core/HalfFloat.h"
 #include "runtime/cuda/CudaBackend.h"
+#include "test/unit/runtime/ElementValues.h"
 
 #include <cmath>
 #include <memory>
@@ -35,66 +35,10 @@ Stream &gpuStream() {
   return *stream;
 }
 
-double get(const HostTensor &tensor, int64_t i) {
-  const void *data = tensor.bytes.data();
-  switch (tensor.dtype) {
-  case DType::F32:
-    return static_cast<const float *>(data)[i];
-  case DType::F64:
-    return static_cast<const double *>(data)[i];
-  case DType::F16:
-    return rt::toFloat(static_cast<const rt::Half *>(data)[i]);
-  case DType::BF16:
-    return rt::toFloat(static_cast<const rt::BFloat16 *>(data)[i]);
-  case DType::I64:
-    return double(static_cast<const int64_t *>(data)[i]);
-  case DType::I32:
-    return static_cast<const int32_t *>(data)[i];
-  case DType::I16:
-    return static_cast<const int16_t *>(data)[i];
-  case DType::I8:
-    return static_cast<const int8_t *>(data)[i];
-  case DType::U8:
-  case DType::Bool:
-    return static_cast<const uint8_t *>(data)[i];
-  }
-  return 0;
-}
+double get(const HostTensor &tensor, int64_t i) { return rt::test::elementValue(tensor, i); }
 
 void set(HostTensor &tensor, int64_t i, double value) {
-  void *data = tensor.bytes.data();
-  switch (tensor.dtype) {
-  case DType::F32:
-    static_cast<float *>(data)[i] = float(value);
-    break;
-  case DType::F64:
-    static_cast<double *>(data)[i] = value;
-    break;
-  case DType::F16:
-    static_cast<rt::Half *>(data)[i] = rt::toHalf(float(value));
-    break;
-  case DType::BF16:
-    static_cast<rt::BFloat16 *>(data)[i] = rt::toBFloat16(float(value));
-    break;
-  case DType::I64:
-    static_cast<int64_t *>(data)[i] = int64_t(value);
-    break;
-  case DType::I32:
-    static_cast<int32_t *>(data)[i] = int32_t(value);
-    break;
-  case DType::I16:
-    static_cast<int16_t *>(data)[i] = int16_t(value);
-    break;
-  case DType::I8:
-    static_cast<int8_t *>(data)[i] = int8_t(value);
-    break;
-  case DType::U8:
-    static_cast<uint8_t *>(data)[i] = uint8_t(value);
-    break;
-  case DType::Bool:
-    static_cast<uint8_t *>(data)[i] = value != 0;
-    break;
-  }
+  rt::test::setElementValue(tensor, i, value);
 }
 
 namespace {

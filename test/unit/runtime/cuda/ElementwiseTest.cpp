@@ -1,7 +1,7 @@
 //===- ElementwiseTest.cpp - unary, binary, compare, where, cast ----------===//
 #include "CudaTestUtil.h"
 
-#include "runtime/cpu/KernelSupport.h"
+#include "runtime/kernels/Shapes.h"
 
 #include <cmath>
 #include <limits>
@@ -68,7 +68,7 @@ TEST(CudaElementwise, BinaryFloatBroadcasting) {
     for (DType dtype : kFloats)
       for (const char *kernel : {"add", "sub", "mul", "div", "max", "min", "pow"}) {
         Shape out;
-        ASSERT_TRUE(cpu::detail::broadcastShapes(a, b, out));
+        ASSERT_TRUE(kernels::broadcastShapes(a, b, out));
         const bool power = std::string(kernel) == "pow";
         expectSameAsCpu(kernel,
                         {random(dtype, a, rng, power ? 0.1 : -4, 4), random(dtype, b, rng, -3, 3)},

@@ -7,10 +7,11 @@
 // groups make it run. A rank that fails makes its peers fail, not hang.
 //
 //===----------------------------------------------------------------------===//
-#include "test/unit/runtime/session/Iota.h"
 #include "runtime/session/PipelineRank.h"
 #include "runtime/comm/InProcess.h"
 #include "runtime/cpu/CpuDevice.h"
+#include "test/unit/runtime/TestPrograms.h"
+#include "test/unit/runtime/session/Iota.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -35,31 +36,23 @@ std::vector<uint8_t> program(const char *kernel, const char *output,
       schema::CreateBufferDirect(b, schema::Storage::Arena, schema::DType::F32, &shape, 0, nullptr,
                                  0)};
   std::vector<flatbuffers::Offset<schema::Param>> params;
-  if (!axes.empty()) {
-    std::vector<flatbuffers::Offset<flatbuffers::String>> names;
-    for (const std::string &axis : axes)
-      names.push_back(b.CreateString(axis));
-    params.push_back(
-        schema::CreateParam(b, b.CreateString("mesh_axes"), 0, 0, b.CreateVector(names)));
-  }
+  if (!axes.empty())
+    params.push_back(test::meshAxesParam(b, axes));
   std::vector<uint32_t> in = axes.empty() ? std::vector<uint32_t>{0, 0} : std::vector<uint32_t>{0};
   std::vector<uint32_t> out{1};
   std::vector<flatbuffers::Offset<schema::Step>> steps = {
       schema::CreateStepDirect(b, kernel, &in, &out, &params, "x")};
   std::vector<flatbuffers::Offset<schema::Output>> outputs = {
       schema::CreateOutputDirect(b, output, 1)};
-  std::vector<flatbuffers::Offset<schema::MeshAxis>> mesh;
-  for (size_t i = 0; i < meshShape.names.size(); ++i)
-    mesh.push_back(schema::CreateMeshAxisDirect(b, meshShape.names[i].c_str(), meshShape.sizes[i]));
-  b.Finish(schema::CreateProgramDirect(b, kProgramVersion, 64, &buffers, &steps, &outputs, &mesh),
-           schema::ProgramIdentifier());
-  return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+  return test::finishProgram(b, 64, buffers, steps, outputs, meshShape);
 }
 
-/// x [2, 4] cut into two micro-batches; h the transfer; y the output.
-PipelinePlan plan() {
+/// Two stages on `mesh`: x [2, 4] cut into two micro-batches, h the
+/// transfer, y the output; `actions` per pp rank.
+StatusOr<PipelinePlan> twoStages(const MeshShape &mesh, int virtualStages, const char *schedule,
+                                 nlohmann::json actions, int outputRank) {
   auto manifest = nlohmann::json::parse(R"({"pipeline": {
-    "stages": 2, "microbatches": 2, "virtual_stages": 1, "schedule": "gpipe",
+    "stages": 2, "microbatches": 2,
     "inputs": [{"name": "x", "microbatch_dim": 0}],
     "outputs": [{"name": "y", "microbatch_dim": 0}],
     "transfers": [{"id": 0, "from": 0, "to": 1, "dtype": "float32", "shape": [1, 4]}],
@@ -67,15 +60,32 @@ PipelinePlan plan() {
       {"stage": 0, "inputs": [{"name": "x", "dtype": "float32", "shape": [1, 4]}],
        "outputs": [{"name": "h", "dtype": "float32", "shape": [1, 4], "transfer": 0}]},
       {"stage": 1, "inputs": [{"name": "h", "dtype": "float32", "shape": [1, 4], "transfer": 0}],
-       "outputs": [{"name": "y", "dtype": "float32", "shape": [1, 4]}]}],
-    "actions": [
-      [{"op": "forward", "stage": 0, "microbatch": 0}, {"op": "send", "transfer": 0, "microbatch": 0},
-       {"op": "forward", "stage": 0, "microbatch": 1}, {"op": "send", "transfer": 0, "microbatch": 1}],
-      [{"op": "recv", "transfer": 0, "microbatch": 0}, {"op": "forward", "stage": 1, "microbatch": 0},
-       {"op": "recv", "transfer": 0, "microbatch": 1}, {"op": "forward", "stage": 1, "microbatch": 1}]],
-    "output_rank": 2}})");
-  auto parsed = parsePipelinePlan(manifest, kMesh, {{"x", DType::F32, {2, 4}}},
-                                  {{"y", DType::F32, {2, 4}}}, "manifest.json");
+       "outputs": [{"name": "y", "dtype": "float32", "shape": [1, 4]}]}]}})");
+  nlohmann::json &pipeline = manifest["pipeline"];
+  pipeline["virtual_stages"] = virtualStages;
+  pipeline["schedule"] = schedule;
+  pipeline["actions"] = std::move(actions);
+  pipeline["output_rank"] = outputRank;
+  return parsePipelinePlan(manifest, mesh, {{"x", DType::F32, {2, 4}}}, {{"y", DType::F32, {2, 4}}},
+                           "manifest.json");
+}
+
+/// An action of a pp rank's list: {"op": op, key: value, "microbatch": m}.
+nlohmann::json action(const char *op, const char *key, int value, int microbatch) {
+  return {{"op", op}, {key, value}, {"microbatch", microbatch}};
+}
+
+/// The two stages on kMesh under GPipe: pp 0 runs stage 0 and sends each
+/// micro-batch, pp 1 receives it and runs stage 1.
+PipelinePlan plan() {
+  nlohmann::json first = nlohmann::json::array(), second = nlohmann::json::array();
+  for (int m = 0; m < 2; ++m) {
+    first.push_back(action("forward", "stage", 0, m));
+    first.push_back(action("send", "transfer", 0, m));
+    second.push_back(action("recv", "transfer", 0, m));
+    second.push_back(action("forward", "stage", 1, m));
+  }
+  auto parsed = twoStages(kMesh, 1, "gpipe", nlohmann::json::array({first, second}), 2);
   EXPECT_TRUE(parsed.ok()) << parsed.status().message();
   return *parsed;
 }
@@ -165,27 +175,14 @@ TEST(PipelineRank, RunsVirtualStagesOfOneRank) {
   for (bool sendToSelf : {true, false}) {
     nlohmann::json actions = nlohmann::json::array();
     for (int m = 0; m < 2; ++m) {
-      actions.push_back({{"op", "forward"}, {"stage", 0}, {"microbatch", m}});
+      actions.push_back(action("forward", "stage", 0, m));
       if (sendToSelf) {
-        actions.push_back({{"op", "send"}, {"transfer", 0}, {"microbatch", m}});
-        actions.push_back({{"op", "recv"}, {"transfer", 0}, {"microbatch", m}});
+        actions.push_back(action("send", "transfer", 0, m));
+        actions.push_back(action("recv", "transfer", 0, m));
       }
-      actions.push_back({{"op", "forward"}, {"stage", 1}, {"microbatch", m}});
+      actions.push_back(action("forward", "stage", 1, m));
     }
-    auto manifest = nlohmann::json::parse(R"({"pipeline": {
-      "stages": 2, "microbatches": 2, "virtual_stages": 2, "schedule": "interleaved",
-      "inputs": [{"name": "x", "microbatch_dim": 0}],
-      "outputs": [{"name": "y", "microbatch_dim": 0}],
-      "transfers": [{"id": 0, "from": 0, "to": 1, "dtype": "float32", "shape": [1, 4]}],
-      "programs": [
-        {"stage": 0, "inputs": [{"name": "x", "dtype": "float32", "shape": [1, 4]}],
-         "outputs": [{"name": "h", "dtype": "float32", "shape": [1, 4], "transfer": 0}]},
-        {"stage": 1, "inputs": [{"name": "h", "dtype": "float32", "shape": [1, 4], "transfer": 0}],
-         "outputs": [{"name": "y", "dtype": "float32", "shape": [1, 4]}]}],
-      "output_rank": 0}})");
-    manifest["pipeline"]["actions"] = {actions};
-    auto p = parsePipelinePlan(manifest, mesh, {{"x", DType::F32, {2, 4}}},
-                               {{"y", DType::F32, {2, 4}}}, "manifest.json");
+    auto p = twoStages(mesh, 2, "interleaved", nlohmann::json::array({actions}), 0);
     ASSERT_TRUE(p.ok()) << p.status().message();
     const HostTensor x = iota({2, 4});
     std::vector<HostTensor> outputs;

@@ -1,37 +1,27 @@
 //===- Checks.cpp - Operand checks both backends run before a kernel ------===//
-#include "runtime/cpu/Checks.h"
+#include "runtime/kernels/Checks.h"
+
+#include "runtime/core/SliceCount.h"
 
 #include <algorithm>
 #include <string>
 
-namespace shardc::rt::cpu::detail {
-
-namespace {
-
-/// ceil(a / b) for b != 0.
-int64_t ceilDiv(int64_t a, int64_t b) {
-  int64_t quotient = a / b, remainder = a % b;
-  if (remainder != 0 && ((remainder > 0) == (b > 0)))
-    ++quotient;
-  return quotient;
-}
-
-} // namespace
+namespace shardc::rt::kernels {
 
 //===----------------------------------------------------------------------===//
 // Movement and indexing
 //===----------------------------------------------------------------------===//
 
 Status checkSameType(const char *op, const TensorView &input, const TensorView &out) {
-  SHARDC_CPU_TRY(checkTensor(op, "input", input));
-  SHARDC_CPU_TRY(checkTensor(op, "result", out));
+  SHARDC_KERNEL_TRY(checkTensor(op, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(op, "result", out));
   return checkDType(op, "result", out, input.dtype);
 }
 
 Status checkTranspose(const TensorView &input, const std::vector<int64_t> &perm,
                       const TensorView &out, Shape &strides) {
   const char *name = "transpose";
-  SHARDC_CPU_TRY(checkSameType(name, input, out));
+  SHARDC_KERNEL_TRY(checkSameType(name, input, out));
   const size_t rank = input.shape.size();
   std::vector<bool> seen(rank, false);
   bool valid = perm.size() == rank;
@@ -57,7 +47,7 @@ Status checkSlice(const TensorView &input, const std::vector<int64_t> &starts,
                   const std::vector<int64_t> &ends, const std::vector<int64_t> &steps,
                   const TensorView &out, int64_t &base, Shape &strides) {
   const char *name = "slice";
-  SHARDC_CPU_TRY(checkSameType(name, input, out));
+  SHARDC_KERNEL_TRY(checkSameType(name, input, out));
   const size_t rank = input.shape.size();
   if (starts.size() != rank || ends.size() != rank || steps.size() != rank)
     return fail(name, "needs one start, end and step per dim of " + str(input.shape) + " but got " +
@@ -77,7 +67,7 @@ Status checkSlice(const TensorView &input, const std::vector<int64_t> &starts,
       return fail(name, where + " has start " + std::to_string(start) + " and end " +
                             std::to_string(end) + "; expected values in [-1, " +
                             std::to_string(dim) + "]");
-    const int64_t count = std::max<int64_t>(ceilDiv(end - start, step), 0);
+    const int64_t count = sliceCount(start, end, step);
     expected[d] = count;
     if (count == 0)
       continue;
@@ -95,16 +85,16 @@ Status checkSlice(const TensorView &input, const std::vector<int64_t> &starts,
 
 Status checkConcat(ViewList inputs, int64_t axis, const TensorView &out) {
   const char *name = "concat";
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
   if (inputs.size() == 0)
     return fail(name, "needs at least one input");
   const Shape &first = inputs[0].shape;
-  SHARDC_CPU_TRY(checkAxis(name, axis, first.size()));
+  SHARDC_KERNEL_TRY(checkAxis(name, axis, first.size()));
   Shape expected = first;
   expected[size_t(axis)] = 0;
   for (const TensorView &input : inputs) {
-    SHARDC_CPU_TRY(checkTensor(name, "input", input));
-    SHARDC_CPU_TRY(checkDType(name, "input", input, out.dtype));
+    SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
+    SHARDC_KERNEL_TRY(checkDType(name, "input", input, out.dtype));
     bool fits = input.shape.size() == first.size();
     for (size_t d = 0; fits && d < first.size(); ++d)
       fits = int64_t(d) == axis || input.shape[d] == first[d];
@@ -118,12 +108,12 @@ Status checkConcat(ViewList inputs, int64_t axis, const TensorView &out) {
 
 Status checkSplit(const TensorView &input, int64_t axis, ViewList outs) {
   const char *name = "split";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkAxis(name, axis, input.shape.size()));
+  SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
+  SHARDC_KERNEL_TRY(checkAxis(name, axis, input.shape.size()));
   int64_t total = 0;
   for (const TensorView &out : outs) {
-    SHARDC_CPU_TRY(checkTensor(name, "result", out));
-    SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
+    SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
+    SHARDC_KERNEL_TRY(checkDType(name, "result", out, input.dtype));
     Shape expected = input.shape;
     expected[size_t(axis)] = out.shape.size() == expected.size() ? out.shape[size_t(axis)] : -1;
     if (out.shape != expected)
@@ -140,7 +130,7 @@ Status checkSplit(const TensorView &input, int64_t axis, ViewList outs) {
 
 Status checkExpand(const TensorView &input, const TensorView &out) {
   const char *name = "expand";
-  SHARDC_CPU_TRY(checkSameType(name, input, out));
+  SHARDC_KERNEL_TRY(checkSameType(name, input, out));
   if (!broadcastsTo(input.shape, out.shape))
     return fail(name, "input " + str(input.shape) + " does not broadcast to the result " +
                           str(out.shape));
@@ -160,10 +150,10 @@ namespace {
 /// named: data, indices, updates (scatters only), result.
 Status checkIndexTensors(const char *op, const TensorView &data, const TensorView &indices,
                          const TensorView *updates, const TensorView &out) {
-  SHARDC_CPU_TRY(checkTensor(op, "data", data));
-  SHARDC_CPU_TRY(checkTensor(op, "indices", indices));
+  SHARDC_KERNEL_TRY(checkTensor(op, "data", data));
+  SHARDC_KERNEL_TRY(checkTensor(op, "indices", indices));
   if (updates)
-    SHARDC_CPU_TRY(checkTensor(op, "updates", *updates));
+    SHARDC_KERNEL_TRY(checkTensor(op, "updates", *updates));
   return checkTensor(op, "result", out);
 }
 
@@ -203,9 +193,9 @@ void tupleDims(const TensorView &data, size_t first, size_t k, IndexTupleDims &d
 Status checkGather(const TensorView &data, const TensorView &indices, int64_t axis,
                    const TensorView &out) {
   const char *name = "gather";
-  SHARDC_CPU_TRY(checkIndexTensors(name, data, indices, nullptr, out));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
-  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
+  SHARDC_KERNEL_TRY(checkIndexTensors(name, data, indices, nullptr, out));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, data.dtype));
+  SHARDC_KERNEL_TRY(checkAxis(name, axis, data.shape.size()));
   Shape expected(data.shape.begin(), data.shape.begin() + axis);
   expected.insert(expected.end(), indices.shape.begin(), indices.shape.end());
   expected.insert(expected.end(), data.shape.begin() + axis + 1, data.shape.end());
@@ -216,35 +206,35 @@ Status checkScatterElements(const TensorView &data, const TensorView &indices,
                             const TensorView &updates, int64_t axis, ScatterReduction reduction,
                             const TensorView &out) {
   const char *name = "scatter_elements";
-  SHARDC_CPU_TRY(checkIndexTensors(name, data, indices, &updates, out));
-  SHARDC_CPU_TRY(checkDType(name, "updates", updates, data.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, data.shape));
-  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
+  SHARDC_KERNEL_TRY(checkIndexTensors(name, data, indices, &updates, out));
+  SHARDC_KERNEL_TRY(checkDType(name, "updates", updates, data.dtype));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, data.dtype));
+  SHARDC_KERNEL_TRY(checkShape(name, "result", out, data.shape));
+  SHARDC_KERNEL_TRY(checkAxis(name, axis, data.shape.size()));
   if (indices.shape != updates.shape)
     return fail(name, "indices and updates shapes differ; expected " + str(indices.shape) +
                           " but got " + str(updates.shape));
-  SHARDC_CPU_TRY(checkFitsOutsideAxis(name, indices, data, axis));
+  SHARDC_KERNEL_TRY(checkFitsOutsideAxis(name, indices, data, axis));
   return checkReductionType(name, data, reduction);
 }
 
 Status checkGatherElements(const TensorView &data, const TensorView &indices, int64_t axis,
                            const TensorView &out) {
   const char *name = "gather_elements";
-  SHARDC_CPU_TRY(checkIndexTensors(name, data, indices, nullptr, out));
-  SHARDC_CPU_TRY(checkIndexType(name, indices));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
-  SHARDC_CPU_TRY(checkAxis(name, axis, data.shape.size()));
-  SHARDC_CPU_TRY(checkFitsOutsideAxis(name, indices, data, axis));
+  SHARDC_KERNEL_TRY(checkIndexTensors(name, data, indices, nullptr, out));
+  SHARDC_KERNEL_TRY(checkIndexType(name, indices));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, data.dtype));
+  SHARDC_KERNEL_TRY(checkAxis(name, axis, data.shape.size()));
+  SHARDC_KERNEL_TRY(checkFitsOutsideAxis(name, indices, data, axis));
   return checkShape(name, "result", out, indices.shape);
 }
 
 Status checkGatherND(const TensorView &data, const TensorView &indices, int64_t batchDims,
                      const TensorView &out, IndexTupleDims &dims) {
   const char *name = "gather_nd";
-  SHARDC_CPU_TRY(checkIndexTensors(name, data, indices, nullptr, out));
-  SHARDC_CPU_TRY(checkIndexType(name, indices));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
+  SHARDC_KERNEL_TRY(checkIndexTensors(name, data, indices, nullptr, out));
+  SHARDC_KERNEL_TRY(checkIndexType(name, indices));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, data.dtype));
   const int64_t rank = int64_t(data.shape.size()), indexRank = int64_t(indices.shape.size());
   if (rank < 1 || indexRank < 1)
     return fail(name, "needs data and indices of rank >= 1 but got " + str(data.shape) + " and " +
@@ -263,7 +253,7 @@ Status checkGatherND(const TensorView &data, const TensorView &indices, int64_t 
                           std::to_string(rank - batchDims) + " but got " + std::to_string(k));
   Shape expected(indices.shape.begin(), indices.shape.end() - 1);
   expected.insert(expected.end(), data.shape.begin() + batchDims + k, data.shape.end());
-  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  SHARDC_KERNEL_TRY(checkShape(name, "result", out, expected));
   tupleDims(data, b, size_t(k), dims);
   dims.tuples = product(indices.shape, b, indices.shape.size() - 1);
   return Status::success();
@@ -272,11 +262,11 @@ Status checkGatherND(const TensorView &data, const TensorView &indices, int64_t 
 Status checkScatterND(const TensorView &data, const TensorView &indices, const TensorView &updates,
                       ScatterReduction reduction, const TensorView &out, IndexTupleDims &dims) {
   const char *name = "scatter_nd";
-  SHARDC_CPU_TRY(checkIndexTensors(name, data, indices, &updates, out));
-  SHARDC_CPU_TRY(checkIndexType(name, indices));
-  SHARDC_CPU_TRY(checkDType(name, "updates", updates, data.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, data.dtype));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, data.shape));
+  SHARDC_KERNEL_TRY(checkIndexTensors(name, data, indices, &updates, out));
+  SHARDC_KERNEL_TRY(checkIndexType(name, indices));
+  SHARDC_KERNEL_TRY(checkDType(name, "updates", updates, data.dtype));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, data.dtype));
+  SHARDC_KERNEL_TRY(checkShape(name, "result", out, data.shape));
   if (data.shape.empty() || indices.shape.empty())
     return fail(name, "needs data and indices of rank >= 1 but got " + str(data.shape) + " and " +
                           str(indices.shape));
@@ -286,8 +276,8 @@ Status checkScatterND(const TensorView &data, const TensorView &indices, const T
                           std::to_string(data.shape.size()) + " but got " + std::to_string(k));
   Shape expected(indices.shape.begin(), indices.shape.end() - 1);
   expected.insert(expected.end(), data.shape.begin() + k, data.shape.end());
-  SHARDC_CPU_TRY(checkShape(name, "updates", updates, expected));
-  SHARDC_CPU_TRY(checkReductionType(name, data, reduction));
+  SHARDC_KERNEL_TRY(checkShape(name, "updates", updates, expected));
+  SHARDC_KERNEL_TRY(checkReductionType(name, data, reduction));
   tupleDims(data, 0, size_t(k), dims);
   dims.tuples = product(indices.shape, 0, indices.shape.size() - 1);
   return Status::success();
@@ -295,10 +285,10 @@ Status checkScatterND(const TensorView &data, const TensorView &indices, const T
 
 Status checkTrilu(const TensorView &input, const TensorView &out) {
   const char *name = "trilu";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
+  SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, input.dtype));
+  SHARDC_KERNEL_TRY(checkShape(name, "result", out, input.shape));
   if (input.shape.size() < 2)
     return fail(name, "needs a tensor of rank >= 2 but got " + str(input.shape));
   return Status::success();
@@ -311,11 +301,11 @@ Status checkTrilu(const TensorView &input, const TensorView &out) {
 Status checkMatMul(const TensorView &lhs, const TensorView &rhs, const TensorView &out,
                    MatMulDims &dims) {
   const char *name = "matmul";
-  SHARDC_CPU_TRY(checkTensor(name, "lhs", lhs));
-  SHARDC_CPU_TRY(checkTensor(name, "rhs", rhs));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "rhs", rhs, lhs.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, lhs.dtype));
+  SHARDC_KERNEL_TRY(checkTensor(name, "lhs", lhs));
+  SHARDC_KERNEL_TRY(checkTensor(name, "rhs", rhs));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkDType(name, "rhs", rhs, lhs.dtype));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, lhs.dtype));
   if (lhs.dtype == DType::Bool)
     return fail(name, "needs integer or float operands but got bool");
   if (lhs.shape.empty() || rhs.shape.empty())
@@ -349,13 +339,13 @@ Status checkMatMul(const TensorView &lhs, const TensorView &rhs, const TensorVie
 Status checkLinear(const TensorView &input, const TensorView &weight, const TensorView *bias,
                    bool transposeWeight, const TensorView &out, LinearDims &dims) {
   const char *name = "linear";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "weight", weight));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(name, "weight", weight));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
   if (!isFloatType(input.dtype))
     return fail(name, std::string("needs a float input but got ") + dtypeName(input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "weight", weight, input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
+  SHARDC_KERNEL_TRY(checkDType(name, "weight", weight, input.dtype));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, input.dtype));
   if (input.shape.empty() || weight.shape.size() != 2)
     return fail(name, "needs an input of rank >= 1 and a 2-D weight but got " + str(input.shape) +
                           " and " + str(weight.shape));
@@ -366,13 +356,13 @@ Status checkLinear(const TensorView &input, const TensorView &weight, const Tens
                           std::to_string(dims.k) + " but got " +
                           std::to_string(input.shape.back()));
   if (bias) {
-    SHARDC_CPU_TRY(checkTensor(name, "bias", *bias));
-    SHARDC_CPU_TRY(checkDType(name, "bias", *bias, input.dtype));
-    SHARDC_CPU_TRY(checkShape(name, "bias", *bias, Shape{dims.n}));
+    SHARDC_KERNEL_TRY(checkTensor(name, "bias", *bias));
+    SHARDC_KERNEL_TRY(checkDType(name, "bias", *bias, input.dtype));
+    SHARDC_KERNEL_TRY(checkShape(name, "bias", *bias, Shape{dims.n}));
   }
   Shape expected = input.shape;
   expected.back() = dims.n;
-  SHARDC_CPU_TRY(checkShape(name, "result", out, expected));
+  SHARDC_KERNEL_TRY(checkShape(name, "result", out, expected));
   dims.m = product(input.shape, 0, input.shape.size() - 1);
   return Status::success();
 }
@@ -385,18 +375,18 @@ Status checkReduce(ReduceOp op, const TensorView &input, const std::vector<int64
                    bool keepdims, const TensorView &out, TypeCheck extra,
                    std::vector<bool> &reduced) {
   const char *name = reduceOpName(op);
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
   if (!isFloatType(input.dtype) && !isIntType(input.dtype))
     return fail(name,
                 std::string("needs an integer or float input but got ") + dtypeName(input.dtype));
   if (extra)
-    SHARDC_CPU_TRY(extra(name, input));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
+    SHARDC_KERNEL_TRY(extra(name, input));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, input.dtype));
   const size_t rank = input.shape.size();
   reduced.assign(rank, false);
   for (size_t i = 0; i < axes.size(); ++i) {
-    SHARDC_CPU_TRY(checkAxis(name, axes[i], rank));
+    SHARDC_KERNEL_TRY(checkAxis(name, axes[i], rank));
     if (i > 0 && axes[i] <= axes[i - 1])
       return fail(name, "axes must be strictly increasing; got " + str(axes));
     reduced[size_t(axes[i])] = true;
@@ -412,14 +402,14 @@ Status checkReduce(ReduceOp op, const TensorView &input, const std::vector<int64
 
 Status checkCumSum(const TensorView &input, int64_t axis, const TensorView &out, ScanDims &dims) {
   const char *name = "cumsum";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
   if (!isFloatType(input.dtype) && input.dtype != DType::I32 && input.dtype != DType::I64)
     return fail(name, std::string("needs an int32, int64 or float input but got ") +
                           dtypeName(input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
-  SHARDC_CPU_TRY(checkAxis(name, axis, input.shape.size()));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, input.dtype));
+  SHARDC_KERNEL_TRY(checkShape(name, "result", out, input.shape));
+  SHARDC_KERNEL_TRY(checkAxis(name, axis, input.shape.size()));
   dims.outer = product(input.shape, 0, size_t(axis));
   dims.dim = input.shape[size_t(axis)];
   dims.inner = product(input.shape, size_t(axis) + 1, input.shape.size());
@@ -429,19 +419,19 @@ Status checkCumSum(const TensorView &input, int64_t axis, const TensorView &out,
 Status checkTopK(const TensorView &input, int64_t k, int64_t axis, const TensorView &values,
                  const TensorView &indices) {
   const char *name = "topk";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "values", values));
-  SHARDC_CPU_TRY(checkTensor(name, "indices", indices));
-  SHARDC_CPU_TRY(checkAxis(name, axis, input.shape.size()));
+  SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(name, "values", values));
+  SHARDC_KERNEL_TRY(checkTensor(name, "indices", indices));
+  SHARDC_KERNEL_TRY(checkAxis(name, axis, input.shape.size()));
   const int64_t dim = input.shape[size_t(axis)];
   if (k < 0 || k > dim)
     return fail(name, "k out of range; expected 0 <= k <= " + std::to_string(dim) + " but got " +
                           std::to_string(k));
   Shape expected = input.shape;
   expected[size_t(axis)] = k;
-  SHARDC_CPU_TRY(checkDType(name, "values", values, input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "indices", indices, DType::I64));
-  SHARDC_CPU_TRY(checkShape(name, "values", values, expected));
+  SHARDC_KERNEL_TRY(checkDType(name, "values", values, input.dtype));
+  SHARDC_KERNEL_TRY(checkDType(name, "indices", indices, DType::I64));
+  SHARDC_KERNEL_TRY(checkShape(name, "values", values, expected));
   return checkShape(name, "indices", indices, expected);
 }
 
@@ -452,18 +442,18 @@ Status checkTopK(const TensorView &input, int64_t k, int64_t axis, const TensorV
 Status checkRotary(const TensorView &input, const TensorView &cos, const TensorView &sin,
                    const TensorView &out, TypeCheck extra, RotaryDims &dims) {
   const char *name = "rotary";
-  SHARDC_CPU_TRY(checkTensor(name, "input", input));
-  SHARDC_CPU_TRY(checkTensor(name, "cos", cos));
-  SHARDC_CPU_TRY(checkTensor(name, "sin", sin));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(name, "cos", cos));
+  SHARDC_KERNEL_TRY(checkTensor(name, "sin", sin));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
   if (!isFloatType(input.dtype))
     return fail(name, std::string("needs a float input but got ") + dtypeName(input.dtype));
   if (extra)
-    SHARDC_CPU_TRY(extra(name, input));
-  SHARDC_CPU_TRY(checkDType(name, "cos", cos, input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "sin", sin, input.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, input.dtype));
-  SHARDC_CPU_TRY(checkShape(name, "result", out, input.shape));
+    SHARDC_KERNEL_TRY(extra(name, input));
+  SHARDC_KERNEL_TRY(checkDType(name, "cos", cos, input.dtype));
+  SHARDC_KERNEL_TRY(checkDType(name, "sin", sin, input.dtype));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, input.dtype));
+  SHARDC_KERNEL_TRY(checkShape(name, "result", out, input.shape));
   if (cos.shape != sin.shape)
     return fail(name,
                 "cos and sin shapes differ; got " + str(cos.shape) + " and " + str(sin.shape));
@@ -485,17 +475,17 @@ Status checkRotary(const TensorView &input, const TensorView &cos, const TensorV
 Status checkAttention(const TensorView &query, const TensorView &key, const TensorView &value,
                       const TensorView &out, TypeCheck extra, AttentionDims &dims) {
   const char *name = "attention";
-  SHARDC_CPU_TRY(checkTensor(name, "query", query));
-  SHARDC_CPU_TRY(checkTensor(name, "key", key));
-  SHARDC_CPU_TRY(checkTensor(name, "value", value));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkTensor(name, "query", query));
+  SHARDC_KERNEL_TRY(checkTensor(name, "key", key));
+  SHARDC_KERNEL_TRY(checkTensor(name, "value", value));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
   if (!isFloatType(query.dtype))
     return fail(name, std::string("needs float operands but got ") + dtypeName(query.dtype));
   if (extra)
-    SHARDC_CPU_TRY(extra(name, query));
-  SHARDC_CPU_TRY(checkDType(name, "key", key, query.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "value", value, query.dtype));
-  SHARDC_CPU_TRY(checkDType(name, "result", out, query.dtype));
+    SHARDC_KERNEL_TRY(extra(name, query));
+  SHARDC_KERNEL_TRY(checkDType(name, "key", key, query.dtype));
+  SHARDC_KERNEL_TRY(checkDType(name, "value", value, query.dtype));
+  SHARDC_KERNEL_TRY(checkDType(name, "result", out, query.dtype));
   const size_t rank = query.shape.size();
   if (rank < 3 || key.shape.size() != rank || value.shape.size() != rank)
     return fail(name, "query, key and value must share a rank >= 3; got " + str(query.shape) +
@@ -534,7 +524,7 @@ Status checkAttention(const TensorView &query, const TensorView &key, const Tens
 Status checkAttentionMask(const TensorView &query, const TensorView &mask,
                           const AttentionDims &dims, Shape &strides) {
   const char *name = "attention";
-  SHARDC_CPU_TRY(checkTensor(name, "mask", mask));
+  SHARDC_KERNEL_TRY(checkTensor(name, "mask", mask));
   if (mask.dtype != DType::Bool && mask.dtype != query.dtype)
     return fail(name, std::string("mask must be bool or of the query's element type ") +
                           dtypeName(query.dtype) + " but got " + dtypeName(mask.dtype));
@@ -554,9 +544,9 @@ Status checkAttentionMask(const TensorView &query, const TensorView &mask,
 Status checkBinary(BinaryOp op, const TensorView &lhs, const TensorView &rhs,
                    const TensorView &out) {
   const char *name = binaryOpName(op);
-  SHARDC_CPU_TRY(checkTensor(name, "lhs", lhs));
-  SHARDC_CPU_TRY(checkTensor(name, "rhs", rhs));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkTensor(name, "lhs", lhs));
+  SHARDC_KERNEL_TRY(checkTensor(name, "rhs", rhs));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
   const DType type = lhs.dtype;
   const bool logical = op == BinaryOp::And || op == BinaryOp::Or;
   if (logical) {
@@ -576,32 +566,32 @@ Status checkBinary(BinaryOp op, const TensorView &lhs, const TensorView &rhs,
 
 Status checkCompare(const TensorView &lhs, const TensorView &rhs, const TensorView &out) {
   const char *name = "compare";
-  SHARDC_CPU_TRY(checkTensor(name, "lhs", lhs));
-  SHARDC_CPU_TRY(checkTensor(name, "rhs", rhs));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "rhs", rhs, lhs.dtype));
+  SHARDC_KERNEL_TRY(checkTensor(name, "lhs", lhs));
+  SHARDC_KERNEL_TRY(checkTensor(name, "rhs", rhs));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkDType(name, "rhs", rhs, lhs.dtype));
   return checkDType(name, "result", out, DType::Bool);
 }
 
 Status checkClassify(const char *op, const TensorView &input, const TensorView &out) {
-  SHARDC_CPU_TRY(checkTensor(op, "input", input));
-  SHARDC_CPU_TRY(checkTensor(op, "result", out));
+  SHARDC_KERNEL_TRY(checkTensor(op, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(op, "result", out));
   if (!isFloatType(input.dtype))
     return fail(op, std::string("needs a float input but got ") + dtypeName(input.dtype));
-  SHARDC_CPU_TRY(checkDType(op, "result", out, DType::Bool));
+  SHARDC_KERNEL_TRY(checkDType(op, "result", out, DType::Bool));
   return checkShape(op, "result", out, input.shape);
 }
 
 Status checkWhere(const TensorView &condition, const TensorView &trueValue,
                   const TensorView &falseValue, const TensorView &out) {
   const char *name = "where";
-  SHARDC_CPU_TRY(checkTensor(name, "condition", condition));
-  SHARDC_CPU_TRY(checkTensor(name, "true value", trueValue));
-  SHARDC_CPU_TRY(checkTensor(name, "false value", falseValue));
-  SHARDC_CPU_TRY(checkTensor(name, "result", out));
-  SHARDC_CPU_TRY(checkDType(name, "condition", condition, DType::Bool));
-  SHARDC_CPU_TRY(checkDType(name, "false value", falseValue, trueValue.dtype));
+  SHARDC_KERNEL_TRY(checkTensor(name, "condition", condition));
+  SHARDC_KERNEL_TRY(checkTensor(name, "true value", trueValue));
+  SHARDC_KERNEL_TRY(checkTensor(name, "false value", falseValue));
+  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
+  SHARDC_KERNEL_TRY(checkDType(name, "condition", condition, DType::Bool));
+  SHARDC_KERNEL_TRY(checkDType(name, "false value", falseValue, trueValue.dtype));
   return checkDType(name, "result", out, trueValue.dtype);
 }
 
-} // namespace shardc::rt::cpu::detail
+} // namespace shardc::rt::kernels

@@ -1,0 +1,85 @@
+//===- PreparedRank.cpp - one rank's programs, ready to run ---------------===//
+#include "runtime/session/PreparedRank.h"
+
+#include <chrono>
+
+namespace shardc::rt {
+
+StatusOr<std::unique_ptr<PreparedRank>> PreparedRank::prepare(const DevicePlan &plan,
+                                                              const PipelinePlan *pipeline,
+                                                              const std::vector<Artifact> &programs,
+                                                              Communicator &world) {
+  auto device = openDevice(plan);
+  if (!device)
+    return device.status();
+  std::unique_ptr<PreparedRank> rank(new PreparedRank(std::move(*device)));
+  if (pipeline) {
+    auto prepared = PipelineRank::prepare(*pipeline, programs, *rank->device_, world);
+    if (!prepared)
+      return prepared.status();
+    rank->pipeline_ = std::move(*prepared);
+    return rank;
+  }
+  auto executor = Executor::prepare(programs.front(), *rank->device_, &world);
+  if (!executor)
+    return executor.status();
+  rank->executor_ = std::move(*executor);
+  return rank;
+}
+
+namespace {
+
+/// The warm-up and timed runs of one rank, whatever runs it: `once(profile,
+/// trace)` runs once.
+template <typename RunOnce>
+Status repeat(const RunOptions &options, RankRun &result, RunOnce once) {
+  for (int i = 0; i < options.warmup; ++i)
+    if (Status status = once(false, nullptr); !status)
+      return status;
+  for (int i = 0; i < options.iters; ++i) {
+    const size_t firstEvent = result.trace.size();
+    auto start = std::chrono::steady_clock::now();
+    if (Status status = once(options.profile, options.trace ? &result.trace : nullptr); !status)
+      return status;
+    result.seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    for (size_t event = firstEvent; event < result.trace.size(); ++event)
+      result.trace[event].args.emplace_back("iteration", i);
+  }
+  return {};
+}
+
+} // namespace
+
+Status PreparedRank::run(const std::vector<const HostTensor *> &inputs, const RunOptions &options,
+                         RankRun &result) {
+  if (pipeline_) {
+    if (Status status = repeat(options, result,
+                               [&](bool profile, std::vector<TraceEvent> *trace) {
+                                 return pipeline_->run(inputs, result.outputs, profile, trace);
+                               });
+        !status)
+      return status;
+    result.arenaBytes = pipeline_->arenaBytes();
+    result.profile = pipeline_->profile();
+    return {};
+  }
+  if (Status status = repeat(
+          options, result,
+          [&](bool profile, std::vector<TraceEvent> *trace) {
+            // One event per run; its steps' events (with --profile) inside it.
+            const int64_t start = trace ? traceClockUs() : 0;
+            if (Status status = executor_->run(inputs, result.outputs, profile, trace); !status)
+              return status;
+            if (trace)
+              trace->push_back({"run", "run", start, traceClockUs() - start, {}});
+            return Status();
+          });
+      !status)
+    return status;
+  result.arenaBytes = executor_->arenaBytes();
+  result.profile = executor_->profile();
+  return {};
+}
+
+} // namespace shardc::rt
