@@ -6,7 +6,7 @@
 #include "compiler/Artifact/ProgramSerializer.h"
 
 #include "compiler/Artifact/WeightSlicing.h"
-#include "compiler/Import/WeightReader.h"
+#include "dialects/Graph/WeightBytes.h"
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
 #include "dialects/Graph/ConstEval/FloatFormats.h"
@@ -106,7 +106,7 @@ public:
     auto key = std::make_tuple(weight.getFile().str(), weight.getOffset(), weight.getSize());
     auto found = cache.find(key);
     if (found == cache.end()) {
-      auto bytes = import::readWeightBytes(weight.getLoc(), weight.getName(), weight.getFile(),
+      auto bytes = graph::readWeightBytes(weight.getLoc(), weight.getName(), weight.getFile(),
                                            weight.getOffset(), weight.getSize());
       if (failed(bytes))
         return failure();

@@ -1,7 +1,7 @@
 //===- NodeContext.cpp - what an op importer sees of its ONNX node --------===//
 #include "compiler/Import/NodeContext.h"
 #include "compiler/Import/GraphImporter.h"
-#include "compiler/Import/WeightReader.h"
+#include "dialects/Graph/WeightBytes.h"
 
 #include "dialects/Graph/ConstantConversion.h"
 #include "dialects/Graph/TypeUtils.h"
@@ -87,7 +87,7 @@ FailureOr<HostTensor> NodeContext::constantValue(Value value, StringRef role,
       return error() << "the " << role << " input '" << name
                      << "' must be known at compile time; it is computed from the model's inputs"
                      << modelInputsBehind(value);
-    auto bytes = readWeight(weight);
+    auto bytes = graph::readWeight(weight);
     if (failed(bytes))
       return failure();
     attribute = *bytes;

@@ -1,8 +1,9 @@
-//===- WeightReader.cpp - load the bytes a weight refers to ---------------===//
+//===- WeightReader.cpp - where external data may be read from ----------===//
 #include "compiler/Import/WeightReader.h"
 
+#include "mlir/IR/Diagnostics.h"
+
 #include "llvm/ADT/SmallString.h"
-#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -35,41 +36,6 @@ FailureOr<std::string> resolveExternalData(Location location, StringRef name,
   if (!StringRef(realFile).starts_with((realFolder + llvm::sys::path::get_separator()).str()))
     return outside("which resolves (through a symbolic link) to '" + realFile.str().str() + "'");
   return std::string(path);
-}
-
-FailureOr<std::unique_ptr<llvm::MemoryBuffer>> readWeightBytes(Location location, StringRef name,
-                                                               StringRef file, int64_t offset,
-                                                               int64_t size) {
-  uint64_t fileSize = 0;
-  if (std::error_code error = llvm::sys::fs::file_size(file, fileSize))
-    return emitError(location) << "weight '" << name << "' needs the file '" << file
-                               << "', which cannot be read: " << error.message();
-  std::optional<int64_t> end = llvm::checkedAdd(offset, size);
-  if (offset < 0 || size < 0 || !end || static_cast<uint64_t>(*end) > fileSize)
-    return emitError(location) << "weight '" << name << "' runs past the end of '" << file
-                               << "'; expected " << size << " bytes at offset " << offset
-                               << " but the file has " << fileSize;
-  auto buffer = llvm::MemoryBuffer::getFileSlice(file, size, offset, /*IsVolatile=*/false);
-  if (!buffer)
-    return emitError(location) << "weight '" << name << "' needs the file '" << file
-                               << "', which cannot be read: " << buffer.getError().message();
-  return std::move(*buffer);
-}
-
-FailureOr<DenseElementsAttr> readWeight(graph::WeightOp weight) {
-  auto buffer = readWeightBytes(weight.getLoc(), weight.getName(), weight.getFile(),
-                                weight.getOffset(), weight.getSize());
-  if (failed(buffer))
-    return failure();
-  StringRef bytes = (*buffer)->getBuffer();
-  RankedTensorType type = weight.getType();
-  if (type.getElementType().isInteger(1)) {
-    SmallVector<bool> values;
-    for (char byte : bytes)
-      values.push_back(byte != 0);
-    return DenseElementsAttr::get(type, ArrayRef<bool>(values));
-  }
-  return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(bytes.data(), bytes.size()));
 }
 
 } // namespace shardc::import

@@ -1,10 +1,9 @@
-//===- WeightReader.h - load the bytes a weight refers to -------*- C++ -*-===//
+//===- WeightReader.h - where external data may be read from -----*- C++ -*-===//
 #ifndef SHARDC_COMPILER_IMPORT_WEIGHTREADER_H
 #define SHARDC_COMPILER_IMPORT_WEIGHTREADER_H
 
-#include "dialects/Graph/GraphOps.h"
-
-#include "llvm/Support/MemoryBuffer.h"
+#include "mlir/IR/Location.h"
+#include "mlir/Support/LogicalResult.h"
 
 namespace shardc::import {
 
@@ -15,15 +14,6 @@ namespace shardc::import {
 /// file that does not exist passes (it is needed only when its bytes are).
 mlir::FailureOr<std::string> resolveExternalData(mlir::Location location, llvm::StringRef name,
                                                  llvm::StringRef modelPath, llvm::StringRef file);
-
-/// The `size` bytes at `offset` of `file` (the weight `name`); errors at
-/// `location` name the weight, the file and what is wrong with it.
-mlir::FailureOr<std::unique_ptr<llvm::MemoryBuffer>>
-readWeightBytes(mlir::Location location, llvm::StringRef name, llvm::StringRef file,
-                int64_t offset, int64_t size);
-
-/// The weight's value, for phases that compute with it (folding).
-mlir::FailureOr<mlir::DenseElementsAttr> readWeight(graph::WeightOp weight);
 
 } // namespace shardc::import
 

@@ -14,6 +14,7 @@
 #include "passes/Graph/Passes.h"
 
 #include "dialects/Graph/TypeUtils.h"
+#include "dialects/Graph/WeightBytes.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -237,15 +238,41 @@ Value unrepeated(Value repeated) {
   return split.getInput();
 }
 
+/// The largest mask whose values are read to see whether it is causal.
+constexpr int64_t kMaxInspectedMaskElements = int64_t(1) << 24;
+
+/// The value of a constant mask: a constant op, or a plain weight whose bytes
+/// can be read (exporters that fold the causal mask store it as an
+/// initializer, often in the external data). A weight that cannot be read is
+/// not an error here, just not known to be causal: the bytes may be absent
+/// while planning.
+std::optional<DenseElementsAttr> constantMaskValue(Value mask) {
+  auto type = cast<RankedTensorType>(mask.getType());
+  if (!type.hasStaticShape() || type.getNumElements() > kMaxInspectedMaskElements)
+    return std::nullopt;
+  DenseElementsAttr values;
+  if (matchPattern(mask, m_Constant(&values)))
+    return values;
+  auto weight = mask.getDefiningOp<WeightOp>();
+  if (!weight)
+    return std::nullopt;
+  ScopedDiagnosticHandler quiet(weight->getContext(), [](Diagnostic &) { return success(); });
+  FailureOr<DenseElementsAttr> read = readWeight(weight);
+  if (failed(read))
+    return std::nullopt;
+  return *read;
+}
+
 /// True when `mask` is a constant that keeps exactly key j <= i + Sk - Sq for
 /// query i (graph.attention's causal rule), in every leading position: a
 /// boolean keep- or hide-mask or an additive 0 / hidden mask.
 bool isCausalConstant(const Mask &mask, int64_t queries, int64_t keys) {
-  DenseElementsAttr values;
-  if (!matchPattern(mask.value, m_Constant(&values)))
+  std::optional<DenseElementsAttr> constant = constantMaskValue(mask.value);
+  if (!constant)
     return false;
+  DenseElementsAttr values = *constant;
   auto type = cast<RankedTensorType>(values.getType());
-  if (type.getRank() < 2 || type.getNumElements() > (int64_t(1) << 24))
+  if (type.getRank() < 2)
     return false;
   int64_t rows = type.getShape()[type.getRank() - 2], columns = type.getShape().back();
   if (rows != queries || columns != keys)

@@ -1,0 +1,50 @@
+//===- WeightBytes.cpp - read the bytes a graph.weight names --------------===//
+#include "dialects/Graph/WeightBytes.h"
+
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/FileSystem.h"
+
+using namespace mlir;
+
+namespace shardc::graph {
+
+FailureOr<std::unique_ptr<llvm::MemoryBuffer>> readWeightBytes(Location location, StringRef name,
+                                                               StringRef file, int64_t offset,
+                                                               int64_t size) {
+  uint64_t fileSize = 0;
+  if (std::error_code error = llvm::sys::fs::file_size(file, fileSize))
+    return emitError(location) << "weight '" << name << "' needs the file '" << file
+                               << "', which cannot be read: " << error.message();
+  std::optional<int64_t> end = llvm::checkedAdd(offset, size);
+  if (offset < 0 || size < 0 || !end || static_cast<uint64_t>(*end) > fileSize)
+    return emitError(location) << "weight '" << name << "' runs past the end of '" << file
+                               << "'; expected " << size << " bytes at offset " << offset
+                               << " but the file has " << fileSize;
+  auto buffer = llvm::MemoryBuffer::getFileSlice(file, size, offset, /*IsVolatile=*/false);
+  if (!buffer)
+    return emitError(location) << "weight '" << name << "' needs the file '" << file
+                               << "', which cannot be read: " << buffer.getError().message();
+  return std::move(*buffer);
+}
+
+FailureOr<DenseElementsAttr> readWeight(WeightOp weight) {
+  if (weight.getStoredShape() || weight.getBoxOffsets() || weight.getStoredType() ||
+      weight.getRepeatBlocks())
+    return weight.emitOpError("holds a part or a conversion of its stored bytes; only a plain "
+                              "weight's value can be read");
+  auto buffer = readWeightBytes(weight.getLoc(), weight.getName(), weight.getFile(),
+                                weight.getOffset(), weight.getSize());
+  if (failed(buffer))
+    return failure();
+  StringRef bytes = (*buffer)->getBuffer();
+  RankedTensorType type = weight.getType();
+  if (type.getElementType().isInteger(1)) {
+    SmallVector<bool> values;
+    for (char byte : bytes)
+      values.push_back(byte != 0);
+    return DenseElementsAttr::get(type, ArrayRef<bool>(values));
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(bytes.data(), bytes.size()));
+}
+
+} // namespace shardc::graph
