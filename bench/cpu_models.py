@@ -54,6 +54,15 @@ class GraphBuilder:
         scale = self.weight("rms_w", None, value=1 + 0.1 * self.rng.standard_normal(hidden))
         return self.op("Mul", [scale, self.op("Mul", [x, inverse])])
 
+    def language_model(self, name, batch, seq, vocab, logits):
+        """The graph as an opset-17 model: token ids [batch, seq] in, logits out."""
+        graph = helper.make_graph(
+            self.nodes, name,
+            [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [batch, seq])],
+            [helper.make_tensor_value_info(logits, TensorProto.FLOAT, [batch, seq, vocab])],
+            self.initializers)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
 
 def gpt2(layers, hidden, heads, seq, vocab, rng, batch=1):
     g = GraphBuilder(rng)
@@ -87,12 +96,7 @@ def gpt2(layers, hidden, heads, seq, vocab, rng, batch=1):
                             g.constant(np.array(0.5, np.float32))])
         x = g.op("Add", [x, g.linear(gelu, 4 * hidden, hidden)])
     logits = g.op("MatMul", [g.layer_norm(x, hidden), g.op("Transpose", [wte], perm=[1, 0])])
-    graph = helper.make_graph(
-        g.nodes, "gpt2_small",
-        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [batch, seq])],
-        [helper.make_tensor_value_info(logits, TensorProto.FLOAT, [batch, seq, vocab])],
-        g.initializers)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), logits
+    return g.language_model("gpt2_small", batch, seq, vocab, logits), logits
 
 
 def llama(layers, hidden, heads, kv_heads, intermediate, seq, vocab, rng, batch=1,
@@ -158,9 +162,4 @@ def llama(layers, hidden, heads, kv_heads, intermediate, seq, vocab, rng, batch=
         x = g.op("Add", [x, g.op("MatMul", [g.op("Mul", [silu, up]),
                                              g.weight("w_down", (intermediate, hidden))])])
     logits = g.op("MatMul", [g.rms_norm(x, hidden), g.weight("lm_head", (hidden, vocab))])
-    graph = helper.make_graph(
-        g.nodes, "llama",
-        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [batch, seq])],
-        [helper.make_tensor_value_info(logits, TensorProto.FLOAT, [batch, seq, vocab])],
-        g.initializers)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), logits
+    return g.language_model("llama", batch, seq, vocab, logits), logits
