@@ -1,7 +1,7 @@
 //===- Normalization.cpp - layer_norm and rms_norm -------------------------===//
 #include "runtime/cpu/Normalization.h"
 
-#include "runtime/cpu/KernelSupport.h"
+#include "runtime/cpu/Checks.h"
 #include "runtime/cpu/Parallel.h"
 
 #include <cmath>
@@ -43,17 +43,6 @@ Status checkParameter(const char *op, const char *role, const TensorView &param,
     return fail(op, std::string(role) + " shape does not fit the normalized dims; expected "
                     "to broadcast to " + str(normalized) + " but got " + str(param.shape));
   return Status::success();
-}
-
-Status checkNorm(const char *op, const TensorView &input, int64_t axis,
-                 const TensorView &out) {
-  SHARDC_KERNEL_TRY(checkTensor(op, "input", input));
-  SHARDC_KERNEL_TRY(checkTensor(op, "result", out));
-  if (!isFloatType(input.dtype))
-    return fail(op, std::string("needs a float input but got ") + dtypeName(input.dtype));
-  SHARDC_KERNEL_TRY(checkDType(op, "result", out, input.dtype));
-  SHARDC_KERNEL_TRY(checkShape(op, "result", out, input.shape));
-  return checkAxis(op, axis, input.shape.size());
 }
 
 template <typename T>
@@ -138,7 +127,7 @@ void rmsNormAs(const TensorView &input, const TensorView &scale, int64_t axis,
 Status layerNorm(const TensorView &input, const TensorView &scale, const TensorView *bias,
                  int64_t axis, double epsilon, const TensorView &out) {
   const char *name = "layer_norm";
-  SHARDC_KERNEL_TRY(checkNorm(name, input, axis, out));
+  SHARDC_KERNEL_TRY(checkAlongAxis(name, input, axis, out, nullptr));
   const Shape normalized(input.shape.begin() + axis, input.shape.end());
   SHARDC_KERNEL_TRY(checkParameter(name, "scale", scale, input, normalized));
   if (bias)
@@ -154,7 +143,7 @@ Status layerNorm(const TensorView &input, const TensorView &scale, const TensorV
 Status rmsNorm(const TensorView &input, const TensorView &scale, int64_t axis,
                double epsilon, const TensorView &out) {
   const char *name = "rms_norm";
-  SHARDC_KERNEL_TRY(checkNorm(name, input, axis, out));
+  SHARDC_KERNEL_TRY(checkAlongAxis(name, input, axis, out, nullptr));
   const Shape normalized(input.shape.begin() + axis, input.shape.end());
   SHARDC_KERNEL_TRY(checkParameter(name, "scale", scale, input, normalized));
   if (input.numel() == 0)

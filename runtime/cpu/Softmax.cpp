@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Reduction.h"
 
-#include "runtime/cpu/KernelSupport.h"
+#include "runtime/cpu/Checks.h"
 #include "runtime/cpu/Parallel.h"
 #include "runtime/cpu/VectorMath.h"
 
@@ -95,13 +95,7 @@ void softmaxColumns(const T *in, T *out, int64_t outer, int64_t dim, int64_t inn
 
 Status softmax(const TensorView &input, int64_t axis, const TensorView &out) {
   const char *name = "softmax";
-  SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
-  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
-  if (!isFloatType(input.dtype))
-    return fail(name, std::string("needs a float input but got ") + dtypeName(input.dtype));
-  SHARDC_KERNEL_TRY(checkDType(name, "result", out, input.dtype));
-  SHARDC_KERNEL_TRY(checkShape(name, "result", out, input.shape));
-  SHARDC_KERNEL_TRY(checkAxis(name, axis, input.shape.size()));
+  SHARDC_KERNEL_TRY(checkAlongAxis(name, input, axis, out, nullptr));
   if (input.numel() == 0)
     return Status::success();
   const int64_t outer = product(input.shape, 0, size_t(axis));

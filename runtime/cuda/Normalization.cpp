@@ -9,15 +9,6 @@ using namespace detail;
 
 namespace {
 
-Status checkNorm(const char *op, const TensorView &input, int64_t axis, const TensorView &out) {
-  SHARDC_KERNEL_TRY(checkTensor(op, "input", input));
-  SHARDC_KERNEL_TRY(checkTensor(op, "result", out));
-  SHARDC_KERNEL_TRY(checkCudaFloat(op, "input", input));
-  SHARDC_KERNEL_TRY(checkDType(op, "result", out, input.dtype));
-  SHARDC_KERNEL_TRY(checkShape(op, "result", out, input.shape));
-  return checkAxis(op, axis, input.shape.size());
-}
-
 /// Checks a scale or bias against the normalized dims and says how the
 /// kernel reads it: directly when it has their element count (its dims then
 /// equal them up to 1s), else through broadcast strides.
@@ -40,7 +31,7 @@ Status bindParameter(const char *op, const char *role, const TensorView &param,
 Status normalize(const char *op, bool rms, const TensorView &input, const TensorView &scale,
                  const TensorView *bias, int64_t axis, double epsilon, const TensorView &out,
                  const LaunchContext &context) {
-  SHARDC_KERNEL_TRY(checkNorm(op, input, axis, out));
+  SHARDC_KERNEL_TRY(checkAlongAxis(op, input, axis, out, rejectFloat64));
   const Shape normalized(input.shape.begin() + axis, input.shape.end());
   NormArgs args;
   SHARDC_KERNEL_TRY(

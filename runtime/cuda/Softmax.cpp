@@ -10,12 +10,7 @@ using namespace detail;
 Status softmax(const TensorView &input, int64_t axis, const TensorView &out,
                const LaunchContext &context) {
   const char *name = "softmax";
-  SHARDC_KERNEL_TRY(checkTensor(name, "input", input));
-  SHARDC_KERNEL_TRY(checkTensor(name, "result", out));
-  SHARDC_KERNEL_TRY(checkCudaFloat(name, "input", input));
-  SHARDC_KERNEL_TRY(checkDType(name, "result", out, input.dtype));
-  SHARDC_KERNEL_TRY(checkShape(name, "result", out, input.shape));
-  SHARDC_KERNEL_TRY(checkAxis(name, axis, input.shape.size()));
+  SHARDC_KERNEL_TRY(checkAlongAxis(name, input, axis, out, rejectFloat64));
   if (context.checkOnly || input.numel() == 0)
     return Status::success();
   SoftmaxArgs args;

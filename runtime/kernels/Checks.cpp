@@ -371,6 +371,19 @@ Status checkLinear(const TensorView &input, const TensorView &weight, const Tens
 // Reductions
 //===----------------------------------------------------------------------===//
 
+Status checkAlongAxis(const char *op, const TensorView &input, int64_t axis,
+                      const TensorView &out, TypeCheck extra) {
+  SHARDC_KERNEL_TRY(checkTensor(op, "input", input));
+  SHARDC_KERNEL_TRY(checkTensor(op, "result", out));
+  if (!isFloatType(input.dtype))
+    return fail(op, std::string("needs a float input but got ") + dtypeName(input.dtype));
+  if (extra)
+    SHARDC_KERNEL_TRY(extra(op, input));
+  SHARDC_KERNEL_TRY(checkDType(op, "result", out, input.dtype));
+  SHARDC_KERNEL_TRY(checkShape(op, "result", out, input.shape));
+  return checkAxis(op, axis, input.shape.size());
+}
+
 Status checkReduce(ReduceOp op, const TensorView &input, const std::vector<int64_t> &axes,
                    bool keepdims, const TensorView &out, TypeCheck extra,
                    std::vector<bool> &reduced) {

@@ -123,6 +123,11 @@ Status checkLinear(const TensorView &input, const TensorView &weight, const Tens
 // Reductions
 //===----------------------------------------------------------------------===//
 
+/// softmax and the norms: a float input (and `extra`, when given), out of its
+/// type and shape, `axis` one of its dims.
+Status checkAlongAxis(const char *op, const TensorView &input, int64_t axis,
+                      const TensorView &out, TypeCheck extra);
+
 /// reduce_*: an integer or float input, strictly increasing axes, out the
 /// input without them (or with them as 1). `reduced`: per input dim.
 Status checkReduce(ReduceOp op, const TensorView &input, const std::vector<int64_t> &axes,
