@@ -29,12 +29,6 @@ using namespace detail;
 constexpr int64_t kBlockQ = 32;
 constexpr int64_t kBlockK = 64;
 
-/// e^x for x <= 0 (scores minus their running maximum): fp32 in the form
-/// that vectorizes (VectorMath.h); the double instantiation (F64 attention)
-/// uses libm.
-inline float expNonPositive(float x) { return vmath::exp(x); }
-inline double expNonPositive(double x) { return std::exp(x); }
-
 /// The shapes checkAttention found (Checks.h).
 using Dims = AttentionDims;
 
@@ -196,7 +190,7 @@ void attentionAs(const Dims &dims, const T *query, const T *key, const T *value,
           C *accRow = acc.data() + r * Dv;
           const C newMax = std::max(runMax[size_t(r)], blockMax);
           // exp(-inf) = 0 drops the (empty) state of a row's first block.
-          const C correction = expNonPositive(runMax[size_t(r)] - newMax);
+          const C correction = vmath::exp(runMax[size_t(r)] - newMax);
           if (correction != C(1)) {
             runSum[size_t(r)] *= correction;
             for (int64_t d = 0; d < Dv; ++d)
@@ -205,7 +199,7 @@ void attentionAs(const Dims &dims, const T *query, const T *key, const T *value,
           C sum = 0;
 #pragma omp simd reduction(+ : sum)
           for (int64_t c = 0; c < visible; ++c) {
-            w[c] = expNonPositive(w[c] - newMax);
+            w[c] = vmath::exp(w[c] - newMax);
             sum += w[c];
           }
           std::fill(w + visible, w + cols, C(0));

@@ -22,10 +22,6 @@ using namespace detail;
 
 constexpr int64_t kTile = 64;
 
-// fp32 (and the fp16/bf16 compute type) in the form that vectorizes.
-inline float expOf(float x) { return vmath::exp(x); }
-inline double expOf(double x) { return std::exp(x); }
-
 template <typename T>
 void softmaxRows(const T *in, T *out, int64_t rows, int64_t dim) {
   using C = ComputeT<T>;
@@ -48,7 +44,7 @@ void softmaxRows(const T *in, T *out, int64_t rows, int64_t dim) {
         maximum = std::max(maximum, C(load(x[i])));
       double sum = 0.0;
       for (int64_t i = 0; i < dim; ++i) {
-        e[i] = expOf(C(load(x[i])) - maximum);
+        e[i] = vmath::exp(C(load(x[i])) - maximum);
         sum += double(e[i]);
       }
       const C scale = C(1.0 / sum);
@@ -80,7 +76,7 @@ void softmaxColumns(const T *in, T *out, int64_t outer, int64_t dim, int64_t inn
           maximum[j] = std::max(maximum[j], C(load(x[i * inner + j])));
       for (int64_t i = 0; i < dim; ++i)
         for (int64_t j = 0; j < width; ++j) {
-          C v = expOf(C(load(x[i * inner + j])) - maximum[j]);
+          C v = vmath::exp(C(load(x[i * inner + j])) - maximum[j]);
           e[size_t(i * kTile + j)] = v;
           sum[j] += double(v);
         }

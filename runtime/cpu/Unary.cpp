@@ -13,24 +13,6 @@ namespace {
 
 using namespace detail;
 
-// The transcendental functions of the compute type: fp32 (also the compute
-// type of fp16/bf16) takes the forms that vectorize (VectorMath.h), double
-// takes libm's.
-inline float expOf(float x) { return vmath::exp(x); }
-inline double expOf(double x) { return std::exp(x); }
-inline float erfcOf(float x) { return vmath::erfc(x); }
-inline double erfcOf(double x) { return std::erfc(x); }
-
-// 1 / (1 + e^-x) overflows e^-x for very negative x (harmlessly, to 0, but
-// through inf); e^x / (1 + e^x) there keeps every intermediate finite.
-inline float sigmoid(float x) { return vmath::sigmoid(x); }
-inline double sigmoid(double x) {
-  if (x >= 0)
-    return 1.0 / (1.0 + std::exp(-x));
-  const double e = std::exp(x);
-  return e / (1.0 + e);
-}
-
 /// out[i] = fn(in[i]) in the compute type. `cost` is a rough count of simple
 /// operations per element, so that cheap ops on small tensors stay serial.
 template <typename T, typename Fn>
@@ -52,13 +34,13 @@ template <typename T> void floatUnary(UnaryOp op, const TensorView &in, const Te
   case UnaryOp::Sqrt: run(4, [](C x) { return std::sqrt(x); }); break;
   case UnaryOp::Rsqrt: run(4, [](C x) { return C(1) / std::sqrt(x); }); break;
   case UnaryOp::Reciprocal: run(2, [](C x) { return C(1) / x; }); break;
-  case UnaryOp::Exp: run(16, [](C x) { return expOf(x); }); break;
+  case UnaryOp::Exp: run(16, [](C x) { return vmath::exp(x); }); break;
   case UnaryOp::Log: run(16, [](C x) { return std::log(x); }); break;
   case UnaryOp::Cos: run(16, [](C x) { return std::cos(x); }); break;
   case UnaryOp::Sin: run(16, [](C x) { return std::sin(x); }); break;
   case UnaryOp::Erf: run(16, [](C x) { return std::erf(x); }); break;
   case UnaryOp::Tanh: run(16, [](C x) { return std::tanh(x); }); break;
-  case UnaryOp::Sigmoid: run(16, [](C x) { return sigmoid(x); }); break;
+  case UnaryOp::Sigmoid: run(16, [](C x) { return vmath::sigmoid(x); }); break;
   // x < 0 rather than max(x, 0) so that NaN stays NaN.
   case UnaryOp::Relu: run(1, [](C x) { return x < 0 ? C(0) : x; }); break;
   // Both gelu forms avoid 1 + (something near -1) for negative x, which
@@ -67,16 +49,16 @@ template <typename T> void floatUnary(UnaryOp op, const TensorView &in, const Te
   case UnaryOp::Gelu:
     run(20, [](C x) {
       const C invSqrt2 = C(0.70710678118654752440);
-      return C(0.5) * x * erfcOf(-x * invSqrt2);
+      return C(0.5) * x * vmath::erfc(-x * invSqrt2);
     });
     break;
   case UnaryOp::GeluTanh:
     run(20, [](C x) {
       const C sqrt2OverPi = C(0.79788456080286535588);
-      return x * sigmoid(C(2) * sqrt2OverPi * (x + C(0.044715) * x * x * x));
+      return x * vmath::sigmoid(C(2) * sqrt2OverPi * (x + C(0.044715) * x * x * x));
     });
     break;
-  case UnaryOp::Silu: run(16, [](C x) { return x * sigmoid(x); }); break;
+  case UnaryOp::Silu: run(16, [](C x) { return x * vmath::sigmoid(x); }); break;
   case UnaryOp::Floor: run(1, [](C x) { return std::floor(x); }); break;
   case UnaryOp::Ceil: run(1, [](C x) { return std::ceil(x); }); break;
   // nearbyint in the default rounding mode sends halves to even (ONNX Round).

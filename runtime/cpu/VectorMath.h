@@ -5,7 +5,8 @@
 // MLP (128 x 3072 elements, one thread), the erf-GELU through erfcf took 1.4
 // ms, as long as the layer's GEMM beside it. These are straight-line float
 // arithmetic with selects instead of branches, so a loop over them becomes
-// vector code. fp32 only: the double kernels keep libm.
+// vector code. The double overloads (the compute type of fp64 kernels) are
+// libm's, so a kernel templated on its compute type calls vmath:: for both.
 //
 // Accuracy (relative, measured by test/unit/runtime/cpu/VectorMathTest.cpp
 // against libm in double): exp and sigmoid within 2 and 3 ulp; erfc within
@@ -17,6 +18,7 @@
 #ifndef SHARDC_RUNTIME_CPU_VECTORMATH_H
 #define SHARDC_RUNTIME_CPU_VECTORMATH_H
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -85,6 +87,14 @@ inline float erfc(float z) {
   p = p * t - 1.26551223f;
   const float tail = t * exp(p - a * a);
   return z >= 0 ? tail : 2.0f - tail;
+}
+
+inline double exp(double x) { return std::exp(x); }
+inline double erfc(double x) { return std::erfc(x); }
+/// The same two forms as the float sigmoid, so nothing overflows.
+inline double sigmoid(double x) {
+  const double e = std::exp(x < 0 ? x : -x);
+  return x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
 }
 
 } // namespace shardc::rt::cpu::vmath
