@@ -241,12 +241,16 @@ Value unrepeated(Value repeated) {
 /// The largest mask whose values are read to see whether it is causal.
 constexpr int64_t kMaxInspectedMaskElements = int64_t(1) << 24;
 
+/// The values of the weights read as masks in one run of the pass: layers
+/// share one mask weight, whose bytes are then read once.
+using WeightValues = llvm::DenseMap<Operation *, std::optional<DenseElementsAttr>>;
+
 /// The value of a constant mask: a constant op, or a plain weight whose bytes
 /// can be read (exporters that fold the causal mask store it as an
 /// initializer, often in the external data). A weight that cannot be read is
 /// not an error here, just not known to be causal: the bytes may be absent
 /// while planning.
-std::optional<DenseElementsAttr> constantMaskValue(Value mask) {
+std::optional<DenseElementsAttr> constantMaskValue(Value mask, WeightValues &weights) {
   auto type = cast<RankedTensorType>(mask.getType());
   if (!type.hasStaticShape() || type.getNumElements() > kMaxInspectedMaskElements)
     return std::nullopt;
@@ -256,18 +260,20 @@ std::optional<DenseElementsAttr> constantMaskValue(Value mask) {
   auto weight = mask.getDefiningOp<WeightOp>();
   if (!weight)
     return std::nullopt;
-  ScopedDiagnosticHandler quiet(weight->getContext(), [](Diagnostic &) { return success(); });
-  FailureOr<DenseElementsAttr> read = readWeight(weight);
-  if (failed(read))
-    return std::nullopt;
-  return *read;
+  auto [known, added] = weights.try_emplace(weight, std::nullopt);
+  if (added) {
+    ScopedDiagnosticHandler quiet(weight->getContext(), [](Diagnostic &) { return success(); });
+    if (FailureOr<DenseElementsAttr> read = readWeight(weight); succeeded(read))
+      known->second = *read;
+  }
+  return known->second;
 }
 
 /// True when `mask` is a constant that keeps exactly key j <= i + Sk - Sq for
 /// query i (graph.attention's causal rule), in every leading position: a
 /// boolean keep- or hide-mask or an additive 0 / hidden mask.
-bool isCausalConstant(const Mask &mask, int64_t queries, int64_t keys) {
-  std::optional<DenseElementsAttr> constant = constantMaskValue(mask.value);
+bool isCausalConstant(const Mask &mask, int64_t queries, int64_t keys, WeightValues &weights) {
+  std::optional<DenseElementsAttr> constant = constantMaskValue(mask.value, weights);
   if (!constant)
     return false;
   DenseElementsAttr values = *constant;
@@ -414,7 +420,7 @@ Value guardedProbabilities(SoftmaxOp softmax) {
   return guard.getResult();
 }
 
-void raiseAttention(SoftmaxOp softmax) {
+void raiseAttention(SoftmaxOp softmax, WeightValues &weights) {
   if (int64_t(softmax.getAxis()) != softmax.getType().getRank() - 1)
     return;
   Value probabilities = guardedProbabilities(softmax);
@@ -446,7 +452,8 @@ void raiseAttention(SoftmaxOp softmax) {
   SmallVector<Mask> masks(chain->masks);
   int64_t queries = tensorType(q).getShape().drop_back().back();
   int64_t keys = tensorType(k).getShape().drop_back().back();
-  if (masks.size() == 1 && keys >= queries && isCausalConstant(masks.front(), queries, keys)) {
+  if (masks.size() == 1 && keys >= queries &&
+      isCausalConstant(masks.front(), queries, keys, weights)) {
     causal = true;
     masks.clear();
   }
@@ -480,8 +487,9 @@ struct RaiseAttentionPass : shardc::graph::impl::RaiseAttentionPassBase<RaiseAtt
   void runOnOperation() override {
     SmallVector<SoftmaxOp> softmaxes;
     getOperation().walk([&](SoftmaxOp softmax) { softmaxes.push_back(softmax); });
+    WeightValues weights;
     for (SoftmaxOp softmax : softmaxes)
-      raiseAttention(softmax);
+      raiseAttention(softmax, weights);
     eraseDeadOps(getOperation());
   }
 };
