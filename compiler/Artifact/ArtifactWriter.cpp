@@ -103,11 +103,15 @@ std::vector<char> pickRepeatedBlocks(const std::vector<char> &source, int64_t wi
 class WeightSource {
 public:
   FailureOr<ArrayRef<char>> read(exec::WeightOp weight) {
-    auto key = std::make_tuple(weight.getFile().str(), weight.getOffset(), weight.getSize());
+    std::vector<int64_t> parts;
+    if (weight.getPartOffsets())
+      parts.assign(weight.getPartOffsets()->begin(), weight.getPartOffsets()->end());
+    auto key = std::make_tuple(weight.getFile().str(), weight.getOffset(), weight.getSize(), parts);
     auto found = cache.find(key);
     if (found == cache.end()) {
-      auto bytes = graph::readWeightBytes(weight.getLoc(), weight.getName(), weight.getFile(),
-                                           weight.getOffset(), weight.getSize());
+      auto bytes = graph::readStoredBytes(weight.getLoc(), weight.getName(), weight.getFile(),
+                                           weight.getOffset(), weight.getSize(),
+                                           weight.getPartOffsets());
       if (failed(bytes))
         return failure();
       found = cache.emplace(key, std::move(*bytes)).first;
@@ -117,7 +121,10 @@ public:
   }
 
 private:
-  std::map<std::tuple<std::string, int64_t, int64_t>, std::unique_ptr<llvm::MemoryBuffer>> cache;
+  /// Keyed by file, offset, size and part offsets.
+  std::map<std::tuple<std::string, int64_t, int64_t, std::vector<int64_t>>,
+           std::unique_ptr<llvm::MemoryBuffer>>
+      cache;
 };
 
 /// The bytes of every weight and constant one rank holds, kept alive until

@@ -432,7 +432,7 @@ FailureOr<Value> GraphImporter::importInitializer(const onnx::TensorProto &tenso
   auto weight = [&](StringRef file, int64_t offset) -> Value {
     return builder_.create<graph::WeightOp>(location, *type, tensor.name(), file, offset, bytes,
                                             DenseI64ArrayAttr(), DenseI64ArrayAttr(), TypeAttr(),
-                                            DenseI64ArrayAttr());
+                                            DenseI64ArrayAttr(), DenseI64ArrayAttr());
   };
 
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {

@@ -58,8 +58,8 @@ def Exec_WeightOp : Exec_Op<"weight", [Pure]> {
   let description = [{
     `size` bytes at `offset` in `file` hold the tensor, or with `stored_shape`
     and `box_offsets` a larger one this is a box of, with `stored_type` in
-    another element type, with `repeat_blocks` its blocks repeated (see
-    graph.weight). A
+    another element type, with `repeat_blocks` its blocks repeated, with
+    `part_offsets` read from equal parts (see graph.weight). A
     `dist.weight_shard` sharding says which block of it each rank holds: the
     buffer's type is that block's.
   }];
@@ -67,7 +67,8 @@ def Exec_WeightOp : Exec_Op<"weight", [Pure]> {
                        OptionalAttr<DenseI64ArrayAttr>:$stored_shape,
                        OptionalAttr<DenseI64ArrayAttr>:$box_offsets,
                        OptionalAttr<TypeAttr>:$stored_type,
-                       OptionalAttr<DenseI64ArrayAttr>:$repeat_blocks);
+                       OptionalAttr<DenseI64ArrayAttr>:$repeat_blocks,
+                       OptionalAttr<DenseI64ArrayAttr>:$part_offsets);
   let results = (outs Exec_Buffer:$buffer);
   let assemblyFormat = "$name attr-dict `:` type($buffer)";
 }

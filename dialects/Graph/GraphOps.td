@@ -44,12 +44,16 @@ def Graph_WeightOp : Graph_Op<"weight", [Pure]> {
     each run of `block` elements of the box is repeated `times` times: the
     key/value heads a grouped-query projection shares between tensor-parallel
     ranks, each rank holding its copy (Megatron-LM's kv-head replication).
+    With `part_offsets`, the `size` bytes are not one range but equal parts
+    at those offsets, in order: the experts' weights of a MoE layer stacked
+    along a leading dim (`offset` is the first part's).
   }];
   let arguments = (ins StrAttr:$name, StrAttr:$file, I64Attr:$offset, I64Attr:$size,
                        OptionalAttr<DenseI64ArrayAttr>:$stored_shape,
                        OptionalAttr<DenseI64ArrayAttr>:$box_offsets,
                        OptionalAttr<TypeAttr>:$stored_type,
-                       OptionalAttr<DenseI64ArrayAttr>:$repeat_blocks);
+                       OptionalAttr<DenseI64ArrayAttr>:$repeat_blocks,
+                       OptionalAttr<DenseI64ArrayAttr>:$part_offsets);
   let results = (outs Graph_Tensor:$result);
   let assemblyFormat = "$name attr-dict `:` type($result)";
   let hasVerifier = 1;
@@ -450,6 +454,43 @@ def Graph_RotaryOp : Graph_Op<"rotary", [Pure, InferTypeOpAdaptor]> {
                        Graph_FloatTensor:$sin, DefaultValuedAttr<BoolAttr, "false">:$interleaved);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$input `,` $cos `,` $sin attr-dict `:` functional-type(operands, results)";
+}
+
+def Graph_MoeOp : Graph_Op<"moe", [Pure, InferTypeOpAdaptor]> {
+  let summary = "routed experts: every token through its chosen experts, gate-weighted and summed";
+  let description = [{
+    y[t] = sum over j of gates[t, j] * expert_{indices[t, j]}(input[t]), with
+    input [T, H], indices [T, k] (distinct experts per token) and gates
+    [T, k] from the router (which stays ordinary ops). Each expert is an MLP
+    whose weights are stacked along a leading expert dim: `weights` are
+    (gate, up, down) for a gated MLP, down(act(x W_gate) * (x W_up)), or
+    (up, down) for down(act(x W_up)); gate and up [E, H, F], down [E, F, H],
+    or "out x in" ([E, F, H] and [E, H, F]) with `transpose_weights`.
+    `activation`: silu, gelu, gelu_tanh or relu. `experts` is the number of
+    experts of the whole model (the weights' leading dim until they are
+    partitioned). `capacity`: entries per expert kept, 0 for all (dropless);
+    which ones are kept is docs/experts.md's rule. After partitioning,
+    `expert_axes` are the mesh axes the experts are split over and `exchange`
+    says whether the tokens are split over them too (entries travel to their
+    expert's devices and back) or whole (the result is a partial sum).
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_IndexTensor:$indices,
+                       Graph_FloatTensor:$gates, Variadic<Graph_FloatTensor>:$weights,
+                       I64Attr:$experts, StrAttr:$activation,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_weights,
+                       DefaultValuedAttr<I64Attr, "0">:$capacity,
+                       OptionalAttr<StrArrayAttr>:$expert_axes,
+                       DefaultValuedAttr<BoolAttr, "false">:$exchange);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices `,` $gates `,` `experts` `(` $weights `)` attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// Whether the experts are gated MLPs (three weights each).
+    bool isGated() { return getWeights().size() == 3; }
+    mlir::Value getDownWeight() { return getWeights().back(); }
+  }];
 }
 
 def Graph_CompositeOp : Graph_Op<"composite",

@@ -631,6 +631,68 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
   return success();
 }
 
+LogicalResult MoeOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                                      Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  RankedTensorType input = tensorType(adaptor.getInput());
+  RankedTensorType indices = tensorType(adaptor.getIndices());
+  RankedTensorType gates = tensorType(adaptor.getGates());
+  if (failed(checkSameElementType<MoeOp>(location, input, gates)))
+    return failure();
+  if (input.getRank() != 2 || indices.getRank() != 2 || indices.getShape() != gates.getShape() ||
+      indices.getDimSize(0) != input.getDimSize(0))
+    return fail<MoeOp>(location, "expects input [T, H] with indices and gates [T, k]; got " +
+                                     formatShape(input.getShape()) + ", " +
+                                     formatShape(indices.getShape()) + " and " +
+                                     formatShape(gates.getShape()));
+  ValueRange weights = adaptor.getWeights();
+  if (weights.size() != 2 && weights.size() != 3)
+    return fail<MoeOp>(location, "expects (gate, up, down) or (up, down) expert weights; got " +
+                                     Twine(weights.size()));
+  if (!adaptor.getExpertsAttr() || !adaptor.getActivationAttr())
+    return fail<MoeOp>(location, "needs the experts and activation attributes");
+  // Attributes left at their defaults may be absent here (ops built from a
+  // list of attributes): read them as attributes.
+  bool transposed = adaptor.getTransposeWeightsAttr() && adaptor.getTransposeWeightsAttr().getValue();
+  int64_t capacity = adaptor.getCapacityAttr() ? adaptor.getCapacityAttr().getInt() : 0;
+  // [experts, in, out] per projection ("out x in" when transposed).
+  int64_t hidden = input.getDimSize(1), local = tensorType(weights[0]).getDimSize(0);
+  int64_t ffn = -1;
+  for (auto [index, weight] : llvm::enumerate(weights)) {
+    RankedTensorType type = tensorType(weight);
+    if (failed(checkSameElementType<MoeOp>(location, input, type)))
+      return failure();
+    bool down = index + 1 == weights.size();
+    if (type.getRank() != 3 || type.getDimSize(0) != local)
+      return fail<MoeOp>(location, "expert weights must be [experts, rows, cols] with one "
+                                   "expert count; got " +
+                                       formatShape(type.getShape()));
+    int64_t in = type.getDimSize(transposed ? 2 : 1);
+    int64_t out = type.getDimSize(transposed ? 1 : 2);
+    int64_t expectedIn = down ? ffn : hidden, expectedOut = down ? hidden : ffn;
+    if (ffn < 0 && !down)
+      expectedOut = ffn = out;
+    if (in != expectedIn || out != expectedOut)
+      return fail<MoeOp>(location, Twine(down ? "the down projection" : "a projection") +
+                                       " does not fit hidden size " + Twine(hidden) +
+                                       " and expert width " + Twine(ffn) + "; got " +
+                                       formatShape(type.getShape()));
+  }
+  int64_t experts = adaptor.getExperts(), slots = indices.getDimSize(1);
+  if (local < 1 || experts % local != 0 || slots < 1 || slots > experts)
+    return fail<MoeOp>(location, "expects 1 <= k <= experts and the weights' expert dim to "
+                                 "divide experts; got k = " +
+                                     Twine(slots) + ", experts = " + Twine(experts) +
+                                     ", weights for " + Twine(local));
+  if (!llvm::is_contained({"silu", "gelu", "gelu_tanh", "relu"}, adaptor.getActivation()))
+    return fail<MoeOp>(location, "activation must be silu, gelu, gelu_tanh or relu; got '" +
+                                     adaptor.getActivation() + "'");
+  if (capacity < 0)
+    return fail<MoeOp>(location, "capacity must be >= 0 (0: every entry kept); got " +
+                                     Twine(capacity));
+  types.push_back(input);
+  return success();
+}
+
 LogicalResult RotaryOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
                                          Adaptor adaptor, SmallVectorImpl<Type> &types) {
   RankedTensorType input = tensorType(adaptor.getInput());

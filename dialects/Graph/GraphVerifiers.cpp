@@ -47,6 +47,15 @@ LogicalResult WeightOp::verify() {
   // The getters are unsigned: the attributes hold the signed values.
   if (getOffsetAttr().getInt() < 0)
     return emitOpError() << "offset must not be negative; got " << getOffsetAttr().getInt();
+  if (std::optional<ArrayRef<int64_t>> parts = getPartOffsets()) {
+    if (parts->empty() || getSizeAttr().getInt() % int64_t(parts->size()) != 0 ||
+        parts->front() != getOffsetAttr().getInt() ||
+        llvm::any_of(*parts, [](int64_t offset) { return offset < 0; }))
+      return emitOpError() << "part_offsets must be non-negative offsets of equal parts of the "
+                              "size, the first at offset; got "
+                           << formatShape(*parts) << " for " << getSizeAttr().getInt()
+                           << " bytes at offset " << getOffsetAttr().getInt();
+  }
   if (getSizeAttr().getInt() != expected)
     return emitOpError() << "size does not hold a " << formatShape(stored.value_or(type.getShape()))
                          << " " << storedType << " tensor; expected " << expected

@@ -4,6 +4,8 @@
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <cstring>
+
 using namespace mlir;
 
 namespace shardc::graph {
@@ -27,13 +29,35 @@ FailureOr<std::unique_ptr<llvm::MemoryBuffer>> readWeightBytes(Location location
   return std::move(*buffer);
 }
 
+FailureOr<std::unique_ptr<llvm::MemoryBuffer>>
+readStoredBytes(Location location, StringRef name, StringRef file, int64_t offset, int64_t size,
+                std::optional<ArrayRef<int64_t>> partOffsets) {
+  if (!partOffsets)
+    return readWeightBytes(location, name, file, offset, size);
+  // The verifier checked that the parts divide the size.
+  int64_t partSize = size / int64_t(partOffsets->size());
+  auto stored = llvm::WritableMemoryBuffer::getNewUninitMemBuffer(size_t(size), name);
+  if (!stored)
+    return emitError(location) << "weight '" << name << "' needs " << size
+                               << " bytes of memory, which cannot be allocated";
+  char *at = stored->getBufferStart();
+  for (int64_t partOffset : *partOffsets) {
+    auto part = readWeightBytes(location, name, file, partOffset, partSize);
+    if (failed(part))
+      return failure();
+    std::memcpy(at, (*part)->getBufferStart(), size_t(partSize));
+    at += partSize;
+  }
+  return std::unique_ptr<llvm::MemoryBuffer>(std::move(stored));
+}
+
 FailureOr<DenseElementsAttr> readWeight(WeightOp weight) {
   if (weight.getStoredShape() || weight.getBoxOffsets() || weight.getStoredType() ||
       weight.getRepeatBlocks())
     return weight.emitOpError("holds a part or a conversion of its stored bytes; only a plain "
                               "weight's value can be read");
-  auto buffer = readWeightBytes(weight.getLoc(), weight.getName(), weight.getFile(),
-                                weight.getOffset(), weight.getSize());
+  auto buffer = readStoredBytes(weight.getLoc(), weight.getName(), weight.getFile(),
+                                weight.getOffset(), weight.getSize(), weight.getPartOffsets());
   if (failed(buffer))
     return failure();
   StringRef bytes = (*buffer)->getBuffer();

@@ -22,6 +22,12 @@ mlir::FailureOr<std::unique_ptr<llvm::MemoryBuffer>>
 readWeightBytes(mlir::Location location, llvm::StringRef name, llvm::StringRef file,
                 int64_t offset, int64_t size);
 
+/// The `size` stored bytes of a weight: one range at `offset`, or equal
+/// parts at `partOffsets` (graph.weight's part_offsets), concatenated.
+mlir::FailureOr<std::unique_ptr<llvm::MemoryBuffer>>
+readStoredBytes(mlir::Location location, llvm::StringRef name, llvm::StringRef file,
+                int64_t offset, int64_t size, std::optional<llvm::ArrayRef<int64_t>> partOffsets);
+
 /// The value of a weight whose bytes are its result as they are (no box,
 /// stored shape or type, repeat); an error at the weight for any other, or
 /// when the bytes cannot be read.

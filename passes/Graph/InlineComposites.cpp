@@ -2,8 +2,7 @@
 #include "passes/Graph/Passes.h"
 
 #include "dialects/Graph/GraphOps.h"
-
-#include "mlir/IR/IRMapping.h"
+#include "passes/Graph/Outlining.h"
 
 using namespace mlir;
 
@@ -17,21 +16,14 @@ namespace {
 struct InlineCompositesPass
     : shardc::graph::impl::InlineCompositesPassBase<InlineCompositesPass> {
   void runOnOperation() override {
+    // Outermost composites only: inlining one inlines the composites nested in it.
     SmallVector<shardc::graph::CompositeOp> composites;
-    // Post-order: nested composites (experts in a MoE) are inlined first.
-    getOperation().walk([&](shardc::graph::CompositeOp op) { composites.push_back(op); });
-    for (shardc::graph::CompositeOp composite : composites) {
-      OpBuilder builder(composite);
-      IRMapping mapping;
-      Block &body = composite.getBody().front();
-      mapping.map(body.getArguments(), composite.getInputs());
-      for (Operation &op : body.without_terminator())
-        builder.clone(op, mapping);
-      auto yield = cast<shardc::graph::YieldOp>(body.getTerminator());
-      for (auto [result, yielded] : llvm::zip(composite.getResults(), yield.getValues()))
-        result.replaceAllUsesWith(mapping.lookup(yielded));
-      composite.erase();
-    }
+    getOperation().walk([&](shardc::graph::CompositeOp op) {
+      if (!op->getParentOfType<shardc::graph::CompositeOp>())
+        composites.push_back(op);
+    });
+    for (shardc::graph::CompositeOp composite : composites)
+      shardc::graph::inlineComposite(composite);
   }
 };
 

@@ -49,4 +49,26 @@ CompositeOp outlineComposite(StringRef kind, ArrayRef<Operation *> ops, Operatio
   return composite;
 }
 
+SmallVector<Value> inlineComposite(CompositeOp composite) {
+  OpBuilder builder(composite);
+  IRMapping mapping;
+  Block &body = composite.getBody().front();
+  mapping.map(body.getArguments(), composite.getInputs());
+  SmallVector<CompositeOp> nested;
+  for (Operation &op : body.without_terminator()) {
+    Operation *copy = builder.clone(op, mapping);
+    if (auto inner = dyn_cast<CompositeOp>(copy))
+      nested.push_back(inner);
+  }
+  for (CompositeOp inner : nested)
+    inlineComposite(inner);
+  auto yield = cast<YieldOp>(body.getTerminator());
+  SmallVector<Value> results;
+  for (Value yielded : yield.getValues())
+    results.push_back(mapping.lookup(yielded));
+  composite->replaceAllUsesWith(results);
+  composite.erase();
+  return results;
+}
+
 } // namespace shardc::graph

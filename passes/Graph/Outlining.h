@@ -14,6 +14,10 @@ namespace shardc::graph {
 CompositeOp outlineComposite(llvm::StringRef kind, llvm::ArrayRef<mlir::Operation *> ops,
                              mlir::Operation *root);
 
+/// Replaces `composite` by copies of its body's ops placed before it, and
+/// nested composites by theirs; returns the values its results became.
+llvm::SmallVector<mlir::Value> inlineComposite(CompositeOp composite);
+
 } // namespace shardc::graph
 
 #endif

@@ -105,6 +105,18 @@ def RaiseMoePass : Pass<"shardc-raise-moe", "mlir::ModuleOp"> {
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def RaiseRoutedExpertsPass : Pass<"shardc-raise-routed-experts", "mlir::ModuleOp"> {
+  let summary = "Raise the routed experts of each moe composite into graph.moe";
+  let description = [{
+    In each `moe` composite, finds the tokens, the router's top-k choices and
+    gates, and one MLP per expert, whichever way the exporter spelled the
+    dispatch (a dense gate table, ...), and replaces the composite by the
+    router's ops and one graph.moe (docs/experts.md). A composite no spelling
+    matches stays, and runs every expert on every token as exported.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 def RaiseNormsPass : Pass<"shardc-raise-norms", "mlir::ModuleOp"> {
   let summary = "Recognize layer norm and RMS norm spelled out as primitives";
   let description = [{

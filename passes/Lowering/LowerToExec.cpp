@@ -72,7 +72,8 @@ private:
       auto lowered = builder.create<exec::WeightOp>(
           location, bufferType(weight.getType()), uniqueWeightName(weight.getName()),
           weight.getFile(), weight.getOffset(), weight.getSize(), weight.getStoredShapeAttr(),
-          weight.getBoxOffsetsAttr(), weight.getStoredTypeAttr(), weight.getRepeatBlocksAttr());
+          weight.getBoxOffsetsAttr(), weight.getStoredTypeAttr(), weight.getRepeatBlocksAttr(),
+          weight.getPartOffsetsAttr());
       // A partitioned weight's global sharding tells the artifact writer
       // which block each rank holds.
       for (NamedAttribute attr : weight->getDiscardableAttrs())

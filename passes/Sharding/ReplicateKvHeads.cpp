@@ -84,7 +84,8 @@ Value repeatedWeight(OpBuilder &builder, graph::WeightOp weight, int64_t axis, i
       weight.getLoc(), RankedTensorType::get(shape, type.getElementType()), weight.getNameAttr(),
       weight.getFileAttr(), weight.getOffsetAttr(), weight.getSizeAttr(),
       builder.getDenseI64ArrayAttr(stored), builder.getDenseI64ArrayAttr(offsets),
-      weight.getStoredTypeAttr(), builder.getDenseI64ArrayAttr({axis, block, times}));
+      weight.getStoredTypeAttr(), builder.getDenseI64ArrayAttr({axis, block, times}),
+      weight.getPartOffsetsAttr());
 }
 
 /// Rebuilds `chain` with `times` copies of each head; the new operand, or

@@ -152,7 +152,7 @@ Value boxOf(OpBuilder &builder, graph::WeightOp weight, int64_t dim, int64_t beg
       weight.getLoc(), RankedTensorType::get(shape, type.getElementType()), weight.getName(),
       weight.getFile(), weight.getOffset(), weight.getSize(), builder.getDenseI64ArrayAttr(stored),
       builder.getDenseI64ArrayAttr(offsets), weight.getStoredTypeAttr(),
-      /*repeat_blocks=*/DenseI64ArrayAttr());
+      /*repeat_blocks=*/DenseI64ArrayAttr(), weight.getPartOffsetsAttr());
   return box.getResult();
 }
 

@@ -138,7 +138,7 @@ FailureOr<Value> weightMatrix(NodeContext &node, Value weight) {
       .create<WeightOp>(stored.getLoc(), RankedTensorType::get(shape, type.getElementType()),
                         stored.getName(), stored.getFile(), stored.getOffset(), stored.getSize(),
                         DenseI64ArrayAttr(), DenseI64ArrayAttr(), TypeAttr(),
-                        DenseI64ArrayAttr())
+                        DenseI64ArrayAttr(), DenseI64ArrayAttr())
       .getResult();
 }
 

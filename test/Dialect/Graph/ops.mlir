@@ -110,3 +110,12 @@ func.func @composites(%x: tensor<2x16x64xf32>, %w: tensor<64x64xf32>, %b: tensor
   }
   return %5, %4 : tensor<2x16x64xf32>, tensor<2x4x16x16xf32>
 }
+
+// CHECK-LABEL: func.func @moe
+func.func @moe(%x: tensor<8x16xf32>, %i: tensor<8x2xi64>, %g: tensor<8x2xf32>,
+               %gate: tensor<4x32x16xf32>, %up: tensor<4x32x16xf32>,
+               %down: tensor<4x16x32xf32>) -> tensor<8x16xf32> {
+  // CHECK: graph.moe %{{.*}}, %{{.*}}, %{{.*}}, experts(%{{.*}}, %{{.*}}, %{{.*}}) {activation = "silu", experts = 4 : i64, transpose_weights = true}
+  %0 = graph.moe %x, %i, %g, experts(%gate, %up, %down) {experts = 4 : i64, activation = "silu", transpose_weights = true} : (tensor<8x16xf32>, tensor<8x2xi64>, tensor<8x2xf32>, tensor<4x32x16xf32>, tensor<4x32x16xf32>, tensor<4x16x32xf32>) -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}

@@ -225,3 +225,39 @@ func.func @repeat_box_too_wide() -> tensor<4x16xf32> {
   %w = graph.weight "w" {file = "m.onnx", offset = 0 : i64, size = 64 : i64, stored_shape = array<i64: 4, 4>, box_offsets = array<i64: 0, 0>, repeat_blocks = array<i64: 1, 2, 2>} : tensor<4x16xf32>
   return %w : tensor<4x16xf32>
 }
+
+// -----
+
+func.func @moe_down_width(%x: tensor<8x16xf32>, %i: tensor<8x2xi64>, %g: tensor<8x2xf32>, %up: tensor<4x16x32xf32>, %down: tensor<4x16x16xf32>) {
+  // expected-error @+2 {{the down projection does not fit hidden size 16 and expert width 32; got [4, 16, 16]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.moe %x, %i, %g, experts(%up, %down) {experts = 4 : i64, activation = "relu"} : (tensor<8x16xf32>, tensor<8x2xi64>, tensor<8x2xf32>, tensor<4x16x32xf32>, tensor<4x16x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @moe_experts_split(%x: tensor<8x16xf32>, %i: tensor<8x2xi64>, %g: tensor<8x2xf32>, %up: tensor<3x16x32xf32>, %down: tensor<3x32x16xf32>) {
+  // expected-error @+2 {{expects 1 <= k <= experts and the weights' expert dim to divide experts; got k = 2, experts = 4, weights for 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.moe %x, %i, %g, experts(%up, %down) {experts = 4 : i64, activation = "relu"} : (tensor<8x16xf32>, tensor<8x2xi64>, tensor<8x2xf32>, tensor<3x16x32xf32>, tensor<3x32x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @moe_activation(%x: tensor<8x16xf32>, %i: tensor<8x2xi64>, %g: tensor<8x2xf32>, %up: tensor<4x16x32xf32>, %down: tensor<4x32x16xf32>) {
+  // expected-error @+2 {{activation must be silu, gelu, gelu_tanh or relu; got 'tanh'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.moe %x, %i, %g, experts(%up, %down) {experts = 4 : i64, activation = "tanh"} : (tensor<8x16xf32>, tensor<8x2xi64>, tensor<8x2xf32>, tensor<4x16x32xf32>, tensor<4x32x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @moe_tokens(%x: tensor<8x16xf32>, %i: tensor<6x2xi64>, %g: tensor<6x2xf32>, %up: tensor<4x16x32xf32>, %down: tensor<4x32x16xf32>) {
+  // expected-error @+2 {{expects input [T, H] with indices and gates [T, k]; got [8, 16], [6, 2] and [6, 2]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.moe %x, %i, %g, experts(%up, %down) {experts = 4 : i64, activation = "relu"} : (tensor<8x16xf32>, tensor<6x2xi64>, tensor<6x2xf32>, tensor<4x16x32xf32>, tensor<4x32x16xf32>) -> tensor<8x16xf32>
+  return
+}
