@@ -129,6 +129,8 @@ Status dispatch(const KernelCall &call) {
   else
     counts = own;
   kernels::keepRule(group, counts.data(), routing.as<int64_t>());
+  if (call.counters)
+    kernels::moeLoad(group, counts.data(), routing.as<const int64_t>(), *call.counters);
   MoeLayout layout;
   SHARDC_KERNEL_TRY(
       kernels::makeMoeLayout(op, group, routing.as<const int64_t>(), rows.shape[0], layout));

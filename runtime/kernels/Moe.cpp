@@ -82,6 +82,20 @@ void keepRule(const MoeGroup &group, const int64_t *count, int64_t *kept) {
   }
 }
 
+void moeLoad(const MoeGroup &group, const int64_t *count, const int64_t *kept,
+             std::vector<std::pair<std::string, int64_t>> &counters) {
+  int64_t dropped = 0;
+  for (int64_t e = 0; e < group.experts; ++e) {
+    int64_t keptOfExpert = 0;
+    for (int64_t q = 0; q < group.sources(); ++q) {
+      keptOfExpert += kept[q * group.experts + e];
+      dropped += count[q * group.experts + e] - kept[q * group.experts + e];
+    }
+    counters.emplace_back("kept_e" + std::to_string(e), keptOfExpert);
+  }
+  counters.emplace_back("dropped", dropped);
+}
+
 Status makeMoeLayout(const char *op, const MoeGroup &group, const int64_t *routing,
                      int64_t capacityRows, MoeLayout &layout) {
   const int64_t sources = group.sources(), experts = group.experts;

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shardc::rt::kernels {
@@ -58,6 +59,13 @@ Status countEntries(const char *op, const MoeGroup &group, const int64_t *indice
 
 /// The keep rule: kept[q][e] from count[q][e], both [Q, E].
 void keepRule(const MoeGroup &group, const int64_t *count, int64_t *kept);
+
+/// The load of one dispatch, for a profile (the type of the executor's
+/// StepCounters): "kept_e<e>" per expert, the entries of the whole group it
+/// keeps, then "dropped", those the capacity turned away. `count` and
+/// `kept` are [Q, E].
+void moeLoad(const MoeGroup &group, const int64_t *count, const int64_t *kept,
+             std::vector<std::pair<std::string, int64_t>> &counters);
 
 /// Where the rows of a routing matrix lie, all in rows.
 struct MoeLayout {

@@ -288,16 +288,28 @@ INSTANTIATE_TEST_SUITE_P(Members, MoeLayer, ::testing::Values(1, 2, 4),
                          [](const auto &info) { return std::to_string(info.param) + "Members"; });
 
 /// moe_dispatch alone on one member, for its errors.
-Status dispatchAlone(std::vector<int64_t> indexValues, int64_t rowCount, int64_t experts = 4) {
+Status dispatchAlone(std::vector<int64_t> indexValues, int64_t rowCount, int64_t experts = 4,
+                     int64_t capacity = 0, StepCounters *counters = nullptr) {
   const int64_t tokens = int64_t(indexValues.size()) / 2;
   Params params;
   params.set("experts", ints(experts));
+  params.set("capacity", ints(capacity));
   HostTensor x(DType::F32, {tokens, 2}), indices(DType::I64, {tokens, 2});
   std::copy(indexValues.begin(), indexValues.end(),
             reinterpret_cast<int64_t *>(indices.bytes.data()));
   HostTensor rows(DType::F32, {rowCount, 2}), routing(DType::I64, {1, experts});
   std::vector<TensorView> inputs{x.view(), indices.view()}, outputs{rows.view(), routing.view()};
-  return cpu::kernelTable().find("moe_dispatch")(KernelCall{inputs, outputs, params});
+  return cpu::kernelTable().find("moe_dispatch")(
+      KernelCall{inputs, outputs, params, nullptr, nullptr, nullptr, counters});
+}
+
+TEST(MoeKernels, DispatchCountsTheLoadPerExpertForAProfile) {
+  StepCounters counters;
+  // Expert 0 gets 3 entries, of which capacity 2 keeps the first two.
+  ASSERT_TRUE(dispatchAlone({0, 1, 0, 2, 0, 3}, 6, 4, 2, &counters).ok());
+  const StepCounters want{
+      {"kept_e0", 2}, {"kept_e1", 1}, {"kept_e2", 1}, {"kept_e3", 1}, {"dropped", 1}};
+  EXPECT_EQ(counters, want);
 }
 
 TEST(MoeKernels, ErrorsNameTheProblem) {
