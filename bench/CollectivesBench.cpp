@@ -9,6 +9,11 @@
 //   the same buffer, in the same run.
 // Bandwidth is reported as bytes / seconds ("algorithm bandwidth").
 //
+// Then all-to-all-v (MoE's dispatch and combine) of the same bytes per rank
+// and of 1/8 and 1/64 of them, in unequal blocks (member j gets a share
+// proportional to j + 1, as experts of uneven load do): in-process against
+// memcpy, under mpirun shardc's against MPI_Alltoallv with the same counts.
+//
 //===----------------------------------------------------------------------===//
 #include "runtime/comm/InProcess.h"
 #include "runtime/comm/Mpi.h"
@@ -49,6 +54,28 @@ void report(const char *what, size_t bytes, double seconds) {
   std::printf("%-34s %9.3f ms  %7.2f GB/s\n", what, seconds * 1e3, bytes / seconds / 1e9);
 }
 
+/// The all-to-all-v sizes of `bytes` per rank over n ranks: block j (to
+/// rank j) in proportion to j + 1, so every rank receives blocks of its own
+/// one size from everyone.
+struct Blocks {
+  std::vector<size_t> send, receive;
+  size_t sent = 0, received = 0;
+};
+Blocks unequalBlocks(size_t bytes, int n, int rank) {
+  Blocks blocks;
+  const size_t shares = size_t(n) * (n + 1) / 2;
+  for (int j = 0; j < n; ++j) {
+    blocks.send.push_back(bytes / shares * (j + 1));
+    blocks.receive.push_back(bytes / shares * (rank + 1));
+    blocks.sent += blocks.send.back();
+    blocks.received += blocks.receive.back();
+  }
+  return blocks;
+}
+
+/// The all-to-all-v sizes the benchmark runs: `bytes`, 1/8 and 1/64 of it.
+std::vector<size_t> allToAllVSizes(size_t bytes) { return {bytes / 64, bytes / 8, bytes}; }
+
 int inProcess(size_t count, int repeats) {
   const size_t bytes = count * sizeof(float);
   std::vector<float> from(count, 1.f), to(count);
@@ -77,6 +104,31 @@ int inProcess(size_t count, int repeats) {
   double allReduce = median(samples[0]);
   report("in-process all_reduce (2 threads)", bytes, allReduce);
   std::printf("all_reduce / memcpy bandwidth: %.2f\n", copy / allReduce);
+
+  for (size_t size : allToAllVSizes(bytes)) {
+    std::vector<double> exchanged;
+    status = world.run([&](int rank, Communicator &comm) -> Status {
+      Blocks blocks = unequalBlocks(size, comm.size(), rank);
+      std::vector<char> in(blocks.sent), out(blocks.received);
+      Status result;
+      double seconds = timeMedian(repeats, [&] {
+        if (Status s = comm.allToAllV(in.data(), blocks.send.data(), out.data(),
+                                      blocks.receive.data());
+            !s)
+          result = s;
+      });
+      if (rank == 0)
+        exchanged.push_back(seconds);
+      return result;
+    });
+    if (!status) {
+      std::fprintf(stderr, "all_to_all_v failed: %s\n", status.message().c_str());
+      return 1;
+    }
+    char what[64];
+    std::snprintf(what, sizeof what, "in-process all_to_all_v %.2f MiB", size / 1048576.0);
+    report(what, size, exchanged[0]);
+  }
   return 0;
 }
 
@@ -109,6 +161,42 @@ int underMpi(int &argc, char **&argv, size_t count, int repeats) {
     report("shardc MPI all_reduce", bytes, ours);
     report("MPI_Allreduce", bytes, theirs);
     std::printf("shardc / MPI_Allreduce time: %.2f\n", ours / theirs);
+  }
+
+  const int n = (*session)->size(), rank = (*session)->rank();
+  for (size_t size : allToAllVSizes(bytes)) {
+    Blocks blocks = unequalBlocks(size, n, rank);
+    std::vector<char> in(blocks.sent), out(blocks.received);
+    double shardc = timeMedian(repeats, [&] {
+      if (Status status = (*world)->allToAllV(in.data(), blocks.send.data(), out.data(),
+                                              blocks.receive.data());
+          !status)
+        failed = status;
+    });
+    if (!failed) {
+      std::fprintf(stderr, "all_to_all_v failed: %s\n", failed.message().c_str());
+      return 1;
+    }
+    std::vector<int> sendCounts, sendOffsets, receiveCounts, receiveOffsets;
+    for (int j = 0, sent = 0, received = 0; j < n; ++j) {
+      sendCounts.push_back(int(blocks.send[j]));
+      sendOffsets.push_back(sent);
+      receiveCounts.push_back(int(blocks.receive[j]));
+      receiveOffsets.push_back(received);
+      sent += sendCounts.back();
+      received += receiveCounts.back();
+    }
+    double mpi = timeMedian(repeats, [&] {
+      MPI_Alltoallv(in.data(), sendCounts.data(), sendOffsets.data(), MPI_BYTE, out.data(),
+                    receiveCounts.data(), receiveOffsets.data(), MPI_BYTE, MPI_COMM_WORLD);
+    });
+    if (rank == 0) {
+      char what[64];
+      std::snprintf(what, sizeof what, "shardc MPI all_to_all_v %.2f MiB", size / 1048576.0);
+      report(what, size, shardc);
+      std::snprintf(what, sizeof what, "MPI_Alltoallv %.2f MiB", size / 1048576.0);
+      report(what, size, mpi);
+    }
   }
   return 0;
 }

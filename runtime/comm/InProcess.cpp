@@ -101,6 +101,34 @@ public:
     return exchange.end();
   }
 
+  // Each rank copies its block from every peer's buffer, at the offset the
+  // peer's own sizes give; the sizes of the whole group are checked first.
+  Status allToAllV(const void *in, const size_t *sendBytes, void *out,
+                   const size_t *recvBytes) override {
+    Published mine{in, out, 0, DType::U8};
+    mine.sendBytes = sendBytes;
+    mine.recvBytes = recvBytes;
+    Exchange exchange(*this, "all_to_all_v", mine);
+    if (Status status = exchange.begin(); !status)
+      return status;
+    // The sizes are read from the peers' arrays: a failed check still meets
+    // the group, so that no caller frees them while another rank reads.
+    if (Status status = exchange.checkBlockSizes(); !status) {
+      (void)exchange.end();
+      return status;
+    }
+    auto *to = static_cast<std::byte *>(out);
+    for (int peer = 0; peer < size(); ++peer) {
+      const Published &theirs = exchange.peers()[peer];
+      size_t offset = 0; // of this rank's block in the peer's buffer
+      for (int before = 0; before < rank_; ++before)
+        offset += theirs.sendBytes[before];
+      copyBytes(to, static_cast<const std::byte *>(theirs.in) + offset, recvBytes[peer]);
+      to += recvBytes[peer];
+    }
+    return exchange.end();
+  }
+
   Status broadcast(void *data, size_t bytes, int root) override {
     if (root < 0 || root >= size())
       return Status::error("broadcast: root " + std::to_string(root) + " is not a rank of the " +
@@ -223,6 +251,20 @@ private:
       return {};
     }
     const std::vector<Published> &peers() const { return rendezvous_.slots; }
+    /// allToAllV: what each rank sends each other one is what that one
+    /// expects. Every member checks the whole group, so all fail alike.
+    Status checkBlockSizes() const {
+      const std::vector<Published> &slots = rendezvous_.slots;
+      for (size_t from = 0; from < slots.size(); ++from)
+        for (size_t to = 0; to < slots.size(); ++to)
+          if (slots[from].sendBytes[to] != slots[to].recvBytes[from])
+            return Status::error(what_ + ": group rank " + std::to_string(from) + " sends " +
+                                 std::to_string(slots[from].sendBytes[to]) +
+                                 " bytes to group rank " + std::to_string(to) + ", which expects " +
+                                 std::to_string(slots[to].recvBytes[from]) +
+                                 " (the ranks disagree on the size)");
+      return {};
+    }
     Status sync() { return meet(/*peersMayRead=*/true); }
     Status end() { return sync(); }
 

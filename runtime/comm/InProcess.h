@@ -102,6 +102,9 @@ public:
     DType dtype = DType::U8;
     int root = 0;
     const char *collective = "";
+    /// allToAllV's block sizes, one per group rank (null elsewhere).
+    const size_t *sendBytes = nullptr;
+    const size_t *recvBytes = nullptr;
   };
   /// A group's meeting point: one slot per group rank and a barrier.
   struct Rendezvous {

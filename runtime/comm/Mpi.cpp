@@ -192,6 +192,18 @@ public:
     return check(MPI_Alltoall(in, count, MPI_BYTE, out, count, MPI_BYTE, comm_), "all_to_all");
   }
 
+  Status allToAllV(const void *in, const size_t *sendBytes, void *out,
+                   const size_t *recvBytes) override {
+    if (Status status = intLayout(sendBytes, sendCounts_, sendOffsets_, "sends"); !status)
+      return status;
+    if (Status status = intLayout(recvBytes, recvCounts_, recvOffsets_, "receives"); !status)
+      return status;
+    Watched watched(*watchdog_, "all_to_all_v");
+    return check(MPI_Alltoallv(in, sendCounts_.data(), sendOffsets_.data(), MPI_BYTE, out,
+                               recvCounts_.data(), recvOffsets_.data(), MPI_BYTE, comm_),
+                 "all_to_all_v");
+  }
+
   Status broadcast(void *data, size_t bytes, int root) override {
     if (root < 0 || root >= size_)
       return Status::error("broadcast: root " + std::to_string(root) + " is not a rank of the " +
@@ -305,6 +317,28 @@ private:
     return result;
   }
 
+  /// MPI_Alltoallv's int counts and displacements of blocks packed in rank
+  /// order, into vectors kept from call to call. MPI 4's large-count
+  /// MPI_Alltoallv_c is not in the OpenMPI 4 this builds with, so a layout
+  /// past INT_MAX bytes is refused rather than sent in pieces.
+  Status intLayout(const size_t *bytes, std::vector<int> &counts, std::vector<int> &offsets,
+                   const char *direction) {
+    counts.resize(size_);
+    offsets.resize(size_);
+    size_t offset = 0;
+    for (int peer = 0; peer < size_; ++peer) {
+      if (bytes[peer] > static_cast<size_t>(INT_MAX) || offset > static_cast<size_t>(INT_MAX))
+        return Status::error("all_to_all_v: this rank " + std::string(direction) + " " +
+                             std::to_string(bytes[peer]) + " bytes at byte offset " +
+                             std::to_string(offset) + " for group rank " + std::to_string(peer) +
+                             ", past the INT_MAX bytes MPI's int counts and displacements allow");
+      counts[peer] = static_cast<int>(bytes[peer]);
+      offsets[peer] = static_cast<int>(offset);
+      offset += bytes[peer];
+    }
+    return {};
+  }
+
   Status allReduceChunks(void *data, size_t count, MPI_Datatype type, size_t element) {
     auto *begin = static_cast<std::byte *>(data);
     for (size_t done = 0; done < count;) {
@@ -323,6 +357,8 @@ private:
   std::shared_ptr<Watchdog> watchdog_;
   int rank_ = 0, size_ = 1;
   std::list<PendingSend> pending_;
+  // allToAllV's MPI layout, reused by every call.
+  std::vector<int> sendCounts_, sendOffsets_, recvCounts_, recvOffsets_;
 };
 
 } // namespace

@@ -5,7 +5,7 @@
 // kernels see the Communicator interface alone.
 //
 // The collectives map one to one onto MPI's (Allreduce, Allgather,
-// Reduce_scatter_block, Alltoall, Bcast, Send/Recv; split is
+// Reduce_scatter_block, Alltoall, Alltoallv, Bcast, Send/Recv; split is
 // MPI_Comm_split). F16 and BF16 sums are widened to float, reduced as
 // MPI_FLOAT and rounded once, as the in-process communicator does. MPI errors
 // are returned (MPI_ERRORS_RETURN), not fatal. MPI itself never times out, so

@@ -138,6 +138,33 @@ public:
     });
   }
 
+  // One group of a send and a receive per peer. Empty blocks are left out
+  // on both sides (rank i's sendBytes[j] is rank j's recvBytes[i]).
+  Status allToAllV(const void *in, const size_t *sendBytes, void *out,
+                   const size_t *recvBytes) override {
+    size_t sent = 0, received = 0;
+    for (int peer = 0; peer < size_; ++peer) {
+      sent += sendBytes[peer];
+      received += recvBytes[peer];
+    }
+    if (!sent && !received)
+      return {};
+    return collective("all_to_all_v", sent, nullptr, [&] {
+      const auto *send = static_cast<const char *>(in);
+      auto *receive = static_cast<char *>(out);
+      ncclGroupStart();
+      for (int peer = 0; peer < size_; ++peer) {
+        if (sendBytes[peer])
+          ncclSend(send, sendBytes[peer], ncclUint8, peer, comm_, stream_);
+        if (recvBytes[peer])
+          ncclRecv(receive, recvBytes[peer], ncclUint8, peer, comm_, stream_);
+        send += sendBytes[peer];
+        receive += recvBytes[peer];
+      }
+      return ncclGroupEnd();
+    });
+  }
+
   Status broadcast(void *data, size_t bytes, int root) override {
     if (root < 0 || root >= size_)
       return Status::error("broadcast: root " + std::to_string(root) + " is not a rank of the " +

@@ -54,6 +54,12 @@ public:
   virtual Status reduceScatterSum(const void *in, void *out, size_t countPerRank, DType dtype) = 0;
   /// `in` block j goes to rank j; `out` block i comes from rank i.
   virtual Status allToAll(const void *in, void *out, size_t bytesPerRank) = 0;
+  /// allToAll with blocks of any size: `in` holds size() blocks packed in
+  /// rank order, block j (sendBytes[j] bytes) going to rank j; `out` receives
+  /// rank i's block at the packed position i (recvBytes[i] bytes). Rank i's
+  /// sendBytes[j] must equal rank j's recvBytes[i]; zero-byte blocks are fine.
+  virtual Status allToAllV(const void *in, const size_t *sendBytes, void *out,
+                           const size_t *recvBytes) = 0;
   /// Every rank's `data` becomes rank `root`'s.
   virtual Status broadcast(void *data, size_t bytes, int root) = 0;
   /// Point to point, matched in order per (sender, receiver) pair. A send is

@@ -32,6 +32,24 @@ Params decodeParams(const schema::Step &step) {
   return params;
 }
 
+/// `total` += `run`, counter by counter (a kernel reports the same names in
+/// every run, so the common case is a match at the same position).
+void addCounters(StepCounters &total, const StepCounters &run) {
+  for (size_t i = 0; i < run.size(); ++i) {
+    const auto &[name, value] = run[i];
+    if (i < total.size() && total[i].first == name) {
+      total[i].second += value;
+      continue;
+    }
+    auto same = std::find_if(total.begin(), total.end(),
+                             [&](const auto &counter) { return counter.first == name; });
+    if (same == total.end())
+      total.emplace_back(name, value);
+    else
+      same->second += value;
+  }
+}
+
 } // namespace
 
 Executor::~Executor() {
@@ -199,20 +217,26 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
     PreparedStep &step = steps_[i];
     Clock::time_point start = profile ? Clock::now() : Clock::time_point();
     const int64_t startUs = steps && profile ? traceClockUs() : 0;
-    Status status =
-        stream_->launch(step.function, KernelCall{step.inputs, step.outputs, step.params,
-                                                  step.communicator, nullptr, &device_});
+    StepCounters counters;
+    Status status = stream_->launch(
+        step.function, KernelCall{step.inputs, step.outputs, step.params, step.communicator,
+                                  nullptr, &device_, profile ? &counters : nullptr});
     // Timing a step needs it finished; otherwise steps run back to back.
     if (status && profile)
       status = stream_->synchronize();
     if (!status)
       return Status::error("step " + std::to_string(i) + " (" + profile_[i].kernel + " for " +
                            profile_[i].source + "): " + status.message());
-    if (profile)
+    if (profile) {
       profile_[i].seconds += std::chrono::duration<double>(Clock::now() - start).count();
-    if (steps && profile)
+      addCounters(profile_[i].counters, counters);
+    }
+    if (steps && profile) {
+      StepCounters args{{"step", static_cast<int64_t>(i)}};
+      args.insert(args.end(), counters.begin(), counters.end());
       steps->push_back({profile_[i].kernel, "step", startUs, traceClockUs() - startUs,
-                        {{"step", static_cast<int64_t>(i)}}});
+                        std::move(args)});
+    }
   }
   // Deferred sends (NCCL) go out before the stream is waited for.
   if (groups_)

@@ -29,11 +29,13 @@
 
 namespace shardc::rt {
 
-/// Seconds spent per step in the runs so far (for --profile).
+/// Seconds spent per step in the runs so far (for --profile), and what its
+/// kernel counted (KernelCall::counters), summed over those runs.
 struct StepProfile {
   std::string kernel;
   std::string source;
   double seconds = 0;
+  StepCounters counters;
 };
 
 class Executor {

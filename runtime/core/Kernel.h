@@ -15,12 +15,17 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shardc::rt {
 
 class Communicator;
 class Device;
+
+/// What a kernel counted in one run (a name and a number each), for
+/// `--profile`: moe_dispatch's entries per expert, for instance.
+using StepCounters = std::vector<std::pair<std::string, int64_t>>;
 
 /// The arguments of one kernel launch.
 struct KernelCall {
@@ -38,6 +43,10 @@ struct KernelCall {
   /// kernels that need what the device holds beyond memory: the CUDA
   /// backend's generated kernels (runtime/cuda/GeneratedKernels.h).
   const Device *device = nullptr;
+  /// Set by the executor when it profiles: where a kernel that counts
+  /// something reports it (empty on entry). Null otherwise; counting then
+  /// costs nothing.
+  StepCounters *counters = nullptr;
 };
 
 /// Fails unless `call` has minInputs..maxInputs inputs and exactly `outputs`

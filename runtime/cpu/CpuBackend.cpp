@@ -14,6 +14,7 @@
 #include "runtime/cpu/Fused.h"
 #include "runtime/cpu/Indexing.h"
 #include "runtime/cpu/MatMul.h"
+#include "runtime/cpu/Moe.h"
 #include "runtime/cpu/Movement.h"
 #include "runtime/cpu/Normalization.h"
 #include "runtime/cpu/Reduction.h"
@@ -323,6 +324,7 @@ KernelTable makeTable() {
   table.add("rotary", rotaryKernel);
   table.add("fused", fusedKernel);
   addCollectiveKernels(table);
+  addMoeKernels(table);
   return table;
 }
 

@@ -67,6 +67,15 @@ std::string finish(const Options &options, const rt::Session &session, rt::RankR
       std::printf("%-5zu %-18s %10.4f %5.1f%%  %s\n", i, step.kernel.c_str(),
                   step.seconds / options.iters * 1e3, total > 0 ? 100 * step.seconds / total : 0.0,
                   step.source.c_str());
+      // What the kernel counted (moe_dispatch: entries per expert), per iteration.
+      std::string counted;
+      for (const auto &[name, total] : step.counters) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%g", double(total) / options.iters);
+        counted += (counted.empty() ? "" : ", ") + name + " " + value;
+      }
+      if (!counted.empty())
+        std::printf("      per iter: %s\n", counted.c_str());
     }
   }
   std::fflush(stdout);

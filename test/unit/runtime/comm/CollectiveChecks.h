@@ -174,6 +174,46 @@ inline void checkAllToAll(Communicator &comm, DType dtype, int64_t countPerRank)
   EXPECT_TRUE(sameTensor(out, concatOf(received, 0))) << "rank " << comm.rank() << " of " << n;
 }
 
+/// allToAllV's block from rank `from` to rank `to`: 0 to 3 elements (so
+/// unequal and empty blocks both occur), depending on `seed`.
+inline HostTensor blockFromTo(DType dtype, int from, int to, int seed) {
+  HostTensor block(dtype, {(from * 3 + to * 5 + seed) % 4});
+  for (int64_t i = 0; i < block.numel(); ++i)
+    setElementValue(dtype, block.bytes.data(), i, valueAt(dtype, from * 10 + to, i));
+  return block;
+}
+
+inline void checkAllToAllV(Communicator &comm, DType dtype, int seed) {
+  const int n = comm.size(), me = comm.rank();
+  std::vector<HostTensor> sent, expected;
+  std::vector<size_t> sendBytes, recvBytes;
+  for (int peer = 0; peer < n; ++peer) {
+    sent.push_back(blockFromTo(dtype, me, peer, seed));
+    sendBytes.push_back(sent.back().bytes.size());
+    expected.push_back(blockFromTo(dtype, peer, me, seed));
+    recvBytes.push_back(expected.back().bytes.size());
+  }
+  // The blocks packed in rank order, as 1-D tensors; concatOf wants equal
+  // parts, so pack bytes directly.
+  auto packed = [&](const std::vector<HostTensor> &blocks) {
+    int64_t count = 0;
+    for (const HostTensor &block : blocks)
+      count += block.numel();
+    HostTensor all(dtype, {count});
+    size_t at = 0;
+    for (const HostTensor &block : blocks) {
+      std::memcpy(all.bytes.data() + at, block.bytes.data(), block.bytes.size());
+      at += block.bytes.size();
+    }
+    return all;
+  };
+  HostTensor in = packed(sent), want = packed(expected);
+  HostTensor out(dtype, want.shape);
+  ASSERT_TRUE(succeeded(
+      comm.allToAllV(in.bytes.data(), sendBytes.data(), out.bytes.data(), recvBytes.data())));
+  EXPECT_TRUE(sameTensor(out, want)) << "seed " << seed << ", rank " << me << " of " << n;
+}
+
 inline void checkBroadcast(Communicator &comm, DType dtype, int64_t count, int root) {
   HostTensor mine = rankTensor(dtype, {count}, comm.rank());
   ASSERT_TRUE(succeeded(comm.broadcast(mine.bytes.data(), mine.bytes.size(), root)));

@@ -131,6 +131,10 @@ public:
   Status allToAll(const void *in, void *out, size_t bytes) override {
     return inner_->allToAll(in, out, bytes);
   }
+  Status allToAllV(const void *in, const size_t *sendBytes, void *out,
+                   const size_t *recvBytes) override {
+    return inner_->allToAllV(in, sendBytes, out, recvBytes);
+  }
   Status broadcast(void *data, size_t bytes, int root) override {
     return inner_->broadcast(data, bytes, root);
   }

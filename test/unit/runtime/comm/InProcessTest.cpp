@@ -57,6 +57,14 @@ TEST_P(InProcessRanks, AllGatherAndAllToAll) {
   });
 }
 
+TEST_P(InProcessRanks, AllToAllVWithUnequalAndEmptyBlocks) {
+  onRanks(GetParam(), [](Communicator &comm) {
+    for (DType dtype : {DType::F32, DType::I8, DType::F16, DType::I64})
+      for (int seed = 0; seed < 4; ++seed)
+        checkAllToAllV(comm, dtype, seed);
+  });
+}
+
 TEST_P(InProcessRanks, BroadcastFromEveryRoot) {
   onRanks(GetParam(), [](Communicator &comm) {
     for (int root = 0; root < comm.size(); ++root)
@@ -271,6 +279,24 @@ TEST(InProcessTest, RanksThatDisagreeOnASizeGetAnError) {
   const std::string both = errors[0] + "|" + errors[1];
   EXPECT_NE(both.find("all_gather (group rank"), std::string::npos) << both;
   EXPECT_NE(both.find("(the ranks disagree on the size)"), std::string::npos) << both;
+}
+
+TEST(InProcessTest, RanksThatDisagreeOnAnAllToAllVBlockGetTheSameError) {
+  InProcessWorld world(2, 5s);
+  std::vector<std::string> errors(2);
+  Status status = world.run([&](int rank, Communicator &comm) -> Status {
+    // Rank 0 sends 4 bytes to rank 1, which expects 8.
+    const size_t sendBytes[2] = {4, 4}, recvBytes[2] = {rank == 0 ? 4u : 8u, 4};
+    std::vector<char> in(8), out(12);
+    Status result = comm.allToAllV(in.data(), sendBytes, out.data(), recvBytes);
+    errors[rank] = result.message();
+    return result;
+  });
+  EXPECT_FALSE(status.ok());
+  for (int rank = 0; rank < 2; ++rank)
+    EXPECT_EQ(errors[rank], "all_to_all_v (group rank " + std::to_string(rank) +
+                                " of 2): group rank 0 sends 4 bytes to group rank 1, which expects "
+                                "8 (the ranks disagree on the size)");
 }
 
 TEST(InProcessTest, SumsOfOtherTypesAreRefused) {

@@ -49,6 +49,12 @@ TEST(MpiTest, AllGatherAndAllToAll) {
     }
 }
 
+TEST(MpiTest, AllToAllVWithUnequalAndEmptyBlocks) {
+  for (DType dtype : {DType::F32, DType::I8, DType::F16, DType::I64})
+    for (int seed = 0; seed < 4; ++seed)
+      checkAllToAllV(*gWorld, dtype, seed);
+}
+
 TEST(MpiTest, BroadcastFromEveryRoot) {
   for (int root = 0; root < gWorld->size(); ++root)
     checkBroadcast(*gWorld, DType::F32, 33, root);
