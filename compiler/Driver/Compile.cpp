@@ -104,6 +104,7 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
   for (auto [flag, text, degree] :
        {std::tuple{rt::kPipelineAxis, &options.pipelineParallel, &degrees.pp},
         std::tuple{rt::kDataAxis, &options.dataParallel, &degrees.dp},
+        std::tuple{rt::kExpertAxis, &options.expertParallel, &degrees.ep},
         std::tuple{rt::kTensorAxis, &options.tensorParallel, &degrees.tp}}) {
     auto parsed = parseDegree(flag, *text);
     if (!parsed)

@@ -28,7 +28,7 @@ struct CompileOptions {
   std::string dtype = "fp32";
   std::vector<std::string> dims, inputShapes, constantInputs;
   /// Mesh degrees as text ("": not given), parsed with the driver's words.
-  std::string tensorParallel, dataParallel, pipelineParallel, mesh;
+  std::string tensorParallel, dataParallel, expertParallel, pipelineParallel, mesh;
   /// Pipelines (--pp > 1): micro-batches and virtual stages as text ("": 1),
   /// the schedule, and ONNX node names a stage must end after.
   std::string microbatches, virtualStages;

@@ -77,9 +77,9 @@ Expected<import::ImportOptions> parseImportOptions(ArrayRef<std::string> dims,
 Expected<sharding::MeshShape> parseMesh(StringRef mesh, MeshDegrees degrees) {
   sharding::MeshShape shape;
   if (!mesh.empty()) {
-    if (degrees.pp || degrees.dp || degrees.tp)
+    if (degrees.pp || degrees.dp || degrees.ep || degrees.tp)
       return createStringError(inconvertibleErrorCode(),
-                               "give the mesh with --mesh or with --pp/--dp/--tp, not both");
+                               "give the mesh with --mesh or with --pp/--dp/--ep/--tp, not both");
     SmallVector<StringRef> parts;
     mesh.split(parts, ',');
     for (StringRef part : parts) {
@@ -102,10 +102,22 @@ Expected<sharding::MeshShape> parseMesh(StringRef mesh, MeshDegrees degrees) {
     }
     return shape;
   }
+  // The experts are split over some of the data-parallel ranks: the
+  // replicas the ep groups leave over are the dp axis.
+  int64_t replicas = degrees.dp;
+  if (degrees.ep > 0 && degrees.dp > 0) {
+    if (degrees.dp % degrees.ep != 0)
+      return createStringError(inconvertibleErrorCode(),
+                               "--ep " + std::to_string(degrees.ep) +
+                                   " must divide --dp " + std::to_string(degrees.dp) +
+                                   ": the expert ranks are data-parallel ranks");
+    replicas = degrees.dp / degrees.ep;
+  }
   // In the axes' order (MeshAxes.h): pp first, tp last, so a stage's ranks
   // and a tp group's are neighbours.
   for (auto [name, size] : {std::pair<StringRef, int64_t>{rt::kPipelineAxis, degrees.pp},
-                            {rt::kDataAxis, degrees.dp},
+                            {rt::kDataAxis, replicas},
+                            {rt::kExpertAxis, degrees.ep},
                             {rt::kTensorAxis, degrees.tp}}) {
     if (size < 0)
       return flagError(name, std::to_string(size), "a positive integer");

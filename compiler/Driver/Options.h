@@ -18,11 +18,14 @@ parseImportOptions(llvm::ArrayRef<std::string> dims, llvm::ArrayRef<std::string>
 
 /// The mesh degrees given by their own flags (0: not given).
 struct MeshDegrees {
-  int64_t pp = 0, dp = 0, tp = 0;
+  int64_t pp = 0, dp = 0, ep = 0, tp = 0;
 };
 
-/// The device mesh from --mesh "pp=2,dp=2,tp=4" or from --pp/--dp/--tp:
-/// axes of size 1 are left out, so one device means no axes.
+/// The device mesh from --mesh "pp=2,dp=2,tp=4" or from --pp/--dp/--ep/--tp:
+/// axes of size 1 are left out, so one device means no axes. The expert
+/// ranks are data-parallel ranks (Megatron-LM's and DeepSpeed's folding):
+/// --dp D --ep E is the mesh dp=D/E, ep=E (E divides D), and --ep E alone
+/// means --dp E.
 llvm::Expected<sharding::MeshShape> parseMesh(llvm::StringRef mesh, MeshDegrees degrees);
 
 /// A --pp/--tp/--dp degree: a positive integer ("" when the flag is absent: 0);

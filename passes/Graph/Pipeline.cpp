@@ -12,7 +12,8 @@ namespace shardc::graph {
 void buildRaisePipeline(mlir::OpPassManager &pm) {
   // Activations first: the norm and MLP patterns look for graph.rsqrt, gelu
   // and silu. Linear before attention, MLP and MoE, which are made of linears;
-  // MLP before MoE, whose experts are MLPs.
+  // MLP before MoE, whose experts are MLPs; the routed experts are raised
+  // inside the MoE blocks found.
   pm.addPass(createRaiseActivationsPass());
   pm.addPass(createRaiseNormsPass());
   pm.addPass(createRaiseLinearPass());
@@ -20,6 +21,7 @@ void buildRaisePipeline(mlir::OpPassManager &pm) {
   pm.addPass(createRaiseAttentionPass());
   pm.addPass(createRaiseMlpPass());
   pm.addPass(createRaiseMoePass());
+  pm.addPass(createRaiseRoutedExpertsPass());
   // Raising leaves the matched primitives dead.
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

@@ -4,6 +4,7 @@
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/NodeLocation.h"
+#include "passes/Lowering/MoeSteps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -127,6 +128,10 @@ private:
           builder.create<exec::AllocOp>(location, bufferType(result.getType()), IntegerAttr());
       mapping.map(result, buffer);
       outputs.push_back(buffer);
+    }
+    if (auto moe = dyn_cast<graph::MoeOp>(op)) {
+      shardc::lowering::emitMoeSteps(builder, moe, inputs, outputs.front());
+      return success();
     }
     // The kernels know their group by mesh_axes; the mesh is the program's.
     NamedAttrList params(op.getAttrDictionary());

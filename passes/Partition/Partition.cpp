@@ -82,6 +82,8 @@ private:
       weight->setAttr(dist::kWeightShardAttrName, annotated[0]);
     }
     op->removeAttr(dist::kShardingsAttrName);
+    if (auto moe = dyn_cast<graph::MoeOp>(op))
+      routeExperts(moe);
     // A slice keeps whole the dims it cuts; on split dims it takes everything,
     // which locally ends at the local size.
     if (auto slice = dyn_cast<graph::SliceOp>(op)) {
@@ -93,6 +95,23 @@ private:
       slice.setEnds(ends);
     }
     return success();
+  }
+
+  /// Routed experts split over mesh axes name them, and exchange entries
+  /// over them when the tokens are split over them too (docs/experts.md).
+  void routeExperts(graph::MoeOp moe) {
+    std::optional<ValueSharding> experts = shardingOf(moe.getDownWeight());
+    std::optional<ValueSharding> tokens = shardingOf(moe.getInput());
+    if (!experts || !tokens || experts->dims[0].empty())
+      return;
+    Builder builder(moe.getContext());
+    SmallVector<StringRef> names;
+    for (unsigned axis : experts->dims[0])
+      names.push_back(shape.names[axis]);
+    moe.setExpertAxesAttr(builder.getStrArrayAttr(names));
+    moe.setExchange(llvm::all_of(experts->dims[0], [&](unsigned axis) {
+      return llvm::is_contained(tokens->dims[0], axis);
+    }));
   }
 
   LogicalResult lowerReshard(dist::ReshardOp reshard) {

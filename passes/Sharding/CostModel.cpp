@@ -176,6 +176,13 @@ double opFlops(Operation *op) {
     return 2 * out * double(shape(linear.getInput()).back());
   if (auto matmul = dyn_cast<graph::MatMulOp>(op))
     return 2 * out * double(shape(matmul.getLhs()).back());
+  if (auto moe = dyn_cast<graph::MoeOp>(op)) {
+    // Each entry (token, slot) through one expert: every weight matrix once.
+    double perExpert = 0;
+    for (Value weight : moe.getWeights())
+      perExpert += double(elements(shape(weight))) / double(shape(weight)[0]);
+    return 2 * double(elements(shape(moe.getIndices()))) * perExpert;
+  }
   if (auto attention = dyn_cast<graph::AttentionOp>(op)) {
     auto q = shape(attention.getQuery()), k = shape(attention.getKey()),
          v = shape(attention.getValue());

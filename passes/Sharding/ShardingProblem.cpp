@@ -79,6 +79,25 @@ bool selectsWeightsForProduct(Operation *op) {
 
 } // namespace
 
+double ShardingProblem::exchangeSeconds(Operation *op, const Strategy &strategy,
+                                        ArrayRef<ValueSharding> operands) const {
+  auto moe = dyn_cast<graph::MoeOp>(op);
+  CollectiveStep step{CollectiveKind::AllToAll, {}, 0, 0, {}, {}};
+  for (auto [axis, factor] : llvm::enumerate(strategy.axisFactor))
+    if (factor == Strategy::kRouted)
+      step.axes.push_back(axis);
+  if (!moe || step.axes.empty())
+    return 0;
+  // Every entry of the device's tokens to its expert's device and back.
+  RankedTensorType input = moe.getInput().getType();
+  int64_t tokens = operands[0].localShape(input.getShape(), mesh)[0];
+  int64_t slots = moe.getIndices().getType().getDimSize(1);
+  step.inputShape = {tokens * slots, input.getDimSize(1)};
+  step.outputShape = step.inputShape;
+  int64_t elementBytes = graph::elementByteWidth(input.getElementType());
+  return 2 * collectiveSeconds(step, elementBytes, mesh, options.device);
+}
+
 StrategyLimits ShardingProblem::limitsFor(Operation *op) {
   StrategyLimits limits;
   limits.weightOperands.resize(op->getNumOperands());
@@ -90,15 +109,23 @@ StrategyLimits ShardingProblem::limitsFor(Operation *op) {
   // Data parallelism (and the micro-batch axis, data parallelism in time)
   // replicates weights (ZeRO would split them, later);
   // --tp means every linear layer's weight is split over tp (experts'
-  // included, when they are gathered per token), but routers' and gates'.
+  // included: gathered per token, or routed experts'), but routers' and
+  // gates'.
   bool hasWeights =
       limits.weightOperands.any() &&
-      ((isa<graph::LinearOp, graph::MatMulOp>(op) && !scoresTokens(op)) ||
+      ((isa<graph::LinearOp, graph::MatMulOp>(op) && !scoresTokens(op)) || isa<graph::MoeOp>(op) ||
        selectsWeightsForProduct(op) || (options.splitEmbeddings && isa<graph::GatherOp>(op)));
   for (unsigned axis = 0; axis < mesh.numAxes(); ++axis) {
-    if (!rt::splitsBatch(mesh.names[axis]) || !options.applyPolicies)
+    // The expert axis splits the batch, and the experts of routed experts.
+    bool splitsExperts = isa<graph::MoeOp>(op) && mesh.names[axis] == rt::kExpertAxis;
+    if (!rt::splitsBatch(mesh.names[axis]) || splitsExperts || !options.applyPolicies)
       limits.axisMaySplitWeights.set(axis);
     if (mesh.names[axis] == rt::kTensorAxis && hasWeights && options.applyPolicies)
+      limits.axisMustSplitWeights.set(axis);
+    // --ep means the experts are split over ep, as --tp means the linear
+    // layers are over tp; the costs choose how (entries exchanged, or
+    // tokens whole and partial sums).
+    if (splitsExperts && options.applyPolicies)
       limits.axisMustSplitWeights.set(axis);
   }
   return limits;
@@ -191,6 +218,9 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
   auto policy = [&](const Strategy &strategy, bool splitBatch) {
     for (unsigned axis : batchAxes) {
       int factor = strategy.axisFactor[axis];
+      // Routed experts split the tokens (and the experts) on a routed axis.
+      if (factor == Strategy::kRouted)
+        factor = int(choices.rule.routed->first);
       bool onBatch = factor >= 0 && batch.test(factor);
       bool mayStayWhole = !splitBatch || mesh.names[axis] == rt::kMicroBatchAxis;
       if (!onBatch && !(mayStayWhole && factor == Strategy::kNone))
@@ -249,7 +279,8 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
           tensorType(operand).getElementType());
     }
     choices.computeSeconds.push_back(
-        opSeconds(op, strategy.shards(mesh), localBytes, options.device));
+        opSeconds(op, strategy.shards(mesh), localBytes, options.device) +
+        exchangeSeconds(op, strategy, choices.operands.back()));
   }
   index[op] = ops.size();
   ops.push_back(std::move(choices));

@@ -86,6 +86,10 @@ private:
   double stepsSeconds(const std::optional<llvm::SmallVector<CollectiveStep, 4>> &steps,
                       mlir::Type elementType) const;
   mlir::LogicalResult addOp(mlir::Operation *op);
+  /// The all-to-alls routed experts run inside the op on the strategy's
+  /// routed axes (dispatch and combine); 0 for any other op.
+  double exchangeSeconds(mlir::Operation *op, const Strategy &strategy,
+                         llvm::ArrayRef<ValueSharding> operands) const;
   StrategyLimits limitsFor(mlir::Operation *op);
   /// The factors of `op` that carry the batch, and the result dims that do.
   llvm::SmallBitVector batchFactors(mlir::Operation *op, const OpShardingRule &rule);

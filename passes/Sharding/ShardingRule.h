@@ -16,6 +16,7 @@
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
 #include <string>
 
 namespace shardc::sharding {
@@ -48,6 +49,11 @@ struct OpShardingRule {
   /// the other branch; a scatter: data and updates, or only the updates when
   /// the data is zeros). Empty: partial sums must be completed first.
   llvm::SmallVector<unsigned, 2> linearOperands;
+  /// (tokens, experts) of routed experts (graph.moe): axes that split the
+  /// tokens also split the experts, the op moving each token's entries to
+  /// its experts' devices and back itself (an all-to-all each way). A
+  /// strategy splits one of the two factors or neither, never both.
+  std::optional<std::pair<unsigned, unsigned>> routed;
 
   unsigned addFactor(int64_t size, FactorKind kind) {
     factors.push_back({size, kind});

@@ -552,6 +552,35 @@ SmallVector<unsigned, 2> movementLinearOperands(Operation *op) {
   return {};
 }
 
+/// graph.moe: the tokens parallel; the experts and each expert's width are
+/// summed over (a device holding some experts, or part of each expert's
+/// width, makes a partial sum of the output); the tokens route to the
+/// experts (ShardingRule.h).
+OpShardingRule routedExperts(graph::MoeOp op) {
+  RuleBuilder builder(op);
+  unsigned tokens = builder.factor(op.getInput().getType().getDimSize(0), FactorKind::Parallel);
+  for (unsigned operand : {0u, 1u, 2u})
+    builder.operandDim(operand, 0, tokens);
+  builder.resultDim(0, 0, tokens);
+  auto weightShape = [&](unsigned position) {
+    return cast<RankedTensorType>(op.getWeights()[position].getType()).getShape();
+  };
+  unsigned experts = builder.factor(weightShape(0)[0], FactorKind::Reduction);
+  // gate and up [E, H, F], down [E, F, H]; the other way round transposed.
+  unsigned down = op.getWeights().size() - 1;
+  unsigned width = builder.factor(weightShape(down)[op.getTransposeWeights() ? 2 : 1],
+                                  FactorKind::Reduction);
+  for (unsigned position = 0; position <= down; ++position) {
+    unsigned operand = 3 + position;
+    builder.operandDim(operand, 0, experts);
+    bool widthLast = (position == down) == op.getTransposeWeights();
+    builder.operandDim(operand, widthLast ? 2 : 1, width);
+  }
+  OpShardingRule rule = builder.finish();
+  rule.routed = {tokens, experts};
+  return rule;
+}
+
 OpShardingRule ruleOf(Operation *op) {
   return llvm::TypeSwitch<Operation *, OpShardingRule>(op)
       .Case<graph::NegOp, graph::AbsOp, graph::SqrtOp, graph::RsqrtOp, graph::ReciprocalOp,
@@ -583,6 +612,7 @@ OpShardingRule ruleOf(Operation *op) {
       .Case([](graph::RotaryOp op) { return rotary(op); })
       .Case([](graph::ExpandOp op) { return expand(op); })
       .Case([](graph::ScatterElementsOp op) { return scatterElements(op); })
+      .Case([](graph::MoeOp op) { return routedExperts(op); })
       .Case([](graph::GatherElementsOp op) { return gatherElements(op); })
       .Case([](graph::GatherNdOp op) { return gatherNd(op); })
       .Case([](graph::ScatterNdOp op) { return scatterNd(op); })
@@ -643,6 +673,8 @@ std::string OpShardingRule::describe() const {
     os << " operand " << operand << " partial over " << name(factor);
   for (auto [index, operand] : llvm::enumerate(linearOperands))
     os << (index ? ", " : " linear in operand ") << operand;
+  if (routed)
+    os << " routes " << name(routed->first) << " to " << name(routed->second);
   return text;
 }
 

@@ -8,7 +8,7 @@ namespace shardc::sharding {
 int64_t Strategy::shards(const MeshShape &mesh) const {
   int64_t shards = 1;
   for (auto [axis, factor] : llvm::enumerate(axisFactor))
-    if (factor >= 0)
+    if (factor >= 0 || factor == kRouted)
       shards *= mesh.sizes[axis];
   return shards;
 }
@@ -23,11 +23,27 @@ AxisList axesOf(const Strategy &strategy, int factor) {
   return axes;
 }
 
-ValueSharding project(const TensorFactors &tensor, const Strategy &strategy) {
+/// Whether `factor` is split by the axes a routed strategy assigns.
+bool isRouted(const OpShardingRule &rule, unsigned factor) {
+  return rule.routed && (rule.routed->first == factor || rule.routed->second == factor);
+}
+
+/// The axes that split `factor`: its own, and the routed ones for the
+/// tokens and experts of routed experts.
+AxisList splittingAxes(const OpShardingRule &rule, const Strategy &strategy, unsigned factor) {
+  AxisList axes;
+  for (auto [axis, assigned] : llvm::enumerate(strategy.axisFactor))
+    if (assigned == int(factor) || (assigned == Strategy::kRouted && isRouted(rule, factor)))
+      axes.push_back(axis);
+  return axes;
+}
+
+ValueSharding project(const OpShardingRule &rule, const TensorFactors &tensor,
+                      const Strategy &strategy) {
   ValueSharding sharding = ValueSharding::replicated(tensor.size());
   for (auto [dim, factors] : llvm::enumerate(tensor))
     for (unsigned factor : factors) {
-      AxisList axes = axesOf(strategy, factor);
+      AxisList axes = splittingAxes(rule, strategy, factor);
       sharding.dims[dim].append(axes.begin(), axes.end());
     }
   return sharding;
@@ -54,18 +70,35 @@ bool appearsIn(const TensorFactors &tensor, int factor) {
       tensor, [&](const DimFactors &factors) { return llvm::is_contained(factors, factor); });
 }
 
+/// Whether the axis assigned `choice` splits `tensor`.
+bool splits(const OpShardingRule &rule, const TensorFactors &tensor, int choice) {
+  if (choice == Strategy::kRouted)
+    return appearsIn(tensor, rule.routed->first) || appearsIn(tensor, rule.routed->second);
+  return choice >= 0 && appearsIn(tensor, choice);
+}
+
 bool isValid(const OpShardingRule &rule, const MeshShape &mesh, const StrategyLimits &limits,
              const Strategy &strategy) {
   llvm::SmallVector<int64_t, 8> factorShards(rule.factors.size(), 1);
+  bool routes = false;
   for (auto [axis, factor] : llvm::enumerate(strategy.axisFactor)) {
     if (factor == Strategy::kPartial && rule.linearOperands.empty())
       return false;
+    if (factor == Strategy::kRouted) {
+      factorShards[rule.routed->first] *= mesh.sizes[axis];
+      factorShards[rule.routed->second] *= mesh.sizes[axis];
+      routes = true;
+    }
     if (factor < 0)
       continue;
     if (rule.factors[factor].kind == FactorKind::Replicated)
       return false;
     factorShards[factor] *= mesh.sizes[axis];
   }
+  // Entries travel over the routed axes only: experts split over other
+  // axes too would leave partial sums the exchange cannot carry.
+  if (routes && llvm::is_contained(strategy.axisFactor, int(rule.routed->second)))
+    return false;
   for (auto [factor, shards] : llvm::enumerate(factorShards))
     if (rule.factors[factor].size % shards != 0)
       return false;
@@ -75,7 +108,7 @@ bool isValid(const OpShardingRule &rule, const MeshShape &mesh, const StrategyLi
   for (unsigned operand : limits.weightOperands.set_bits()) {
     const TensorFactors &tensor = rule.operands[operand];
     for (auto [axis, factor] : llvm::enumerate(strategy.axisFactor)) {
-      bool splitsWeight = factor >= 0 && appearsIn(tensor, factor);
+      bool splitsWeight = splits(rule, tensor, factor);
       if (splitsWeight && !limits.axisMaySplitWeights.test(axis))
         return false;
       if (!splitsWeight && limits.axisMustSplitWeights.test(axis) && tensor.size() >= 2)
@@ -95,6 +128,8 @@ llvm::SmallVector<Strategy> enumerateStrategies(const OpShardingRule &rule, cons
       choices.push_back(factor);
   if (!rule.linearOperands.empty())
     choices.push_back(Strategy::kPartial);
+  if (rule.routed)
+    choices.push_back(Strategy::kRouted);
 
   llvm::SmallVector<Strategy> strategies;
   Strategy current;
@@ -117,7 +152,7 @@ llvm::SmallVector<Strategy> enumerateStrategies(const OpShardingRule &rule, cons
 
 ValueSharding resultSharding(const OpShardingRule &rule, const Strategy &strategy,
                              unsigned result) {
-  ValueSharding sharding = project(rule.results[result], strategy);
+  ValueSharding sharding = project(rule, rule.results[result], strategy);
   sharding.partial = axesOf(strategy, Strategy::kPartial);
   for (auto [axis, factor] : llvm::enumerate(strategy.axisFactor))
     if (factor >= 0 && rule.factors[factor].kind == FactorKind::Reduction)
@@ -128,7 +163,7 @@ ValueSharding resultSharding(const OpShardingRule &rule, const Strategy &strateg
 
 ValueSharding operandSharding(const OpShardingRule &rule, const Strategy &strategy,
                               unsigned operand) {
-  ValueSharding sharding = project(rule.operands[operand], strategy);
+  ValueSharding sharding = project(rule, rule.operands[operand], strategy);
   if (llvm::is_contained(rule.linearOperands, operand))
     sharding.partial = axesOf(strategy, Strategy::kPartial);
   for (auto [partialOperand, factor] : rule.partialOperands)

@@ -23,7 +23,10 @@ struct Strategy {
   static constexpr int kNone = -1;
   /// The rule's linear operands and the results are partial sums along the axis.
   static constexpr int kPartial = -2;
-  /// Per mesh axis: a factor index, kNone or kPartial.
+  /// Routed experts (OpShardingRule::routed): the axis splits both the
+  /// tokens and the experts, and the op exchanges entries over it.
+  static constexpr int kRouted = -3;
+  /// Per mesh axis: a factor index, kNone, kPartial or kRouted.
   llvm::SmallVector<int, 4> axisFactor;
 
   bool operator==(const Strategy &other) const { return axisFactor == other.axisFactor; }

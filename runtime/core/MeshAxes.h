@@ -32,10 +32,10 @@ struct MeshAxisKind {
   AxisRole role;
   /// The axis's name in meshes, flags and messages.
   const char *name;
-  /// Whether a user may name it in a mesh (the expert axis is named so
-  /// that nothing else takes its name; the micro-batch axis is internal).
+  /// Whether a user may name it in a mesh (the micro-batch axis is internal).
   bool supported;
-  /// Whether the axis splits the batch and never a weight.
+  /// Whether the axis splits the batch and never a weight (but the expert
+  /// axis the experts' of a MoE).
   bool splitsBatch;
 };
 
@@ -44,7 +44,7 @@ inline constexpr MeshAxisKind kMeshAxes[] = {
     {AxisRole::Pipeline, "pp", true, false},    // cuts the layers into stages
     {AxisRole::MicroBatch, "mb", false, true},  // the batch's pieces, in time
     {AxisRole::Data, "dp", true, true},         // splits the batch; weights are repeated
-    {AxisRole::Expert, "ep", false, false},     // will split a mixture of experts' experts
+    {AxisRole::Expert, "ep", true, true},       // splits the batch, and a MoE's experts
     {AxisRole::Tensor, "tp", true, false},      // splits every linear layer's weight
 };
 
@@ -58,6 +58,7 @@ constexpr const char *axisName(AxisRole role) {
 inline constexpr const char *kPipelineAxis = axisName(AxisRole::Pipeline);
 inline constexpr const char *kMicroBatchAxis = axisName(AxisRole::MicroBatch);
 inline constexpr const char *kDataAxis = axisName(AxisRole::Data);
+inline constexpr const char *kExpertAxis = axisName(AxisRole::Expert);
 inline constexpr const char *kTensorAxis = axisName(AxisRole::Tensor);
 
 /// The axis named `name`, if shardc knows one by that name.

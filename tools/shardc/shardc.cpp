@@ -93,6 +93,12 @@ cl::opt<std::string> tensorParallel(
 cl::opt<std::string> dataParallel(llvm::StringRef(rt::kDataAxis),
                                   cl::desc("Data-parallel degree: split the batch over N devices"),
                                   cl::value_desc("N"), cl::cat(meshCategory));
+cl::opt<std::string> expertParallel(
+    llvm::StringRef(rt::kExpertAxis),
+    cl::desc("Expert-parallel degree: split each mixture-of-experts layer's experts over N of the "
+             "data-parallel devices (N divides --dp; alone it means --dp N), tokens sent to their "
+             "experts' devices and back by all-to-all"),
+    cl::value_desc("N"), cl::cat(meshCategory));
 cl::opt<std::string> pipelineParallel(
     llvm::StringRef(rt::kPipelineAxis),
     cl::desc("Pipeline-parallel degree: cut the model into stages run by N groups of devices "
@@ -125,7 +131,7 @@ cl::opt<bool> sequenceParallel(
     cl::cat(meshCategory));
 cl::opt<std::string>
     meshSpec("mesh",
-             cl::desc("The device mesh by axes, e.g. pp=2,dp=2,tp=4 (instead of --pp/--dp/--tp); "
+             cl::desc("The device mesh by axes, e.g. pp=2,dp=2,tp=4 (instead of --pp/--dp/--ep/--tp); "
                       "ranks are laid out row-major, the last axis fastest"),
              cl::value_desc("AXIS=N,..."), cl::cat(meshCategory));
 cl::opt<int64_t> maxRanks("max-ranks",
@@ -189,6 +195,7 @@ driver::CompileOptions compileOptions() {
   options.constantInputs = constantInputs;
   options.tensorParallel = tensorParallel;
   options.dataParallel = dataParallel;
+  options.expertParallel = expertParallel;
   options.pipelineParallel = pipelineParallel;
   options.microbatches = microbatches;
   options.schedule = schedule;
