@@ -29,6 +29,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace shardc::driver {
@@ -130,6 +132,15 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
     if (!bytes)
       return failWith(bytes.takeError());
     checked.settings.deviceMemory = *bytes;
+  }
+  if (!options.moeCapacityFactor.empty()) {
+    double factor = 0;
+    if (llvm::StringRef(options.moeCapacityFactor).getAsDouble(factor) || !(factor > 0) ||
+        !std::isfinite(factor))
+      return fail("--moe-capacity-factor '" + options.moeCapacityFactor +
+                  "': expected a positive number (1.0: each expert keeps its average share of "
+                  "the entries)");
+    checked.settings.moeCapacityFactor = factor;
   }
   return checked;
 }

@@ -40,6 +40,8 @@ struct CompileOptions {
   /// Whether --device was given: a CPU plan's summary is priced only then.
   bool deviceGiven = false;
   std::string deviceMemory;
+  /// --moe-capacity-factor as given ("" when absent: dropless).
+  std::string moeCapacityFactor;
   std::string reportPath;
   bool verbose = false;
 };

@@ -34,6 +34,8 @@ struct PipelineSettings {
   bool sequenceParallel = false;
   std::string device = "h100";
   int64_t deviceMemory = 0; ///< bytes; 0: the device's
+  /// --moe-capacity-factor; 0: every routed entry kept (dropless).
+  double moeCapacityFactor = 0;
 };
 
 /// Runs the passes that take a module from `from` (the phase it is at;

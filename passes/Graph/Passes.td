@@ -117,6 +117,19 @@ def RaiseRoutedExpertsPass : Pass<"shardc-raise-routed-experts", "mlir::ModuleOp
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def SetMoeCapacityPass : Pass<"shardc-set-moe-capacity", "mlir::ModuleOp"> {
+  let summary = "Give every graph.moe a per-expert capacity of factor x (its entries / experts)";
+  let description = [{
+    --moe-capacity-factor F: each expert keeps at most ceil(F * T * k / E)
+    of the T tokens' k entries (GShard's and Megatron-LM's capacity); the
+    rest are dropped by docs/experts.md's rule (first tokens first) and
+    counted in profiles. Without it every entry is kept (dropless).
+  }];
+  let options = [Option<"factor", "factor", "double", "1.0",
+                        "capacity as a multiple of the entries an expert gets on average">];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 def RaiseNormsPass : Pass<"shardc-raise-norms", "mlir::ModuleOp"> {
   let summary = "Recognize layer norm and RMS norm spelled out as primitives";
   let description = [{

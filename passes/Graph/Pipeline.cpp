@@ -9,7 +9,7 @@ namespace shardc::graph {
 #define GEN_PASS_REGISTRATION
 #include "passes/Graph/Passes.h.inc"
 
-void buildRaisePipeline(mlir::OpPassManager &pm) {
+void buildRaisePipeline(mlir::OpPassManager &pm, bool routedExperts) {
   // Activations first: the norm and MLP patterns look for graph.rsqrt, gelu
   // and silu. Linear before attention, MLP and MoE, which are made of linears;
   // MLP before MoE, whose experts are MLPs; the routed experts are raised
@@ -21,7 +21,8 @@ void buildRaisePipeline(mlir::OpPassManager &pm) {
   pm.addPass(createRaiseAttentionPass());
   pm.addPass(createRaiseMlpPass());
   pm.addPass(createRaiseMoePass());
-  pm.addPass(createRaiseRoutedExpertsPass());
+  if (routedExperts)
+    pm.addPass(createRaiseRoutedExpertsPass());
   // Raising leaves the matched primitives dead.
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
@@ -31,7 +32,7 @@ void registerGraphPasses() {
   registerGraphRaisePasses();
   mlir::PassPipelineRegistration<>("shardc-graph-raise",
                                    "Recognize the composite ops of transformer models",
-                                   buildRaisePipeline);
+                                   [](mlir::OpPassManager &pm) { buildRaisePipeline(pm); });
 }
 
 } // namespace shardc::graph

@@ -102,16 +102,26 @@ private:
   void routeExperts(graph::MoeOp moe) {
     std::optional<ValueSharding> experts = shardingOf(moe.getDownWeight());
     std::optional<ValueSharding> tokens = shardingOf(moe.getInput());
-    if (!experts || !tokens || experts->dims[0].empty())
+    if (!experts || !tokens)
+      return;
+    const AxisList &expertAxes = experts->dims[0], &tokenAxes = tokens->dims[0];
+    // Tokens split over other axes (dp replicas) never meet: each group of
+    // them gets its share of the capacity.
+    int64_t groups = 1;
+    for (unsigned axis : tokenAxes)
+      if (!llvm::is_contained(expertAxes, axis))
+        groups *= shape.sizes[axis];
+    if (moe.getCapacity() > 0 && groups > 1)
+      moe.setCapacity((int64_t(moe.getCapacity()) + groups - 1) / groups);
+    if (expertAxes.empty())
       return;
     Builder builder(moe.getContext());
     SmallVector<StringRef> names;
-    for (unsigned axis : experts->dims[0])
+    for (unsigned axis : expertAxes)
       names.push_back(shape.names[axis]);
     moe.setExpertAxesAttr(builder.getStrArrayAttr(names));
-    moe.setExchange(llvm::all_of(experts->dims[0], [&](unsigned axis) {
-      return llvm::is_contained(tokens->dims[0], axis);
-    }));
+    moe.setExchange(llvm::all_of(
+        expertAxes, [&](unsigned axis) { return llvm::is_contained(tokenAxes, axis); }));
   }
 
   LogicalResult lowerReshard(dist::ReshardOp reshard) {

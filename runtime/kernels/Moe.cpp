@@ -94,6 +94,12 @@ void moeLoad(const MoeGroup &group, const int64_t *count, const int64_t *kept,
     counters.emplace_back("kept_e" + std::to_string(e), keptOfExpert);
   }
   counters.emplace_back("dropped", dropped);
+  int64_t sent = 0;
+  if (group.exchange)
+    for (int64_t e = 0; e < group.experts; ++e)
+      if (e / group.localExperts() != group.member)
+        sent += kept[group.ownSource() * group.experts + e];
+  counters.emplace_back("sent_rows", sent);
 }
 
 Status makeMoeLayout(const char *op, const MoeGroup &group, const int64_t *routing,

@@ -62,8 +62,9 @@ void keepRule(const MoeGroup &group, const int64_t *count, int64_t *kept);
 
 /// The load of one dispatch, for a profile (the type of the executor's
 /// StepCounters): "kept_e<e>" per expert, the entries of the whole group it
-/// keeps, then "dropped", those the capacity turned away. `count` and
-/// `kept` are [Q, E].
+/// keeps, then "dropped", those the capacity turned away, and "sent_rows",
+/// this member's kept entries that leave it for another member's experts
+/// (the rows each all-to-all moves out of it). `count` and `kept` are [Q, E].
 void moeLoad(const MoeGroup &group, const int64_t *count, const int64_t *kept,
              std::vector<std::pair<std::string, int64_t>> &counters);
 

@@ -18,7 +18,7 @@ PATTERNS = {
     "attention": r"graph\.attention\b", "layer_norm": r"graph\.layer_norm\b",
     "rms_norm": r"graph\.rms_norm\b", "gelu": r"graph\.gelu\b", "silu": r"graph\.silu\b",
     "rotary": r"graph\.rotary\b", "linear": r"graph\.linear\b",
-    "mlp": r'graph\.composite "mlp"', "moe": r'graph\.composite "moe"',
+    "mlp": r'graph\.composite "mlp"', "moe": r'graph\.moe |graph\.composite "moe"',
 }
 OP_LINE = re.compile(r"^\s*(%[\w#:]+(?:, %[\w#]+)*) = (graph\.\w+)(.*)$")
 

@@ -148,6 +148,12 @@ cl::opt<std::string> deviceMemory(
     cl::desc("Memory per device the plan must fit (weights + peak activations), e.g. 80GiB; "
              "default: the device's"),
     cl::value_desc("size"), cl::cat(meshCategory));
+cl::opt<std::string> moeCapacityFactor(
+    "moe-capacity-factor",
+    cl::desc("Each mixture-of-experts expert keeps at most F x its average share of the tokens' "
+             "routed entries; the rest are dropped (first tokens kept) and counted by shardrun "
+             "--profile (default: none dropped)"),
+    cl::value_desc("F"), cl::cat(meshCategory));
 cl::opt<std::string>
     reportPath("report",
                cl::desc("Write the plan's report (collectives, memory, estimated time) as JSON"),
@@ -207,6 +213,7 @@ driver::CompileOptions compileOptions() {
   options.device = deviceName;
   options.deviceGiven = deviceName.getNumOccurrences() > 0;
   options.deviceMemory = deviceMemory;
+  options.moeCapacityFactor = moeCapacityFactor;
   options.reportPath = reportPath;
   options.verbose = verbose;
   return options;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/comm/InProcess.h"
 #include "runtime/cpu/CpuBackend.h"
+#include "runtime/kernels/Moe.h"
 #include "test/unit/runtime/ElementValues.h"
 
 #include <gtest/gtest.h>
@@ -308,8 +309,23 @@ TEST(MoeKernels, DispatchCountsTheLoadPerExpertForAProfile) {
   // Expert 0 gets 3 entries, of which capacity 2 keeps the first two.
   ASSERT_TRUE(dispatchAlone({0, 1, 0, 2, 0, 3}, 6, 4, 2, &counters).ok());
   const StepCounters want{
-      {"kept_e0", 2}, {"kept_e1", 1}, {"kept_e2", 1}, {"kept_e3", 1}, {"dropped", 1}};
+      {"kept_e0", 2}, {"kept_e1", 1}, {"kept_e2", 1}, {"kept_e3", 1}, {"dropped", 1},
+      {"sent_rows", 0}};
   EXPECT_EQ(counters, want);
+}
+
+TEST(MoeKernels, TheLoadCountsTheRowsSentToOtherMembers) {
+  // Member 1 of 2 owns experts 2 and 3; its own kept entries are row 1.
+  kernels::MoeGroup group;
+  group.experts = 4;
+  group.exchange = true;
+  group.members = 2;
+  group.member = 1;
+  const int64_t count[] = {1, 2, 3, 4, 5, 6, 7, 8}, kept[] = {1, 2, 3, 4, 5, 6, 7, 8};
+  StepCounters counters;
+  kernels::moeLoad(group, count, kept, counters);
+  ASSERT_FALSE(counters.empty());
+  EXPECT_EQ(counters.back(), (std::pair<std::string, int64_t>{"sent_rows", 5 + 6}));
 }
 
 TEST(MoeKernels, ErrorsNameTheProblem) {
