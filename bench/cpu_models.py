@@ -163,3 +163,82 @@ def llama(layers, hidden, heads, kv_heads, intermediate, seq, vocab, rng, batch=
                                              g.weight("w_down", (intermediate, hidden))])])
     logits = g.op("MatMul", [g.rms_norm(x, hidden), g.weight("lm_head", (hidden, vocab))])
     return g.language_model("llama", batch, seq, vocab, logits), logits
+
+
+def moe_layer(batch, seq, hidden, experts, top_k, intermediate, rng):
+    """One Mixtral-shaped mixture-of-experts block, written the way the
+    dense-gate exporters spell it: RMSNorm, a softmax router, top-k gates
+    renormalized and scattered into a [tokens, experts] table, every SwiGLU
+    expert on every token scaled by its column, the sum added to the input.
+    Returns the model, its output's name and the weights by role (for a
+    reference computed outside onnxruntime)."""
+    g = GraphBuilder(rng)
+    tokens = batch * seq
+    x = "hidden_states"
+    h = g.rms_norm(x, hidden)
+    rows = g.op("Reshape", [h, g.constant(np.array([tokens, hidden], np.int64))])
+    router = rng.standard_normal((hidden, experts), dtype=np.float32)
+    probs = g.op("Softmax", [g.op("MatMul", [rows, g.weight("router", None, value=router)])], axis=-1)
+    top = g.name("topk_values"), g.name("topk_indices")
+    g.nodes.append(helper.make_node("TopK", [probs, g.constant(np.array([top_k], np.int64))],
+                                    list(top), axis=-1, largest=1, sorted=1))
+    gates = g.op("Div", [top[0], g.op("ReduceSum", [top[0], g.constant(np.array([-1], np.int64))],
+                                      keepdims=1)])
+    table = g.op("ScatterElements", [g.constant(np.zeros((tokens, experts), np.float32)),
+                                     top[1], gates], axis=1)
+    weights = {"router": router, "rms": None, "gate": [], "up": [], "down": []}
+    total = None
+    for e in range(experts):
+        w = {role: (rng.standard_normal(shape, dtype=np.float32) * shape[0] ** -0.5)
+             for role, shape in (("gate", (hidden, intermediate)), ("up", (hidden, intermediate)),
+                                 ("down", (intermediate, hidden)))}
+        for role, array in w.items():
+            weights[role].append(array)
+        gate = g.op("MatMul", [rows, g.weight("gate", None, value=w["gate"])])
+        up = g.op("MatMul", [rows, g.weight("up", None, value=w["up"])])
+        silu = g.op("Mul", [gate, g.op("Sigmoid", [gate])])
+        out = g.op("MatMul", [g.op("Mul", [silu, up]), g.weight("down", None, value=w["down"])])
+        column = g.op("Slice", [table, g.constant(np.array([e], np.int64)),
+                                g.constant(np.array([e + 1], np.int64)),
+                                g.constant(np.array([1], np.int64))])
+        term = g.op("Mul", [column, out])
+        total = term if total is None else g.op("Add", [total, term])
+    y = g.op("Add", [x, g.op("Reshape", [total, g.constant(np.array([batch, seq, hidden], np.int64))])])
+    weights["rms"] = next(numpy_helper.to_array(t) for t in g.initializers if t.name.startswith("rms_w"))
+    graph = helper.make_graph(
+        g.nodes, "moe_layer",
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, [batch, seq, hidden])],
+        [helper.make_tensor_value_info(y, TensorProto.FLOAT, [batch, seq, hidden])],
+        g.initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), y, weights
+
+
+def moe_layer_reference(x, weights, top_k, capacity=0):
+    """moe_layer in float64 numpy, with docs/experts.md's keep rule: per
+    expert, entries in (token, slot) order, the first `capacity` kept (0:
+    all). Returns the output and the number of entries dropped."""
+    x = x.astype(np.float64)
+    batch, seq, hidden = x.shape
+    rows = x.reshape(-1, hidden)
+    normed = rows / np.sqrt((rows ** 2).mean(-1, keepdims=True) + 1e-6) * weights["rms"]
+    logits = normed @ weights["router"]
+    probs = np.exp(logits - logits.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)
+    indices = np.argsort(-probs, axis=-1, kind="stable")[:, :top_k]
+    values = np.take_along_axis(probs, indices, -1)
+    gates = values / values.sum(-1, keepdims=True)
+    taken = {}
+    out = np.zeros_like(rows)
+    dropped = 0
+    for t in range(rows.shape[0]):
+        for j in range(top_k):
+            e = int(indices[t, j])
+            taken[e] = taken.get(e, 0) + 1
+            if capacity and taken[e] > capacity:
+                dropped += 1
+                continue
+            gate = normed[t] @ weights["gate"][e]
+            up = normed[t] @ weights["up"][e]
+            hidden_units = gate / (1 + np.exp(-gate)) * up
+            out[t] += gates[t, j] * (hidden_units @ weights["down"][e])
+    return (rows + out).reshape(batch, seq, hidden), dropped

@@ -16,6 +16,11 @@ namespace shardc::dist {
 
 /// On any op: an array with one #dist.sharding per result.
 constexpr llvm::StringLiteral kShardingsAttrName = "dist.shardings";
+/// On an op whose results' shardings do not tell how it runs (routed
+/// experts: tokens split with or without their experts), between the
+/// search and propagation: one #dist.sharding per operand, as the search
+/// chose them.
+constexpr llvm::StringLiteral kOperandShardingsAttrName = "dist.operand_shardings";
 /// On function arguments and results: the value's #dist.sharding.
 constexpr llvm::StringLiteral kArgShardingAttrName = "dist.sharding";
 /// On a partitioned weight: its global #dist.sharding, from which the

@@ -1,6 +1,9 @@
 //===- Matchers.cpp - shared helpers of the raising patterns --------------===//
 #include "passes/Graph/Matchers.h"
 
+#include "dialects/Graph/WeightBytes.h"
+
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -23,6 +26,37 @@ std::optional<double> splatValue(Value value) {
   if (isa<IntegerType>(element))
     return static_cast<double>(attribute.getSplatValue<APInt>().getSExtValue());
   return std::nullopt;
+}
+
+std::optional<DenseElementsAttr> compileTimeValue(Value value, WeightValues &weights,
+                                                  int64_t maxElements) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!type.hasStaticShape() || type.getNumElements() > maxElements)
+    return std::nullopt;
+  DenseElementsAttr values;
+  if (matchPattern(value, m_Constant(&values)))
+    return values;
+  auto weight = value.getDefiningOp<WeightOp>();
+  if (!weight)
+    return std::nullopt;
+  auto [known, added] = weights.try_emplace(weight, std::nullopt);
+  if (added) {
+    ScopedDiagnosticHandler quiet(weight->getContext(), [](Diagnostic &) { return success(); });
+    if (FailureOr<DenseElementsAttr> read = readWeight(weight); succeeded(read))
+      known->second = *read;
+  }
+  return known->second;
+}
+
+bool isAllZeros(Value value, WeightValues &weights, int64_t maxElements) {
+  std::optional<DenseElementsAttr> values = compileTimeValue(value, weights, maxElements);
+  if (!values)
+    return false;
+  if (isa<FloatType>(values->getElementType()))
+    return llvm::all_of(values->getValues<APFloat>(), [](const APFloat &x) { return x.isZero(); });
+  if (isa<IntegerType>(values->getElementType()))
+    return llvm::all_of(values->getValues<APInt>(), [](const APInt &x) { return x.isZero(); });
+  return false;
 }
 
 bool isSplat(Value value, double expected) {

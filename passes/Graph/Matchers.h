@@ -6,6 +6,7 @@
 #include "dialects/Graph/InferredOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <optional>
 
@@ -20,6 +21,21 @@ bool isSplat(mlir::Value value, double expected);
 
 /// True for graph.weight and graph.constant: values fixed at compile time.
 bool isParameter(mlir::Value value);
+
+/// The values of the weights one run of a pass has read: layers share
+/// weights (a mask, a zero table), whose bytes are then read once.
+using WeightValues = llvm::DenseMap<mlir::Operation *, std::optional<mlir::DenseElementsAttr>>;
+
+/// The value of `value` when it is fixed at compile time and has at most
+/// `maxElements`: a constant, or a plain weight whose bytes can be read
+/// (exporters store folded tensors as initializers, often in the external
+/// data). A weight that cannot be read is not an error here, just not
+/// known: its bytes may be absent while planning.
+std::optional<mlir::DenseElementsAttr> compileTimeValue(mlir::Value value, WeightValues &weights,
+                                                        int64_t maxElements);
+
+/// Whether `value` is known at compile time to be all zeros.
+bool isAllZeros(mlir::Value value, WeightValues &weights, int64_t maxElements);
 
 /// The operand of a two-operand op that is not `known`; null when neither or
 /// both are `known`.

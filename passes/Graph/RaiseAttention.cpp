@@ -14,7 +14,6 @@
 #include "passes/Graph/Passes.h"
 
 #include "dialects/Graph/TypeUtils.h"
-#include "dialects/Graph/WeightBytes.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -241,39 +240,12 @@ Value unrepeated(Value repeated) {
 /// The largest mask whose values are read to see whether it is causal.
 constexpr int64_t kMaxInspectedMaskElements = int64_t(1) << 24;
 
-/// The values of the weights read as masks in one run of the pass: layers
-/// share one mask weight, whose bytes are then read once.
-using WeightValues = llvm::DenseMap<Operation *, std::optional<DenseElementsAttr>>;
-
-/// The value of a constant mask: a constant op, or a plain weight whose bytes
-/// can be read (exporters that fold the causal mask store it as an
-/// initializer, often in the external data). A weight that cannot be read is
-/// not an error here, just not known to be causal: the bytes may be absent
-/// while planning.
-std::optional<DenseElementsAttr> constantMaskValue(Value mask, WeightValues &weights) {
-  auto type = cast<RankedTensorType>(mask.getType());
-  if (!type.hasStaticShape() || type.getNumElements() > kMaxInspectedMaskElements)
-    return std::nullopt;
-  DenseElementsAttr values;
-  if (matchPattern(mask, m_Constant(&values)))
-    return values;
-  auto weight = mask.getDefiningOp<WeightOp>();
-  if (!weight)
-    return std::nullopt;
-  auto [known, added] = weights.try_emplace(weight, std::nullopt);
-  if (added) {
-    ScopedDiagnosticHandler quiet(weight->getContext(), [](Diagnostic &) { return success(); });
-    if (FailureOr<DenseElementsAttr> read = readWeight(weight); succeeded(read))
-      known->second = *read;
-  }
-  return known->second;
-}
-
 /// True when `mask` is a constant that keeps exactly key j <= i + Sk - Sq for
 /// query i (graph.attention's causal rule), in every leading position: a
 /// boolean keep- or hide-mask or an additive 0 / hidden mask.
 bool isCausalConstant(const Mask &mask, int64_t queries, int64_t keys, WeightValues &weights) {
-  std::optional<DenseElementsAttr> constant = constantMaskValue(mask.value, weights);
+  std::optional<DenseElementsAttr> constant =
+      compileTimeValue(mask.value, weights, kMaxInspectedMaskElements);
   if (!constant)
     return false;
   DenseElementsAttr values = *constant;

@@ -23,20 +23,20 @@ using namespace shardc::graph;
 
 namespace {
 
-std::optional<RoutedExperts> matchAnySpelling(Value output) {
-  if (std::optional<RoutedExperts> found = matchDenseGateTable(output))
+std::optional<RoutedExperts> matchAnySpelling(Value output, WeightValues &weights) {
+  if (std::optional<RoutedExperts> found = matchDenseGateTable(output, weights))
     return found;
   return std::nullopt;
 }
 
 /// Replaces `composite` by its body with graph.moe in place of the experts.
-void raise(CompositeOp composite) {
+void raise(CompositeOp composite, WeightValues &weights) {
   if (composite.getKind() != "moe" || composite->getNumResults() != 1)
     return;
   OpBuilder builder(composite);
   auto copy = cast<CompositeOp>(builder.clone(*composite));
   Value output = inlineComposite(copy).front();
-  std::optional<RoutedExperts> found = matchAnySpelling(output);
+  std::optional<RoutedExperts> found = matchAnySpelling(output, weights);
   if (!found)
     return;
   builder.setInsertionPointAfterValue(output);
@@ -56,8 +56,9 @@ struct RaiseRoutedExpertsPass
   void runOnOperation() override {
     SmallVector<CompositeOp> composites;
     getOperation().walk([&](CompositeOp op) { composites.push_back(op); });
+    WeightValues weights;
     for (CompositeOp composite : composites)
-      raise(composite);
+      raise(composite, weights);
     // The copies of composites no spelling matched, and the expert
     // branches graph.moe replaced.
     eraseDeadOps(getOperation());

@@ -12,6 +12,7 @@
 #define SHARDC_PASSES_GRAPH_ROUTEDEXPERTS_H
 
 #include "dialects/Graph/GraphOps.h"
+#include "passes/Graph/Matchers.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -49,7 +50,7 @@ struct RoutedExperts {
 /// The block whose result is `output` when it scales each expert's output by
 /// its column of a dense [T, E] gate table, the gates scattered to the chosen
 /// experts' columns (zeros elsewhere), and sums them.
-std::optional<RoutedExperts> matchDenseGateTable(mlir::Value output);
+std::optional<RoutedExperts> matchDenseGateTable(mlir::Value output, WeightValues &weights);
 
 /// graph.moe over `experts` (in expert order, all sameShapeAs the first):
 /// their weights stacked, the tokens `input` [T, H], the router's `indices`

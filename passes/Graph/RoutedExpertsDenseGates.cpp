@@ -43,7 +43,10 @@ std::optional<int64_t> columnOf(SliceOp column, Value table) {
 
 } // namespace
 
-std::optional<RoutedExperts> matchDenseGateTable(Value output) {
+/// The largest gate table whose values are read to see that it starts from zeros.
+constexpr int64_t kMaxInspectedTableElements = int64_t(1) << 24;
+
+std::optional<RoutedExperts> matchDenseGateTable(Value output, WeightValues &weights) {
   SmallVector<Value> terms;
   sumTerms(output, terms);
   ScatterElementsOp table;
@@ -72,7 +75,7 @@ std::optional<RoutedExperts> matchDenseGateTable(Value output) {
   }
   // The table holds the gates at the chosen experts and zeros elsewhere.
   if (!table || table.getAxis() != 1 || table.getReduction() != ScatterReduction::none ||
-      !isSplat(table.getData(), 0.0))
+      !isAllZeros(table.getData(), weights, kMaxInspectedTableElements))
     return std::nullopt;
   auto topk = producer<TopKOp>(table.getIndices());
   if (!topk || table.getIndices() != topk.getIndices() ||

@@ -333,6 +333,13 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
         for (const ValueSharding &sharding : op.results[(*chosen)[index]])
           shardings.push_back(toAttr(sharding, problem.meshShape(), mesh));
         dist::setResultShardings(op.op, shardings);
+        if (op.rule.routed) {
+          SmallVector<Attribute> operands;
+          for (const ValueSharding &sharding : op.operands[(*chosen)[index]])
+            operands.push_back(toAttr(sharding, problem.meshShape(), mesh));
+          op.op->setAttr(dist::kOperandShardingsAttrName,
+                         ArrayAttr::get(op.op->getContext(), operands));
+        }
         if (isAttentionWhole(op.op, op.results[(*chosen)[index]], problem.meshShape()))
           wholeAttention.push_back(cast<graph::AttentionOp>(op.op));
       }

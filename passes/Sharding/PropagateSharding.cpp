@@ -93,13 +93,26 @@ private:
         wanted.push_back(*sharding);
       }
     }
+    // The search's operand shardings, where results alone are ambiguous.
+    std::vector<ValueSharding> wantedOperands;
+    if (auto operands = op->getAttrOfType<ArrayAttr>(dist::kOperandShardingsAttrName)) {
+      for (Attribute attr : operands) {
+        auto sharding = fromAttr(cast<dist::ShardingAttr>(attr), problem.meshShape());
+        if (!sharding)
+          return op->emitOpError() << "has a sharding the mesh does not fit";
+        wantedOperands.push_back(*sharding);
+      }
+      op->removeAttr(dist::kOperandShardingsAttrName);
+    }
     // Annotations win: among the strategies that produce them, the cheapest
     // to feed; without one (or none that fits), the cheapest overall.
     double best = std::numeric_limits<double>::infinity();
     std::optional<unsigned> pick;
     for (unsigned pass = 0; pass < 2 && !pick; ++pass)
       for (unsigned strategy = 0; strategy < choices.strategies.size(); ++strategy) {
-        bool produces = llvm::equal(choices.results[strategy], wanted);
+        bool produces = llvm::equal(choices.results[strategy], wanted) &&
+                        (wantedOperands.empty() ||
+                         llvm::equal(choices.operands[strategy], wantedOperands));
         if (pass == 0 && annotated && !produces)
           continue;
         double cost = operandCost(choices, strategy);
