@@ -21,6 +21,9 @@ void buildRaisePipeline(mlir::OpPassManager &pm) {
   pm.addPass(createRaiseAttentionPass());
   pm.addPass(createRaiseMlpPass());
   pm.addPass(createRaiseMoePass());
+  // The routed experts' matchers read index lists as constants: densified
+  // selections leave them as arithmetic on a constant grid until folded.
+  pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(createRaiseRoutedExpertsPass());
   // Raising leaves the matched primitives dead.
   pm.addPass(mlir::createCanonicalizerPass());
