@@ -117,7 +117,7 @@ std::optional<RowOrigins> routerEntries(Value value) {
   std::optional<RowOrigins> origins = traceRows(value, 1, wrapAround);
   auto topk = origins ? producer<TopKOp>(origins->source) : TopKOp();
   if (!topk || origins->source != topk.getIndices() ||
-      topk.getAxis() != topk.getIndices().getType().getRank() - 1 ||
+      int64_t(topk.getAxis()) != topk.getIndices().getType().getRank() - 1 ||
       topk.getIndices().getType().getRank() != 2)
     return std::nullopt;
   return origins;

@@ -111,8 +111,7 @@ std::optional<RoutedExperts> matchBatchedMatmul(mlir::Value output);
 /// graph.moe for `found`: its weights stacked (or boxed), its input and
 /// gates viewed as [T, H] and [T, k] where they are not. Null when the
 /// operands do not fit graph.moe.
-mlir::Value buildMoe(mlir::OpBuilder &builder, mlir::Location location,
-                     const RoutedExperts &found);
+mlir::Value buildMoe(mlir::OpBuilder &builder, mlir::Location location, const RoutedExperts &found);
 
 } // namespace shardc::graph
 

@@ -40,11 +40,11 @@ Value perEntry(Value value, int64_t entries) {
 /// One projection of every entry: matmul of its expert's matrix (gathered
 /// from a stacked weight by the router's index) with its input vector.
 struct EntryProjection {
-  WeightOp weight;       ///< [E, out, in] ("out x in") or [E, in, out]
-  bool transposed;       ///< W_e x (a column), else x W_e (a row)
-  Value input;           ///< the entries' input vectors, as [N, in] or a view
+  WeightOp weight;              ///< [E, out, in] ("out x in") or [E, in, out]
+  bool transposed;              ///< W_e x (a column), else x W_e (a row)
+  Value input;                  ///< the entries' input vectors, as [N, in] or a view
   SmallVector<int64_t> entries; ///< per entry n, its router entry
-  Value indices;         ///< the router's indices
+  Value indices;                ///< the router's indices
 };
 
 /// The projection whose per-entry result (regrouped or not) is `value`.
@@ -134,7 +134,8 @@ std::optional<EntryMlp> matchEntryMlp(Value output, int64_t entries) {
   } else if (std::optional<StringRef> kind = activationOf(hidden.getDefiningOp())) {
     if (std::optional<EntryProjection> up =
             matchProjection(hidden.getDefiningOp()->getOperand(0), entries))
-      found = EntryMlp{StackedMlp{{StackedWeight{{up->weight.getResult()}}}, *kind, up->transposed}, {*up}};
+      found = EntryMlp{StackedMlp{{StackedWeight{{up->weight.getResult()}}}, *kind, up->transposed},
+                       {*up}};
   }
   if (!found)
     return std::nullopt;
@@ -142,8 +143,8 @@ std::optional<EntryMlp> matchEntryMlp(Value output, int64_t entries) {
   found->projections.push_back(*down);
   // One token vector feeds the first projections; graph.moe has one layout.
   for (const EntryProjection &projection : found->projections)
-    if (projection.transposed != down->transposed ||
-        projection.entries != down->entries || projection.indices != down->indices ||
+    if (projection.transposed != down->transposed || projection.entries != down->entries ||
+        projection.indices != down->indices ||
         (&projection != &found->projections.back() &&
          projection.input != found->projections.front().input))
       return std::nullopt;
