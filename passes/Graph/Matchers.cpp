@@ -84,6 +84,23 @@ Operation *soleUser(Value value) {
 }
 
 namespace {
+void collectTerms(Value value, Type type, bool isRoot, SmallVectorImpl<Value> &terms) {
+  auto add = producer<AddOp>(value);
+  if (add && (isRoot || value.hasOneUse()) && add.getLhs().getType() == type &&
+      add.getRhs().getType() == type) {
+    collectTerms(add.getLhs(), type, false, terms);
+    collectTerms(add.getRhs(), type, false, terms);
+    return;
+  }
+  terms.push_back(value);
+}
+} // namespace
+
+void sumTerms(Value root, SmallVectorImpl<Value> &terms) {
+  collectTerms(root, root.getType(), true, terms);
+}
+
+namespace {
 void collectFactors(Value value, bool isRoot, Product &product) {
   if (std::optional<double> constant = splatValue(value)) {
     product.scale *= *constant;

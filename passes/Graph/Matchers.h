@@ -58,6 +58,10 @@ struct Product {
   double scale = 1.0;
 };
 
+/// The leaves of the tree of additions at `root`, whose inner nodes have one
+/// use and the root's type (no broadcasting): the terms of a sum.
+void sumTerms(mlir::Value root, llvm::SmallVectorImpl<mlir::Value> &terms);
+
 /// Flattens the multiplication tree at `root`. Inner nodes must have one use
 /// (they belong to the tree); `root` itself may have any number.
 Product flattenProduct(mlir::Value root);

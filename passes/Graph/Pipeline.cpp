@@ -21,8 +21,12 @@ void buildRaisePipeline(mlir::OpPassManager &pm, bool routedExperts) {
   pm.addPass(createRaiseAttentionPass());
   pm.addPass(createRaiseMlpPass());
   pm.addPass(createRaiseMoePass());
-  if (routedExperts)
+  if (routedExperts) {
+    // The routed experts' matchers read index lists as constants: densified
+    // selections leave them as arithmetic on a constant grid until folded.
+    pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(createRaiseRoutedExpertsPass());
+  }
   // Raising leaves the matched primitives dead.
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

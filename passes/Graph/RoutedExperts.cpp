@@ -6,9 +6,6 @@
 using namespace mlir;
 
 namespace shardc::graph {
-namespace {
-
-/// A weight whose bytes are one plain range of its file, as imported.
 WeightOp plainWeight(Value value) {
   auto weight = producer<WeightOp>(value);
   if (!weight || weight.getStoredShape() || weight.getStoredType() || weight.getRepeatBlocks() ||
@@ -17,7 +14,6 @@ WeightOp plainWeight(Value value) {
   return weight;
 }
 
-/// The activation `op` applies, if it is one an expert may use.
 std::optional<StringRef> activationOf(Operation *op) {
   if (!op)
     return std::nullopt;
@@ -28,6 +24,28 @@ std::optional<StringRef> activationOf(Operation *op) {
   if (auto gelu = dyn_cast<GeluOp>(op))
     return StringRef(gelu.getApproximateTanh() ? "gelu_tanh" : "gelu");
   return std::nullopt;
+}
+
+namespace {
+
+/// The index that `op`, a where(i < c, _, i) with c <= 0, passes unchanged
+/// when i is not negative; null for other ops.
+Value wrapAround(Operation *op) {
+  auto where = dyn_cast<WhereOp>(op);
+  auto compare = where ? producer<CompareOp>(where.getCondition()) : CompareOp();
+  if (!compare)
+    return {};
+  Value index = where.getFalseValue(), bound;
+  if (compare.getPredicate() == ComparePredicate::lt && compare.getLhs() == index)
+    bound = compare.getRhs();
+  else if (compare.getPredicate() == ComparePredicate::gt && compare.getRhs() == index)
+    bound = compare.getLhs();
+  std::optional<double> limit = splatValue(bound);
+  if (!limit || *limit > 0 || index.getType() != where.getType() ||
+      cast<ShapedType>(compare.getType()).getShape() !=
+          cast<ShapedType>(where.getType()).getShape())
+    return {};
+  return index;
 }
 
 /// A linear layer without bias on a plain weight.
@@ -41,7 +59,7 @@ LinearOp projection(Value value) {
 } // namespace
 
 bool ExpertMlp::sameShapeAs(const ExpertMlp &other) const {
-  if (input != other.input || activation != other.activation || transposed != other.transposed ||
+  if (activation != other.activation || transposed != other.transposed ||
       weights.size() != other.weights.size())
     return false;
   for (auto [mine, theirs] : llvm::zip(weights, other.weights))
@@ -92,34 +110,117 @@ std::optional<ExpertMlp> matchExpertMlp(Value output) {
   return expert;
 }
 
-Value buildMoe(OpBuilder &builder, Location location, Value input, Value indices, Value gates,
-               ArrayRef<ExpertMlp> experts) {
-  const ExpertMlp &first = experts.front();
-  SmallVector<Value> stacked;
-  for (unsigned which = 0; which < first.weights.size(); ++which) {
-    WeightOp model = plainWeight(first.weights[which]);
-    SmallVector<int64_t> offsets;
-    for (const ExpertMlp &expert : experts)
-      offsets.push_back(plainWeight(expert.weights[which]).getOffset());
-    RankedTensorType type = model.getType();
-    SmallVector<int64_t> shape = {int64_t(experts.size())};
-    shape.append(type.getShape().begin(), type.getShape().end());
-    stacked.push_back(builder.create<WeightOp>(
-        model.getLoc(), RankedTensorType::get(shape, type.getElementType()),
-        (model.getName() + ".stacked").str(), model.getFile(), model.getOffset(),
-        model.getSize() * int64_t(experts.size()), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-        TypeAttr(), DenseI64ArrayAttr(), builder.getDenseI64ArrayAttr(offsets)));
+std::optional<RowOrigins> routerEntries(Value value) {
+  // The wrap-around passes the index only if what it reads is never
+  // negative: the source checked below is top-k indices, and every op on the
+  // way only moves them.
+  std::optional<RowOrigins> origins = traceRows(value, 1, wrapAround);
+  auto topk = origins ? producer<TopKOp>(origins->source) : TopKOp();
+  if (!topk || origins->source != topk.getIndices() ||
+      int64_t(topk.getAxis()) != topk.getIndices().getType().getRank() - 1 ||
+      topk.getIndices().getType().getRank() != 2)
+    return std::nullopt;
+  return origins;
+}
+
+bool coversEachOnce(ArrayRef<int64_t> entries, int64_t count) {
+  if (int64_t(entries.size()) != count)
+    return false;
+  llvm::SmallVector<bool> seen(count, false);
+  for (int64_t entry : entries) {
+    if (entry < 0 || entry >= count || seen[entry])
+      return false;
+    seen[entry] = true;
   }
-  SmallVector<Value> operands = {input, indices, gates};
-  operands.append(stacked);
+  return true;
+}
+
+std::optional<StackedMlp> stackExperts(ArrayRef<ExpertMlp> experts) {
+  if (experts.empty() || llvm::any_of(experts, [&](const ExpertMlp &expert) {
+        return !expert.sameShapeAs(experts.front());
+      }))
+    return std::nullopt;
+  StackedMlp stacked{{}, experts.front().activation, experts.front().transposed};
+  for (unsigned which = 0; which < experts.front().weights.size(); ++which) {
+    StackedWeight &weight = stacked.weights.emplace_back();
+    for (const ExpertMlp &expert : experts)
+      weight.parts.push_back(expert.weights[which]);
+  }
+  return stacked;
+}
+
+namespace {
+
+/// The graph.weight that is `weight` over all the experts.
+Value materialize(OpBuilder &builder, const StackedWeight &weight) {
+  WeightOp model = plainWeight(weight.parts.front());
+  RankedTensorType type = model.getType();
+  if (type.getRank() == 3) {
+    // The exporter's own stacked weight, or a box of it.
+    if (weight.boxDim < 0)
+      return model.getResult();
+    SmallVector<int64_t> shape(type.getShape()), offsets(3, 0);
+    shape[weight.boxDim] = weight.boxEnd - weight.boxBegin;
+    offsets[weight.boxDim] = weight.boxBegin;
+    return builder.create<WeightOp>(
+        model.getLoc(), RankedTensorType::get(shape, type.getElementType()), model.getName(),
+        model.getFile(), model.getOffset(), model.getSize(),
+        builder.getDenseI64ArrayAttr(type.getShape()), builder.getDenseI64ArrayAttr(offsets),
+        TypeAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
+  }
+  SmallVector<int64_t> offsets;
+  for (Value part : weight.parts)
+    offsets.push_back(plainWeight(part).getOffset());
+  SmallVector<int64_t> shape = {int64_t(weight.parts.size())};
+  shape.append(type.getShape().begin(), type.getShape().end());
+  return builder.create<WeightOp>(
+      model.getLoc(), RankedTensorType::get(shape, type.getElementType()),
+      (model.getName() + ".stacked").str(), model.getFile(), model.getOffset(),
+      model.getSize() * int64_t(weight.parts.size()), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+      TypeAttr(), DenseI64ArrayAttr(), builder.getDenseI64ArrayAttr(offsets));
+}
+
+/// `value` reshaped to `shape` unless it has it; null when the element
+/// counts differ.
+Value viewAs(OpBuilder &builder, Location location, Value value, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape)
+    return value;
+  auto view = type.clone(shape);
+  if (view.getNumElements() != type.getNumElements())
+    return {};
+  return builder.create<ReshapeOp>(location, view, value);
+}
+
+} // namespace
+
+Value buildMoe(OpBuilder &builder, Location location, const RoutedExperts &found) {
+  auto indices = cast<RankedTensorType>(found.indices.getType());
+  auto input = cast<RankedTensorType>(found.input.getType());
+  int64_t tokens = indices.getDimSize(0);
+  SmallVector<Operation *> built;
+  Value x = viewAs(builder, location, found.input, {tokens, input.getShape().back()});
+  Value gates = viewAs(builder, location, found.gates, indices.getShape());
+  SmallVector<Value> operands = {x, found.indices, gates};
+  for (Value view : {x, gates})
+    if (view && view != found.input && view != found.gates)
+      built.push_back(view.getDefiningOp());
+  for (const StackedWeight &weight : found.experts.weights) {
+    operands.push_back(materialize(builder, weight));
+    if (operands.back() != weight.parts.front())
+      built.push_back(operands.back().getDefiningOp());
+  }
+  int64_t experts = cast<RankedTensorType>(operands.back().getType()).getDimSize(0);
   SmallVector<NamedAttribute> attributes = {
-      builder.getNamedAttr("experts", builder.getI64IntegerAttr(int64_t(experts.size()))),
-      builder.getNamedAttr("activation", builder.getStringAttr(first.activation)),
-      builder.getNamedAttr("transpose_weights", builder.getBoolAttr(first.transposed))};
-  auto moe = createIfValid<MoeOp>(builder, location, operands, attributes);
+      builder.getNamedAttr("experts", builder.getI64IntegerAttr(experts)),
+      builder.getNamedAttr("activation", builder.getStringAttr(found.experts.activation)),
+      builder.getNamedAttr("transpose_weights", builder.getBoolAttr(found.experts.transposed))};
+  MoeOp moe;
+  if (x && gates)
+    moe = createIfValid<MoeOp>(builder, location, operands, attributes);
   if (!moe) {
-    for (Value weight : stacked)
-      weight.getDefiningOp()->erase();
+    for (Operation *op : llvm::reverse(built))
+      op->erase();
     return {};
   }
   return moe.getResult();

@@ -16,18 +16,6 @@ using namespace mlir;
 namespace shardc::graph {
 namespace {
 
-/// The leaves of a tree of additions whose inner nodes have one use.
-void sumTerms(Value value, SmallVectorImpl<Value> &terms, bool root = true) {
-  auto add = producer<AddOp>(value);
-  if (add && (root || value.hasOneUse()) && add.getLhs().getType() == add.getType() &&
-      add.getRhs().getType() == add.getType()) {
-    sumTerms(add.getLhs(), terms, false);
-    sumTerms(add.getRhs(), terms, false);
-    return;
-  }
-  terms.push_back(value);
-}
-
 /// The expert whose column of a [T, E] table `column` is: slice [:, e:e+1].
 std::optional<int64_t> columnOf(SliceOp column, Value table) {
   auto type = cast<RankedTensorType>(table.getType());
@@ -82,14 +70,19 @@ std::optional<RoutedExperts> matchDenseGateTable(Value output, WeightValues &wei
       topk.getAxis() != topk.getIndices().getType().getRank() - 1)
     return std::nullopt;
   int64_t experts = cast<RankedTensorType>(table.getType()).getDimSize(1);
-  RoutedExperts found{byExpert.begin()->second.input, table.getIndices(), table.getUpdates(), {},
-                      addends};
+  SmallVector<ExpertMlp> ordered;
   for (int64_t expert = 0; expert < experts; ++expert) {
     auto mlp = byExpert.find(expert);
-    if (mlp == byExpert.end() || !mlp->second.sameShapeAs(byExpert.begin()->second))
+    // Every expert runs on the same tokens, each row one token.
+    if (mlp == byExpert.end() || mlp->second.input != byExpert.begin()->second.input)
       return std::nullopt;
-    found.experts.push_back(mlp->second);
+    ordered.push_back(mlp->second);
   }
+  std::optional<StackedMlp> stacked = stackExperts(ordered);
+  if (!stacked)
+    return std::nullopt;
+  RoutedExperts found{ordered.front().input, table.getIndices(), table.getUpdates(), *stacked,
+                      addends};
   return found;
 }
 
