@@ -7,6 +7,7 @@
 #include "compiler/Report/UniformSplit.h"
 
 #include "passes/Pipeline/StageProgram.h"
+#include "passes/Sharding/RoutedExchange.h"
 #include "passes/Sharding/ShardingConversion.h"
 
 #include "dialects/Graph/GraphOps.h"
@@ -209,7 +210,64 @@ private:
     priced.push_back({seconds, modules.back(), position, stage});
     for (Value result : op.getResults())
       live(result, op);
+    if (auto moe = dyn_cast<graph::MoeOp>(op))
+      visitMoe(moe, position);
     return success();
+  }
+
+  /// Routed experts: the exchange they run inside (an all-to-all each way,
+  /// counted with the collectives) and what each device holds for them.
+  void visitMoe(graph::MoeOp moe, size_t position) {
+    const AxisList &expertAxes = sharding[moe.getDownWeight()].dims[0];
+    const ValueSharding &tokens = sharding[moe.getInput()];
+    RankedTensorType input = moe.getInput().getType();
+    int64_t localTokens = tokens.localShape(input.getShape(), mesh)[0];
+    int64_t members = mesh.groupSize(expertAxes);
+    int64_t localExperts = int64_t(moe.getExperts()) / members;
+    int64_t slots = moe.getIndices().getType().getDimSize(1);
+    bool exchange = !expertAxes.empty() && llvm::all_of(expertAxes, [&](unsigned axis) {
+      return llvm::is_contained(tokens.dims[0], axis);
+    });
+    int64_t width = graph::elementByteWidth(input.getElementType());
+    std::vector<std::string> axes;
+    for (unsigned axis : expertAxes)
+      axes.push_back(mesh.names[axis]);
+    std::string source = graph::onnxNodeNames(moe.getLoc());
+    std::string module = graph::onnxModuleOf(moe.getLoc());
+    int64_t perDirection = 0;
+    if (exchange) {
+      CollectiveStep step = routedExchangeStep(moe, localTokens, expertAxes);
+      double seconds = collectiveSeconds(step, width, mesh, device);
+      for (int direction = 0; direction < 2; ++direction)
+        collectives.push_back({collectiveName(step.kind), axes,
+                               collectivePayloadBytes(step, width),
+                               collectiveTrafficBytes(step, width, mesh), seconds, false, source,
+                               module, position, std::nullopt});
+      stages[stage].commSeconds += 2 * seconds;
+      priced.push_back({2 * seconds, module, position, stage});
+      // Uniform routing: of each device's entries, (P - 1) / P leave it.
+      perDirection = localTokens * slots * input.getDimSize(1) * width * (members - 1) / members;
+    }
+    int64_t weightBytes = 0;
+    for (Value weight : moe.getWeights())
+      weightBytes += localBytes(weight);
+    int64_t rows = moeRowBound(members, localTokens, slots, localExperts, exchange,
+                               int64_t(moe.getCapacity()));
+    llvm::json::Array axisList;
+    for (const std::string &axis : axes)
+      axisList.push_back(axis);
+    experts.push_back(llvm::json::Object{
+        {"source", source},
+        {"experts", int64_t(moe.getExperts())},
+        {"expert_axes", std::move(axisList)},
+        {"exchange", exchange},
+        {"tokens_per_device", localTokens},
+        {"top_k", slots},
+        {"capacity", int64_t(moe.getCapacity())},
+        {"rows_per_device", rows},
+        {"padding_rows", rows - localTokens * slots},
+        {"sent_bytes_per_direction", perDirection},
+        {"expert_weight_bytes_per_device", weightBytes}});
   }
 
   /// The stage's first and last ONNX node, over the ops it prices.
@@ -465,6 +523,8 @@ private:
   llvm::DenseMap<Value, ValueSharding> sharding;
   llvm::DenseSet<Value> released;
   std::vector<Collective> collectives;
+  /// One entry per graph.moe (routed experts), in program order.
+  llvm::json::Array experts;
   std::vector<std::pair<size_t, Operation *>> attentions;
   std::vector<std::string> modules; ///< of every op, for the layers
   ModelLayers layers;
@@ -542,6 +602,8 @@ llvm::json::Value ReportBuilder::json() const {
                                                           {"est_step_seconds", step}}}};
   if (pipeline)
     report["pipeline"] = pipelineJson(pipelineFigures());
+  if (!experts.empty())
+    report["moe"] = llvm::json::Array(experts);
   return report;
 }
 

@@ -3,6 +3,7 @@
 
 #include "dialects/Exec/ExecDialect.h"
 #include "dialects/Graph/NodeLocation.h"
+#include "passes/Sharding/RoutedExchange.h"
 
 using namespace mlir;
 
@@ -19,13 +20,11 @@ int64_t groupSize(graph::MoeOp moe) {
 } // namespace
 
 int64_t moeRowBound(graph::MoeOp moe) {
-  int64_t members = groupSize(moe), local = int64_t(moe.getExperts()) / members;
-  int64_t tokens = moe.getInput().getType().getDimSize(0);
-  int64_t slots = moe.getIndices().getType().getDimSize(1);
-  int64_t bound = (moe.getExchange() ? members * tokens : tokens) * std::min(slots, local);
-  if (moe.getCapacity() > 0)
-    bound = std::min(bound, local * int64_t(moe.getCapacity()));
-  return bound;
+  int64_t members = groupSize(moe);
+  return sharding::moeRowBound(members, moe.getInput().getType().getDimSize(0),
+                               moe.getIndices().getType().getDimSize(1),
+                               int64_t(moe.getExperts()) / members, moe.getExchange(),
+                               int64_t(moe.getCapacity()));
 }
 
 void emitMoeSteps(OpBuilder &builder, graph::MoeOp moe, ValueRange inputs, Value result) {

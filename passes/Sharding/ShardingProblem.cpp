@@ -3,6 +3,7 @@
 
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Graph/GraphOps.h"
+#include "passes/Sharding/RoutedExchange.h"
 #include "runtime/core/MeshAxes.h"
 
 #include <limits>
@@ -82,20 +83,18 @@ bool selectsWeightsForProduct(Operation *op) {
 double ShardingProblem::exchangeSeconds(Operation *op, const Strategy &strategy,
                                         ArrayRef<ValueSharding> operands) const {
   auto moe = dyn_cast<graph::MoeOp>(op);
-  CollectiveStep step{CollectiveKind::AllToAll, {}, 0, 0, {}, {}};
+  AxisList routed;
   for (auto [axis, factor] : llvm::enumerate(strategy.axisFactor))
     if (factor == Strategy::kRouted)
-      step.axes.push_back(axis);
-  if (!moe || step.axes.empty())
+      routed.push_back(axis);
+  if (!moe || routed.empty())
     return 0;
   // Every entry of the device's tokens to its expert's device and back.
   RankedTensorType input = moe.getInput().getType();
   int64_t tokens = operands[0].localShape(input.getShape(), mesh)[0];
-  int64_t slots = moe.getIndices().getType().getDimSize(1);
-  step.inputShape = {tokens * slots, input.getDimSize(1)};
-  step.outputShape = step.inputShape;
   int64_t elementBytes = graph::elementByteWidth(input.getElementType());
-  return 2 * collectiveSeconds(step, elementBytes, mesh, options.device);
+  return 2 * collectiveSeconds(routedExchangeStep(moe, tokens, routed), elementBytes, mesh,
+                               options.device);
 }
 
 StrategyLimits ShardingProblem::limitsFor(Operation *op) {

@@ -17,6 +17,13 @@ threads, or MPI processes with --launch mpi). Per configuration it checks:
   replica then drops by its own share, which this single reference does not
   model.)
 
+With --report-ep P instead: the report of --ep P (shardc --report) against
+figures computed here by hand: per device T/P tokens, rows for the worst
+case P x T/P x min(k, E/P), the expected bytes sent each way (uniform
+routing) T/P x k x H x 4 x (P-1)/P, the expert weights 3 x E/P x H x F x 4,
+two all-to-alls of T/P x k rows, and comm totals equal to the sum of the
+collectives.
+
 Prints one line per configuration and "N passed, M failed".
 """
 import argparse
@@ -118,6 +125,39 @@ def run_one(args, model_path, weights, feeds, flags, workdir):
     return problems, (worst, dropped)
 
 
+def report_problems(shardc, model_path, members, workdir):
+    """What the report of --ep `members` gets wrong, by hand-computed figures."""
+    report_path = workdir / f"report{members}.json"
+    run = subprocess.run([shardc, str(model_path), "--ep", str(members), "--emit=sharded",
+                          "-o", str(workdir / "sharded.mlir"), "--report", str(report_path)],
+                         capture_output=True, text=True, timeout=300)
+    if run.returncode != 0:
+        return [f"shardc failed: {run.stderr.strip()}"]
+    report = json.loads(report_path.read_text())
+    tokens = BATCH * SEQ // members
+    local = EXPERTS // members
+    want = {"experts": EXPERTS, "expert_axes": ["ep"], "exchange": True, "top_k": TOP_K,
+            "tokens_per_device": tokens, "capacity": 0,
+            "rows_per_device": members * tokens * min(TOP_K, local),
+            "padding_rows": members * tokens * min(TOP_K, local) - tokens * TOP_K,
+            "sent_bytes_per_direction": tokens * TOP_K * HIDDEN * 4 * (members - 1) // members,
+            "expert_weight_bytes_per_device": 3 * local * HIDDEN * FFN * 4}
+    problems = []
+    layers = report.get("moe", [])
+    if len(layers) != 1:
+        return [f"{len(layers)} moe entries in the report, expected 1"]
+    for key, value in want.items():
+        if layers[0].get(key) != value:
+            problems.append(f"moe {key} = {layers[0].get(key)}, expected {value}")
+    exchanges = [c for c in report["collectives"] if c["kind"] == "all_to_all"]
+    if [c["bytes"] for c in exchanges] != [tokens * TOP_K * HIDDEN * 4] * 2:
+        problems.append(f"all-to-alls {[c['bytes'] for c in exchanges]}, expected two of "
+                        f"{tokens * TOP_K * HIDDEN * 4} bytes")
+    if report["totals"]["comm_bytes"] != sum(c["bytes"] for c in report["collectives"]):
+        problems.append("comm_bytes is not the sum of the collectives' bytes")
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -126,6 +166,8 @@ def main():
     parser.add_argument("--launch", choices=("threads", "mpi"), default="threads")
     parser.add_argument("--configs", nargs="+", default=[""],
                         help='shardc flags per configuration, e.g. "--ep 2" "--ep 2 --tp 2"')
+    parser.add_argument("--report-ep", type=int, nargs="+", default=[],
+                        help="check the report of --ep P for each P instead of running")
     args = parser.parse_args()
     rng = np.random.default_rng(20261202)
     model, _, weights = cpu_models.moe_layer(BATCH, SEQ, HIDDEN, EXPERTS, TOP_K, FFN, rng)
@@ -134,7 +176,12 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         model_path = pathlib.Path(tmp) / "moe_layer.onnx"
         onnx.save(model, str(model_path))
-        for index, config in enumerate(args.configs):
+        for members in args.report_ep:
+            problems = report_problems(args.shardc, model_path, members, pathlib.Path(tmp))
+            print(f"FAIL report --ep {members}: " + "; ".join(problems) if problems
+                  else f"ok   report --ep {members}")
+            passed, failed = passed + (not problems), failed + bool(problems)
+        for index, config in enumerate([] if args.report_ep else args.configs):
             workdir = pathlib.Path(tmp) / f"config{index}"
             workdir.mkdir()
             problems, figures = run_one(args, model_path, weights, feeds, config.split(), workdir)
