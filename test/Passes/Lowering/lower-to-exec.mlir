@@ -29,3 +29,28 @@ func.func @main(%x: tensor<2x8xf32> {graph.name = "x"}) -> (tensor<16xf32> {grap
   %2 = graph.reshape %1 : (tensor<2x8xf32>) -> tensor<16xf32>
   return %2 : tensor<16xf32>
 }
+
+// -----
+
+// Routed experts (a device of --ep 2 with its 16 tokens and 4 of 8 experts,
+// exchanging over ep) run as three steps: dispatch writes the rows its
+// experts may receive, sized for the worst case (2 members x 16 tokens x
+// min(k = 2, 4 local experts) = 64), and the kept-entry counts [2, 8];
+// the experts compute on those rows; combine writes the layer's result.
+// CHECK-LABEL: func.func @main()
+// CHECK: %[[X:.*]] = exec.input "x"
+// CHECK: %[[Y:.*]] = exec.alloc : memref<16x64xf32>
+// CHECK: %[[ROWS:.*]] = exec.alloc : memref<64x64xf32>
+// CHECK: %[[ROUTING:.*]] = exec.alloc : memref<2x8xi64>
+// CHECK: %[[OUT:.*]] = exec.alloc : memref<64x64xf32>
+// CHECK: exec.kernel "moe_dispatch"(%[[X]], %[[I:.*]]) -> (%[[ROWS]], %[[ROUTING]]) {capacity = 0 : i64, exchange = true, experts = 8 : i64, mesh_axes = ["ep"]}
+// CHECK: exec.kernel "moe_experts"(%[[ROWS]], %[[ROUTING]], %{{.*}}, %{{.*}}, %{{.*}}) -> (%[[OUT]]) {activation = "silu", capacity = 0 : i64, exchange = true, experts = 8 : i64, gated = true, mesh_axes = ["ep"], transpose_weights = false}
+// CHECK: exec.kernel "moe_combine"(%[[OUT]], %[[ROUTING]], %[[I]], %[[G:.*]]) -> (%[[Y]]) {capacity = 0 : i64, exchange = true, experts = 8 : i64, mesh_axes = ["ep"]}
+// CHECK: exec.output "y" %[[Y]]
+func.func @main(%x: tensor<16x64xf32> {graph.name = "x"}, %i: tensor<16x2xi64> {graph.name = "i"}, %g: tensor<16x2xf32> {graph.name = "g"}) -> (tensor<16x64xf32> {graph.name = "y"}) {
+  %gate = graph.weight "gate" {file = "w.bin", offset = 0, size = 131072} : tensor<4x64x128xf32>
+  %up = graph.weight "up" {file = "w.bin", offset = 131072, size = 131072} : tensor<4x64x128xf32>
+  %down = graph.weight "down" {file = "w.bin", offset = 262144, size = 131072} : tensor<4x128x64xf32>
+  %y = graph.moe %x, %i, %g, experts(%gate, %up, %down) {experts = 8 : i64, activation = "silu", exchange = true, expert_axes = ["ep"]} : (tensor<16x64xf32>, tensor<16x2xi64>, tensor<16x2xf32>, tensor<4x64x128xf32>, tensor<4x64x128xf32>, tensor<4x128x64xf32>) -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
+}

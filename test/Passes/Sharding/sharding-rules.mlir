@@ -172,3 +172,15 @@ func.func @linear_operands(%x: tensor<6x4xf32>, %s: tensor<6x1xf32>, %c: tensor<
   %13 = graph.scatter_elements %acc, %idx, %x {axis = 0 : i64, reduction = 2 : i32} : (tensor<3x4xf32>, tensor<6x4xi64>, tensor<6x4xf32>) -> tensor<3x4xf32>
   return
 }
+
+// -----
+
+// Routed experts: the tokens parallel (a), the experts (b) and each
+// expert's width (c) summed over, and the tokens routed to the experts (an
+// axis may split both, the op exchanging entries over it).
+// CHECK-LABEL: func.func @moe
+// CHECK: dist.rule = "([a, d], [a, e], [a, f], [b, g, c], [b, h, c], [b, c, i]) -> ([a, j]) {a=32, b=8 reduction, c=128 reduction, d=64 whole, e=2 whole, f=2 whole, g=64 whole, h=64 whole, i=64 whole, j=64 whole} routes a to b"
+func.func @moe(%x: tensor<32x64xf32>, %i: tensor<32x2xi64>, %g: tensor<32x2xf32>, %gate: tensor<8x64x128xf32>, %up: tensor<8x64x128xf32>, %down: tensor<8x128x64xf32>) -> tensor<32x64xf32> {
+  %0 = graph.moe %x, %i, %g, experts(%gate, %up, %down) {experts = 8 : i64, activation = "silu"} : (tensor<32x64xf32>, tensor<32x2xi64>, tensor<32x2xf32>, tensor<8x64x128xf32>, tensor<8x64x128xf32>, tensor<8x128x64xf32>) -> tensor<32x64xf32>
+  return %0 : tensor<32x64xf32>
+}
