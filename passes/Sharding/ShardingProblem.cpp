@@ -250,14 +250,18 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
   }
   labelBatch(op, choices.rule, batch);
   if (choices.strategies.empty()) {
+    // The axis whose policy splits weights (tp, or ep for routed experts)
+    // is the one that found no dim to split.
+    int mustSplit = limits.axisMustSplitWeights.find_first();
     for (unsigned operand : limits.weightOperands.set_bits()) {
       auto type = tensorType(op->getOperand(operand));
       auto weight = op->getOperand(operand).getDefiningOp<graph::WeightOp>();
-      if (type.getRank() >= 2)
+      if (type.getRank() >= 2 && mustSplit >= 0)
         return op->emitOpError() << "cannot split the weight '" << weight.getName() << "' "
-                                 << shapeText(type.getShape()) << " over tp=" << mesh.sizes[*tp]
+                                 << shapeText(type.getShape()) << " over "
+                                 << mesh.names[mustSplit] << "=" << mesh.sizes[mustSplit]
                                  << ": no dim it shares with the op is "
-                                 << "divisible by " << mesh.sizes[*tp];
+                                 << "divisible by " << mesh.sizes[mustSplit];
     }
     return op->emitOpError() << "has no valid sharding on the mesh (" << mesh.describe() << ")";
   }
