@@ -57,8 +57,7 @@ Status StreamGroup::allGather(const void *in, void *out, size_t bytesPerRank) {
                 });
 }
 
-Status StreamGroup::reduceScatterSum(const void *in, void *out, size_t countPerRank,
-                                     DType dtype) {
+Status StreamGroup::reduceScatterSum(const void *in, void *out, size_t countPerRank, DType dtype) {
   if (group_.onDevice())
     return group_.reduceScatterSum(in, out, countPerRank, dtype);
   const size_t bytes = countPerRank * dtypeSize(dtype);
@@ -109,9 +108,8 @@ Status StreamGroup::send(const void *data, size_t bytes, int peer) {
 Status StreamGroup::recv(void *data, size_t bytes, int peer) {
   if (group_.onDevice())
     return group_.recv(data, bytes, peer);
-  return staged(nullptr, 0, data, bytes, [&](std::byte *, std::byte *hostOut) {
-    return group_.recv(hostOut, bytes, peer);
-  });
+  return staged(nullptr, 0, data, bytes,
+                [&](std::byte *, std::byte *hostOut) { return group_.recv(hostOut, bytes, peer); });
 }
 
 Status StreamGroup::allGatherOnHost(const void *in, void *out, size_t bytesPerRank) {
@@ -128,8 +126,7 @@ Status StreamGroup::allGatherOnHost(const void *in, void *out, size_t bytesPerRa
     return status;
   if (Status status = group_.allGather(*device, *device + offset, bytesPerRank); !status)
     return status;
-  if (Status status =
-          copyAsync(out, *device + offset, gathered, cudaMemcpyDeviceToHost, stream_);
+  if (Status status = copyAsync(out, *device + offset, gathered, cudaMemcpyDeviceToHost, stream_);
       !status)
     return status;
   SHARDC_CUDA_TRY(cudaStreamSynchronize(stream_));

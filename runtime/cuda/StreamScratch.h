@@ -27,6 +27,21 @@ namespace shardc::rt::cuda {
 
 inline size_t roundUp(size_t bytes, size_t to) { return (bytes + to - 1) / to * to; }
 
+/// Several buffers carved from one scratch region: each add() returns its
+/// piece's offset (256-byte aligned), total() the bytes to request.
+class ScratchPieces {
+public:
+  size_t add(size_t bytes) {
+    const size_t offset = total_;
+    total_ += roundUp(bytes, 256);
+    return offset;
+  }
+  size_t total() const { return total_; }
+
+private:
+  size_t total_ = 0;
+};
+
 /// At least `bytes` of device memory, in `stream`'s order (a smaller region
 /// is freed after the work already queued that reads it).
 StatusOr<std::byte *> deviceScratch(cudaStream_t stream, size_t bytes);
