@@ -22,13 +22,12 @@ Status decodeMoeExperts(const KernelCall &call, MoeExpertsCall &experts) {
   experts.gated = call.params.flag("gated", false);
   const size_t weights = experts.gated ? 3 : 2;
   if (call.inputs.size() != 2 + weights || call.outputs.size() != 1)
-    return fail(op, std::string(experts.gated ? "gated" : "ungated") +
-                        " takes rows, routing and " + std::to_string(weights) +
-                        " weights to one result; got " + std::to_string(call.inputs.size()) +
-                        " inputs and " + std::to_string(call.outputs.size()) + " outputs");
+    return fail(op, std::string(experts.gated ? "gated" : "ungated") + " takes rows, routing and " +
+                        std::to_string(weights) + " weights to one result; got " +
+                        std::to_string(call.inputs.size()) + " inputs and " +
+                        std::to_string(call.outputs.size()) + " outputs");
   const std::vector<std::string> &activation = call.params.strings("activation");
-  SHARDC_KERNEL_TRY(
-      moeActivation(activation.size() == 1 ? activation[0] : "", experts.activation));
+  SHARDC_KERNEL_TRY(moeActivation(activation.size() == 1 ? activation[0] : "", experts.activation));
   experts.transposeWeights = call.params.flag("transpose_weights", false);
   experts.rows = &call.inputs[0];
   experts.routing = &call.inputs[1];
