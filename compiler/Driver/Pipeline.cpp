@@ -47,9 +47,7 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
     pm.addPass(graph::createDensifySelectionsPass());
   }
   if (runs(Phase::Graph)) {
-    // The CUDA backend has no moe_* kernels yet (docs/experts.md): there the
-    // experts run as the model spells them.
-    graph::buildRaisePipeline(pm, /*routedExperts=*/settings.target != "cuda");
+    graph::buildRaisePipeline(pm);
     if (settings.moeCapacityFactor > 0) {
       graph::SetMoeCapacityPassOptions capacity;
       capacity.factor = settings.moeCapacityFactor;

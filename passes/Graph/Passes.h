@@ -14,10 +14,9 @@ namespace shardc::graph {
 #include "passes/Graph/Passes.h.inc"
 
 /// Adds the raising passes, in dependency order, to `pm` (the
-/// `shardc-graph-raise` pipeline); `routedExperts`: MoE blocks' experts
-/// into graph.moe (off for targets without its kernels, where the experts
-/// run as exported).
-void buildRaisePipeline(mlir::OpPassManager &pm, bool routedExperts = true);
+/// `shardc-graph-raise` pipeline), MoE blocks' experts into graph.moe
+/// included: every backend has the moe_* kernels.
+void buildRaisePipeline(mlir::OpPassManager &pm);
 
 /// Registers the passes and the `shardc-graph-raise` pipeline.
 void registerGraphPasses();

@@ -9,7 +9,7 @@ namespace shardc::graph {
 #define GEN_PASS_REGISTRATION
 #include "passes/Graph/Passes.h.inc"
 
-void buildRaisePipeline(mlir::OpPassManager &pm, bool routedExperts) {
+void buildRaisePipeline(mlir::OpPassManager &pm) {
   // Activations first: the norm and MLP patterns look for graph.rsqrt, gelu
   // and silu. Linear before attention, MLP and MoE, which are made of linears;
   // MLP before MoE, whose experts are MLPs; the routed experts are raised
@@ -21,12 +21,10 @@ void buildRaisePipeline(mlir::OpPassManager &pm, bool routedExperts) {
   pm.addPass(createRaiseAttentionPass());
   pm.addPass(createRaiseMlpPass());
   pm.addPass(createRaiseMoePass());
-  if (routedExperts) {
-    // The routed experts' matchers read index lists as constants: densified
-    // selections leave them as arithmetic on a constant grid until folded.
-    pm.addPass(mlir::createCanonicalizerPass());
-    pm.addPass(createRaiseRoutedExpertsPass());
-  }
+  // The routed experts' matchers read index lists as constants: densified
+  // selections leave them as arithmetic on a constant grid until folded.
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(createRaiseRoutedExpertsPass());
   // Raising leaves the matched primitives dead.
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

@@ -22,7 +22,6 @@
 #define SHARDC_RUNTIME_CPU_MOE_H
 
 #include "runtime/core/Kernel.h"
-#include "runtime/kernels/Moe.h"
 
 namespace shardc::rt::cpu {
 
@@ -30,8 +29,6 @@ namespace shardc::rt::cpu {
 void addMoeKernels(KernelTable &table);
 
 namespace moe {
-/// The shared parameters of `call` and its group.
-kernels::MoeGroup groupOf(const KernelCall &call);
 Status dispatch(const KernelCall &call);
 Status experts(const KernelCall &call);
 Status combine(const KernelCall &call);

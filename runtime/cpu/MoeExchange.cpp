@@ -14,6 +14,7 @@
 #include "runtime/core/Communicator.h"
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Parallel.h"
+#include "runtime/kernels/MoeCall.h"
 
 #include <cstring>
 #include <vector>
@@ -98,22 +99,10 @@ void weightedSum(const std::byte *own, const std::vector<int64_t> &positions,
 
 namespace moe {
 
-MoeGroup groupOf(const KernelCall &call) {
-  MoeGroup group;
-  group.experts = call.params.integer("experts", 0);
-  group.exchange = call.params.flag("exchange", false);
-  group.capacity = call.params.integer("capacity", 0);
-  if (call.communicator) {
-    group.members = call.communicator->size();
-    group.member = call.communicator->rank();
-  }
-  return group;
-}
-
 Status dispatch(const KernelCall &call) {
   const char *op = "moe_dispatch";
   SHARDC_KERNEL_TRY(expectOperands(call, 2, 2, 2));
-  const MoeGroup group = groupOf(call);
+  const MoeGroup group = kernels::moeGroupOf(call);
   const TensorView &x = call.inputs[0], &indices = call.inputs[1];
   const TensorView &rows = call.outputs[0], &routing = call.outputs[1];
   SHARDC_KERNEL_TRY(kernels::checkMoeDispatch(group, x, indices, rows, routing));
@@ -160,7 +149,7 @@ Status dispatch(const KernelCall &call) {
 Status combine(const KernelCall &call) {
   const char *op = "moe_combine";
   SHARDC_KERNEL_TRY(expectOperands(call, 4, 4, 1));
-  const MoeGroup group = groupOf(call);
+  const MoeGroup group = kernels::moeGroupOf(call);
   const TensorView &out = call.inputs[0], &routing = call.inputs[1];
   const TensorView &indices = call.inputs[2], &gates = call.inputs[3], &y = call.outputs[0];
   SHARDC_KERNEL_TRY(kernels::checkMoeCombine(group, out, routing, indices, gates, y));

@@ -3,74 +3,17 @@
 
 #include "runtime/core/CollectivePlan.h"
 #include "runtime/cuda/CudaStatus.h"
+#include "runtime/cuda/StreamGroup.h"
+#include "runtime/cuda/StreamScratch.h"
 
 #include <cuda_runtime_api.h>
 
 #include <climits>
 #include <cstddef>
-#include <map>
-#include <mutex>
 #include <type_traits>
 
 namespace shardc::rt::cuda {
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Scratch memory, per stream
-//===----------------------------------------------------------------------===//
-
-/// Kept per stream rather than per device: the in-process ranks sharing a GPU
-/// run their collectives at once, each on its own stream. Grown, never shrunk,
-/// in whole MiBs, so a program's collectives stop allocating after the first
-/// run.
-struct Scratch {
-  void *device = nullptr;
-  size_t deviceBytes = 0;
-  void *host = nullptr; // pinned
-  size_t hostBytes = 0;
-};
-
-std::mutex scratchMutex;
-std::map<void *, Scratch> scratches;
-
-size_t roundUp(size_t bytes, size_t to) { return (bytes + to - 1) / to * to; }
-
-StatusOr<std::byte *> deviceScratch(cudaStream_t stream, size_t bytes) {
-  std::lock_guard<std::mutex> guard(scratchMutex);
-  Scratch &scratch = scratches[stream];
-  if (scratch.deviceBytes < bytes) {
-    // Stream-ordered: freed after the work already queued that reads it.
-    if (scratch.device)
-      SHARDC_CUDA_TRY(cudaFreeAsync(scratch.device, stream));
-    scratch.device = nullptr;
-    scratch.deviceBytes = 0;
-    const size_t size = roundUp(bytes, size_t(1) << 20);
-    SHARDC_CUDA_TRY(cudaMallocAsync(&scratch.device, size, stream));
-    scratch.deviceBytes = size;
-  }
-  return static_cast<std::byte *>(scratch.device);
-}
-
-/// Two pinned host regions of `first` and `second` bytes.
-StatusOr<std::pair<std::byte *, std::byte *>> hostScratch(cudaStream_t stream, size_t first,
-                                                          size_t second) {
-  const size_t offset = roundUp(first, 256);
-  std::lock_guard<std::mutex> guard(scratchMutex);
-  Scratch &scratch = scratches[stream];
-  if (scratch.hostBytes < offset + second) {
-    if (scratch.host) { // copies queued earlier may still read or write it
-      SHARDC_CUDA_TRY(cudaStreamSynchronize(stream));
-      SHARDC_CUDA_TRY(cudaFreeHost(scratch.host));
-    }
-    scratch.host = nullptr;
-    scratch.hostBytes = 0;
-    const size_t size = roundUp(offset + second, size_t(1) << 20);
-    SHARDC_CUDA_TRY(cudaMallocHost(&scratch.host, size));
-    scratch.hostBytes = size;
-  }
-  auto *base = static_cast<std::byte *>(scratch.host);
-  return std::make_pair(base, base + offset);
-}
 
 //===----------------------------------------------------------------------===//
 // Device copies
@@ -122,118 +65,6 @@ Status deinterleave(const std::byte *from, std::byte *to, int n, const Blocks &b
       return status;
   return {};
 }
-
-Status copyAsync(void *to, const void *from, size_t bytes, cudaMemcpyKind kind,
-                 cudaStream_t stream) {
-  if (bytes && to != from)
-    SHARDC_CUDA_TRY(cudaMemcpyAsync(to, from, bytes, kind, stream));
-  return {};
-}
-
-//===----------------------------------------------------------------------===//
-// The group on the stream
-//===----------------------------------------------------------------------===//
-
-/// A step's group as seen from its stream, with device pointers for every
-/// call: a device communicator enqueues on the stream; a host communicator's
-/// operands are staged through pinned host memory (Collectives.h). Every
-/// staged call waits for the stream before the host touches the pinned
-/// memory, so the copy back queued by the previous call is done by then.
-class StreamGroup {
-public:
-  StreamGroup(Communicator &group, cudaStream_t stream) : group_(group), stream_(stream) {
-    if (group_.onDevice())
-      group_.setStream(stream_);
-  }
-
-  Status allReduceSum(const void *in, void *out, size_t count, DType dtype) {
-    const size_t bytes = count * dtypeSize(dtype);
-    if (group_.onDevice()) {
-      if (Status status = copyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, stream_); !status)
-        return status;
-      return group_.allReduceSum(out, count, dtype);
-    }
-    return staged(
-        in, bytes, out, bytes,
-        [&](std::byte *host, std::byte *) { return group_.allReduceSum(host, count, dtype); },
-        true);
-  }
-
-  Status allGather(const void *in, void *out, size_t bytesPerRank) {
-    if (group_.onDevice())
-      return group_.allGather(in, out, bytesPerRank);
-    return staged(in, bytesPerRank, out, bytesPerRank * group_.size(),
-                  [&](std::byte *hostIn, std::byte *hostOut) {
-                    return group_.allGather(hostIn, hostOut, bytesPerRank);
-                  });
-  }
-
-  Status reduceScatterSum(const void *in, void *out, size_t countPerRank, DType dtype) {
-    if (group_.onDevice())
-      return group_.reduceScatterSum(in, out, countPerRank, dtype);
-    const size_t bytes = countPerRank * dtypeSize(dtype);
-    return staged(in, bytes * group_.size(), out, bytes,
-                  [&](std::byte *hostIn, std::byte *hostOut) {
-                    return group_.reduceScatterSum(hostIn, hostOut, countPerRank, dtype);
-                  });
-  }
-
-  Status allToAll(const void *in, void *out, size_t bytesPerRank) {
-    if (group_.onDevice())
-      return group_.allToAll(in, out, bytesPerRank);
-    const size_t bytes = bytesPerRank * group_.size();
-    return staged(in, bytes, out, bytes, [&](std::byte *hostIn, std::byte *hostOut) {
-      return group_.allToAll(hostIn, hostOut, bytesPerRank);
-    });
-  }
-
-  Status broadcast(void *data, size_t bytes, int root) {
-    if (group_.onDevice())
-      return group_.broadcast(data, bytes, root);
-    return staged(
-        data, bytes, data, bytes,
-        [&](std::byte *host, std::byte *) { return group_.broadcast(host, bytes, root); }, true);
-  }
-
-  Status send(const void *data, size_t bytes, int peer) {
-    if (group_.onDevice())
-      return group_.send(data, bytes, peer);
-    return staged(data, bytes, nullptr, 0,
-                  [&](std::byte *host, std::byte *) { return group_.send(host, bytes, peer); });
-  }
-
-  Status recv(void *data, size_t bytes, int peer) {
-    if (group_.onDevice())
-      return group_.recv(data, bytes, peer);
-    return staged(nullptr, 0, data, bytes, [&](std::byte *, std::byte *hostOut) {
-      return group_.recv(hostOut, bytes, peer);
-    });
-  }
-
-private:
-  /// Device `in` to pinned memory, the host collective `run(hostIn,
-  /// hostOut)`, pinned memory to device `out`. With `inPlace` the host
-  /// collective works in the first region alone and the result comes from it.
-  template <typename Run>
-  Status staged(const void *in, size_t inBytes, void *out, size_t outBytes, Run run,
-                bool inPlace = false) {
-    auto host = hostScratch(stream_, inBytes, inPlace ? 0 : outBytes);
-    if (!host)
-      return host.status();
-    auto [hostIn, hostOut] = *host;
-    if (inPlace)
-      hostOut = hostIn;
-    if (Status status = copyAsync(hostIn, in, inBytes, cudaMemcpyDeviceToHost, stream_); !status)
-      return status;
-    SHARDC_CUDA_TRY(cudaStreamSynchronize(stream_));
-    if (Status status = run(hostIn, hostOut); !status)
-      return status;
-    return copyAsync(out, hostOut, outBytes, cudaMemcpyHostToDevice, stream_);
-  }
-
-  Communicator &group_;
-  cudaStream_t stream_;
-};
 
 cudaStream_t streamOf(const KernelCall &call) { return static_cast<cudaStream_t>(call.stream); }
 
@@ -387,20 +218,6 @@ void addCollectiveKernels(KernelTable &table) {
   table.add(kBroadcast, broadcastKernel, checkOnly<planBroadcast, kBroadcast>);
   table.add(kSend, sendKernel, checkOnly<planSend, kSend>);
   table.add(kRecv, recvKernel, checkOnly<planRecv, kRecv>);
-}
-
-void releaseCollectiveScratch(void *stream) {
-  std::lock_guard<std::mutex> guard(scratchMutex);
-  auto found = scratches.find(stream);
-  if (found == scratches.end())
-    return;
-  if (found->second.device)
-    (void)cudaFreeAsync(found->second.device, static_cast<cudaStream_t>(stream));
-  if (found->second.host) {
-    (void)cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
-    (void)cudaFreeHost(found->second.host);
-  }
-  scratches.erase(found);
 }
 
 } // namespace shardc::rt::cuda

@@ -5,16 +5,9 @@
 // checks of runtime/core/CollectivePlan (also registered as prepare-time
 // checks). Interleaved blocks (a cut along a dim other than the first) are
 // rearranged with strided device copies (cudaMemcpy2DAsync) through scratch
-// memory kept per stream.
-//
-// Through a device communicator (NCCL) the blocks go straight from device
-// memory, enqueued on the stream. Through a host communicator (the in-process
-// world of `shardrun --np N` on one GPU, or MPI) they are staged: copied to
-// pinned host memory, the stream waited for, the host collective run, and
-// the result copied back in stream order. Staging costs two PCIe copies and
-// a stream synchronization per collective, which is fine for what it serves
-// (checking sharded programs on one GPU; CUDA-unaware MPI) and keeps the sums
-// those of the host communicators (F16/BF16 in float, rounded once).
+// memory kept per stream (StreamScratch.h). The group is reached through a
+// StreamGroup (StreamGroup.h): straight from device memory with NCCL, staged
+// through pinned host memory with a host communicator.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CUDA_COLLECTIVES_H
@@ -27,10 +20,6 @@ namespace shardc::rt::cuda {
 /// Adds all_reduce, all_gather, reduce_scatter, all_to_all, all_slice,
 /// broadcast, send and recv to `table`, each with its prepare-time check.
 void addCollectiveKernels(KernelTable &table);
-
-/// Frees the scratch memory the collectives keep for `stream` (a
-/// cudaStream_t); for the stream's owner, before it destroys the stream.
-void releaseCollectiveScratch(void *stream);
 
 } // namespace shardc::rt::cuda
 

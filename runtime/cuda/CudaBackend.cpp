@@ -17,6 +17,7 @@
 #include "runtime/cuda/Fused.h"
 #include "runtime/cuda/Indexing.h"
 #include "runtime/cuda/MatMul.h"
+#include "runtime/cuda/Moe.h"
 #include "runtime/cuda/Movement.h"
 #include "runtime/cuda/Normalization.h"
 #include "runtime/cuda/Reduction.h"
@@ -340,6 +341,9 @@ KernelTable makeTable() {
   add<attentionKernel>(table, "attention");
   add<rotaryKernel>(table, "rotary");
   add<fusedKernel>(table, "fused");
+  add<moeDispatch>(table, "moe_dispatch");
+  add<moeExperts>(table, "moe_experts");
+  add<moeCombine>(table, "moe_combine");
   addCollectiveKernels(table);
   return table;
 }

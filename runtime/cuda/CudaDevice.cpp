@@ -1,10 +1,10 @@
 //===- CudaDevice.cpp - an NVIDIA GPU as a runtime Device -----------------===//
 #include "runtime/cuda/CudaDevice.h"
 
-#include "runtime/cuda/Collectives.h"
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/cuda/CudaStatus.h"
 #include "runtime/cuda/StreamResources.h"
+#include "runtime/cuda/StreamScratch.h"
 
 #include <cuda_runtime_api.h>
 
@@ -47,7 +47,7 @@ public:
     (void)cudaSetDevice(ordinal_);
     (void)cudaStreamSynchronize(stream_);
     unregisterStream(stream_);
-    releaseCollectiveScratch(stream_);
+    releaseStreamScratch(stream_);
     (void)cudaFree(workspace_);
     (void)cudaFreeHost(errors_);
     (void)cudaStreamDestroy(stream_);

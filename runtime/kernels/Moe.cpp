@@ -155,6 +155,26 @@ Status makeMoeLayout(const char *op, const MoeGroup &group, const int64_t *routi
   return Status::success();
 }
 
+int64_t MoeLayout::longestSegment() const {
+  int64_t longest = 0;
+  for (size_t l = 0; l + 1 < segmentStart.size(); ++l)
+    longest = std::max(longest, segmentRows(int64_t(l)));
+  return longest;
+}
+
+std::vector<int64_t> rowsOfPacked(const MoeGroup &group, const MoeLayout &layout) {
+  const int64_t sources = group.sources(), local = group.localExperts();
+  std::vector<int64_t> rowOf(layout.usedRows());
+  for (int64_t q = 0; q < sources; ++q)
+    for (int64_t l = 0; l < local; ++l) {
+      const int64_t packed = layout.packedStart[q * local + l];
+      const int64_t row = layout.blockStart[l * sources + q];
+      for (int64_t n = 0; n < layout.kept[q * group.experts + group.firstLocal() + l]; ++n)
+        rowOf[packed + n] = row + n;
+    }
+  return rowOf;
+}
+
 Status placeEntries(const char *op, const MoeGroup &group, const MoeLayout &layout,
                     const int64_t *indices, int64_t tokens, int64_t slots,
                     std::vector<int64_t> &positions) {
@@ -230,6 +250,18 @@ Status checkMoeExperts(const MoeGroup &group, const TensorView &rows, const Tens
   SHARDC_KERNEL_TRY(checkTensor(op, "result", out));
   SHARDC_KERNEL_TRY(checkDType(op, "result", out, rows.dtype));
   return checkShape(op, "result", out, rows.shape);
+}
+
+TensorView expertMatrix(const TensorView &stacked, int64_t local) {
+  const Shape matrix{stacked.shape[1], stacked.shape[2]};
+  auto *base = static_cast<std::byte *>(stacked.data);
+  return {base + local * numElements(matrix) * dtypeSize(stacked.dtype), stacked.dtype, matrix};
+}
+
+TensorView rowRange(const TensorView &matrix, int64_t first, int64_t count) {
+  const int64_t width = matrix.shape[1];
+  auto *base = static_cast<std::byte *>(matrix.data);
+  return {base + first * width * dtypeSize(matrix.dtype), matrix.dtype, {count, width}};
 }
 
 Status moeActivation(const std::string &name, UnaryOp &op) {

@@ -85,12 +85,18 @@ struct MoeLayout {
 
   int64_t usedRows() const { return segmentStart.back(); }
   int64_t segmentRows(int64_t local) const { return segmentStart[local + 1] - segmentStart[local]; }
+  /// The most rows of one local expert: what its MLP's intermediates need.
+  int64_t longestSegment() const;
 };
 
 /// The layout of `routing` (the [Q, E] matrix, host memory), checked: no
 /// negative entry, and its rows fit in `capacityRows` (R).
 Status makeMoeLayout(const char *op, const MoeGroup &group, const int64_t *routing,
                      int64_t capacityRows, MoeLayout &layout);
+
+/// rowsOfPacked[i] (usedRows() of them): the row of `rows` that row i of
+/// the exchange buffer is, so that a backend can repack with one gather.
+std::vector<int64_t> rowsOfPacked(const MoeGroup &group, const MoeLayout &layout);
 
 /// positions[t * slots + j]: the row of entry (t, j) among this member's own
 /// entries, or -1 when the entry is dropped (or, without exchange, is
@@ -116,6 +122,12 @@ struct MoeExpertDims {
 Status checkMoeExperts(const MoeGroup &group, const TensorView &rows, const TensorView &routing,
                        const TensorView *gate, const TensorView &up, const TensorView &down,
                        bool transposeWeights, const TensorView &out, MoeExpertDims &dims);
+
+/// Expert `local`'s matrix [a, b] of a stacked weight [E_l, a, b].
+TensorView expertMatrix(const TensorView &stacked, int64_t local);
+
+/// Rows [first, first + count) of a [R, width] matrix.
+TensorView rowRange(const TensorView &matrix, int64_t first, int64_t count);
 
 /// The `activation` parameter: silu, gelu, gelu_tanh or relu.
 Status moeActivation(const std::string &name, UnaryOp &op);

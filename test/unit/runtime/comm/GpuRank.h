@@ -12,6 +12,7 @@
 #include "CollectiveChecks.h"
 
 #include "runtime/cuda/Collectives.h"
+#include "runtime/cuda/StreamScratch.h"
 
 #include <cuda_runtime_api.h>
 
@@ -96,7 +97,7 @@ public:
   }
   ~GpuRank() {
     kernelRunner = nullptr;
-    cuda::releaseCollectiveScratch(rankStream);
+    cuda::releaseStreamScratch(rankStream);
     (void)cudaStreamDestroy(rankStream);
     rankStream = nullptr;
   }

@@ -61,7 +61,10 @@ const char *const kKernels[] = {"neg",
                                 "rms_norm",
                                 "attention",
                                 "rotary",
-                                "fused"};
+                                "fused",
+                                "moe_dispatch",
+                                "moe_experts",
+                                "moe_combine"};
 
 TEST(CudaTable, HasEveryCpuKernelWithACheck) {
   for (const char *name : kKernels) {
@@ -102,6 +105,60 @@ TEST(CudaTable, ChecksGiveTheCpuMessages) {
   EXPECT_EQ(status.message(), "add: shapes [2, 3] and [4] do not broadcast");
   status = check("add", {fake(DType::F32, {2}), fake(DType::F32, {2})}, {});
   EXPECT_EQ(status.message(), "expected 2 inputs and 1 outputs; got 2 and 0");
+}
+
+TEST(CudaTable, MoeChecksGiveTheCpuMessages) {
+  Params params;
+  params.set("experts", ints({4}));
+  params.set("activation", strings({"silu"}));
+  // Two tokens, two slots, four experts on one member: at most 4 rows.
+  const std::vector<TensorView> tokens{fake(DType::F32, {2, 8}), fake(DType::I64, {2, 2})};
+  EXPECT_TRUE(
+      check("moe_dispatch", tokens, {fake(DType::F32, {4, 8}), fake(DType::I64, {1, 4})}, params)
+          .ok());
+  EXPECT_EQ(
+      check("moe_dispatch", tokens, {fake(DType::F32, {3, 8}), fake(DType::I64, {1, 4})}, params)
+          .message(),
+      "moe_dispatch: rows has 3 rows, fewer than the 4 the worst case needs");
+  const std::vector<TensorView> experts{fake(DType::F32, {4, 8}), fake(DType::I64, {1, 4}),
+                                        fake(DType::F32, {4, 8, 5}), fake(DType::F32, {4, 5, 8})};
+  EXPECT_TRUE(check("moe_experts", experts, {fake(DType::F32, {4, 8})}, params).ok());
+  Params tanh = params;
+  tanh.set("activation", strings({"tanh"}));
+  EXPECT_EQ(check("moe_experts", experts, {fake(DType::F32, {4, 8})}, tanh).message(),
+            "moe_experts: activation 'tanh' is not one of silu, gelu, gelu_tanh, relu");
+  Params gated = params;
+  gated.set("gated", ints({1}));
+  EXPECT_EQ(check("moe_experts", experts, {fake(DType::F32, {4, 8})}, gated).message(),
+            "moe_experts: gated takes rows, routing and 3 weights to one result; got 4 inputs "
+            "and 1 outputs");
+  const std::vector<TensorView> combine{fake(DType::F32, {4, 8}), fake(DType::I64, {1, 4}),
+                                        fake(DType::I64, {2, 2}), fake(DType::F32, {2, 2})};
+  EXPECT_TRUE(check("moe_combine", combine, {fake(DType::F32, {2, 8})}, params).ok());
+  EXPECT_EQ(check("moe_combine", combine, {fake(DType::F32, {2, 7})}, params).message(),
+            "moe_combine: result must be [T, 8] but got [2, 7]");
+}
+
+TEST(CudaTable, MoeKernelsRefuseFloat64) {
+  Params params;
+  params.set("experts", ints({4}));
+  params.set("activation", strings({"silu"}));
+  EXPECT_EQ(check("moe_dispatch", {fake(DType::F64, {2, 8}), fake(DType::I64, {2, 2})},
+                  {fake(DType::F64, {4, 8}), fake(DType::I64, {1, 4})}, params)
+                .message(),
+            "moe_dispatch: float64 is not supported by the CUDA backend");
+  EXPECT_EQ(check("moe_experts",
+                  {fake(DType::F64, {4, 8}), fake(DType::I64, {1, 4}), fake(DType::F64, {4, 8, 5}),
+                   fake(DType::F64, {4, 5, 8})},
+                  {fake(DType::F64, {4, 8})}, params)
+                .message(),
+            "moe_experts: float64 is not supported by the CUDA backend");
+  EXPECT_EQ(check("moe_combine",
+                  {fake(DType::F64, {4, 8}), fake(DType::I64, {1, 4}), fake(DType::I64, {2, 2}),
+                   fake(DType::F64, {2, 2})},
+                  {fake(DType::F64, {2, 8})}, params)
+                .message(),
+            "moe_combine: float64 is not supported by the CUDA backend");
 }
 
 TEST(CudaTable, ChecksRefuseWhatOnlyTheCpuRuns) {
