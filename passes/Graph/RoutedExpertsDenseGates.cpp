@@ -67,7 +67,7 @@ std::optional<RoutedExperts> matchDenseGateTable(Value output, WeightValues &wei
     return std::nullopt;
   auto topk = producer<TopKOp>(table.getIndices());
   if (!topk || table.getIndices() != topk.getIndices() ||
-      topk.getAxis() != topk.getIndices().getType().getRank() - 1)
+      int64_t(topk.getAxis()) != topk.getIndices().getType().getRank() - 1)
     return std::nullopt;
   int64_t experts = cast<RankedTensorType>(table.getType()).getDimSize(1);
   SmallVector<ExpertMlp> ordered;
