@@ -53,11 +53,8 @@ void repack(const MoeGroup &group, const MoeLayout &layout, std::byte *rows, std
 /// from each member q.
 Status exchangeRows(Communicator &group, const std::byte *in, const std::vector<int64_t> &rowsTo,
                     std::byte *out, const std::vector<int64_t> &rowsFrom, size_t rowBytes) {
-  std::vector<size_t> sendBytes(rowsTo.size()), recvBytes(rowsFrom.size());
-  for (size_t d = 0; d < rowsTo.size(); ++d)
-    sendBytes[d] = size_t(rowsTo[d]) * rowBytes;
-  for (size_t q = 0; q < rowsFrom.size(); ++q)
-    recvBytes[q] = size_t(rowsFrom[q]) * rowBytes;
+  std::vector<size_t> sendBytes = kernels::rowBlockBytes(rowsTo, rowBytes);
+  std::vector<size_t> recvBytes = kernels::rowBlockBytes(rowsFrom, rowBytes);
   return group.allToAllV(in, sendBytes.data(), out, recvBytes.data());
 }
 

@@ -56,11 +56,8 @@ Status gatherRows(const char *op, void *out, int64_t rows, const void *in, const
 /// from each member q.
 Status exchangeRows(StreamGroup &group, const void *in, const std::vector<int64_t> &rowsTo,
                     void *out, const std::vector<int64_t> &rowsFrom, size_t rowBytes) {
-  std::vector<size_t> sendBytes(rowsTo.size()), recvBytes(rowsFrom.size());
-  for (size_t d = 0; d < rowsTo.size(); ++d)
-    sendBytes[d] = size_t(rowsTo[d]) * rowBytes;
-  for (size_t q = 0; q < rowsFrom.size(); ++q)
-    recvBytes[q] = size_t(rowsFrom[q]) * rowBytes;
+  std::vector<size_t> sendBytes = kernels::rowBlockBytes(rowsTo, rowBytes);
+  std::vector<size_t> recvBytes = kernels::rowBlockBytes(rowsFrom, rowBytes);
   return group.allToAllV(in, sendBytes.data(), out, recvBytes.data());
 }
 

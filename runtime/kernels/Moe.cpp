@@ -291,4 +291,11 @@ Status checkMoeCombine(const MoeGroup &group, const TensorView &out, const Tenso
   return checkShape(op, "gates", gates, indices.shape);
 }
 
+std::vector<size_t> rowBlockBytes(const std::vector<int64_t> &rows, size_t rowBytes) {
+  std::vector<size_t> bytes(rows.size());
+  for (size_t m = 0; m < rows.size(); ++m)
+    bytes[m] = size_t(rows[m]) * rowBytes;
+  return bytes;
+}
+
 } // namespace shardc::rt::kernels

@@ -98,6 +98,10 @@ Status makeMoeLayout(const char *op, const MoeGroup &group, const int64_t *routi
 /// the exchange buffer is, so that a backend can repack with one gather.
 std::vector<int64_t> rowsOfPacked(const MoeGroup &group, const MoeLayout &layout);
 
+/// The bytes of `rows[m]` rows of `rowBytes` each, per member m: the block
+/// sizes of an all-to-all-v of rows.
+std::vector<size_t> rowBlockBytes(const std::vector<int64_t> &rows, size_t rowBytes);
+
 /// positions[t * slots + j]: the row of entry (t, j) among this member's own
 /// entries, or -1 when the entry is dropped (or, without exchange, is
 /// another member's). Checks every expert of `indices`.
