@@ -28,6 +28,8 @@ inline mlir::RankedTensorType tensorType(mlir::Value value) {
   return mlir::cast<mlir::RankedTensorType>(value.getType());
 }
 
+inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value value) { return tensorType(value).getShape(); }
+
 } // namespace shardc::graph
 
 #endif

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Graph/NodeLocation.h"
+#include "dialects/Graph/TypeUtils.h"
 #include "passes/Graph/Matchers.h"
 #include "passes/Graph/Passes.h"
 
@@ -35,10 +36,6 @@ using namespace shardc::graph;
 namespace {
 
 int64_t rankOf(Value value) { return cast<RankedTensorType>(value.getType()).getRank(); }
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
-
 /// An op that uses the entries in a way the rewrite cannot keep exact.
 struct Refusal {
   Operation *op;

@@ -1,6 +1,7 @@
 //===- RoutedExperts.cpp - expert MLPs, stacked into graph.moe ------------===//
 #include "passes/Graph/RoutedExperts.h"
 
+#include "dialects/Graph/WeightBox.h"
 #include "passes/Graph/Matchers.h"
 
 using namespace mlir;
@@ -159,14 +160,7 @@ Value materialize(OpBuilder &builder, const StackedWeight &weight) {
     // The exporter's own stacked weight, or a box of it.
     if (weight.boxDim < 0)
       return model.getResult();
-    SmallVector<int64_t> shape(type.getShape()), offsets(3, 0);
-    shape[weight.boxDim] = weight.boxEnd - weight.boxBegin;
-    offsets[weight.boxDim] = weight.boxBegin;
-    return builder.create<WeightOp>(
-        model.getLoc(), RankedTensorType::get(shape, type.getElementType()), model.getName(),
-        model.getFile(), model.getOffset(), model.getSize(),
-        builder.getDenseI64ArrayAttr(type.getShape()), builder.getDenseI64ArrayAttr(offsets),
-        TypeAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
+    return weightBox(builder, model, weight.boxDim, weight.boxBegin, weight.boxEnd);
   }
   SmallVector<int64_t> offsets;
   for (Value part : weight.parts)

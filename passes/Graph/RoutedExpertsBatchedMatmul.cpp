@@ -13,6 +13,7 @@
 // gate and up are boxes of the fused weight.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/Graph/TypeUtils.h"
 #include "passes/Graph/Matchers.h"
 #include "passes/Graph/RoutedExperts.h"
 
@@ -20,10 +21,6 @@ using namespace mlir;
 
 namespace shardc::graph {
 namespace {
-
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
 
 /// `value` before the reshapes that only regroup each entry's elements
 /// (the leading dim stays the `entries`).

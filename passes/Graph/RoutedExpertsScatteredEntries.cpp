@@ -14,6 +14,7 @@
 // the constants and checked, entry by entry.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/Graph/TypeUtils.h"
 #include "passes/Graph/Matchers.h"
 #include "passes/Graph/RoutedExperts.h"
 
@@ -23,10 +24,6 @@ using namespace mlir;
 
 namespace shardc::graph {
 namespace {
-
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
 
 /// What one expert's scatter adds: per entry n, its row s(n), token x(n),
 /// gate g(n) and mask m(n) (positions in the router's [T, k] indices), and

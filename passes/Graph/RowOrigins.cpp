@@ -2,6 +2,7 @@
 #include "passes/Graph/RowOrigins.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/TypeUtils.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
@@ -11,10 +12,6 @@ using namespace mlir;
 
 namespace shardc::graph {
 namespace {
-
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
 
 SmallVector<int64_t> unflatten(int64_t flat, ArrayRef<int64_t> shape) {
   SmallVector<int64_t> coords(shape.size());

@@ -2,6 +2,7 @@
 #include "passes/Sharding/ShardingRule.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/TypeUtils.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
@@ -13,9 +14,7 @@ using namespace mlir;
 namespace shardc::sharding {
 namespace {
 
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
+using graph::shapeOf;
 
 /// Builds rules tensor by tensor.
 class RuleBuilder {

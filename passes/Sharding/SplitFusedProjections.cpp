@@ -2,6 +2,7 @@
 #include "passes/Sharding/Passes.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/WeightBox.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -138,32 +139,14 @@ std::optional<SmallVector<Part>> headPartsOf(graph::LinearOp linear) {
   return parts;
 }
 
-/// The box of `weight` covering [begin, end) along `dim`.
-Value boxOf(OpBuilder &builder, graph::WeightOp weight, int64_t dim, int64_t begin, int64_t end) {
-  RankedTensorType type = weight.getType();
-  SmallVector<int64_t> shape(type.getShape()), stored(type.getShape()), offsets(type.getRank(), 0);
-  if (weight.getStoredShape()) {
-    stored.assign(weight.getStoredShape()->begin(), weight.getStoredShape()->end());
-    offsets.assign(weight.getBoxOffsets()->begin(), weight.getBoxOffsets()->end());
-  }
-  shape[dim] = end - begin;
-  offsets[dim] += begin;
-  auto box = builder.create<graph::WeightOp>(
-      weight.getLoc(), RankedTensorType::get(shape, type.getElementType()), weight.getName(),
-      weight.getFile(), weight.getOffset(), weight.getSize(), builder.getDenseI64ArrayAttr(stored),
-      builder.getDenseI64ArrayAttr(offsets), weight.getStoredTypeAttr(),
-      /*repeat_blocks=*/DenseI64ArrayAttr(), weight.getPartOffsetsAttr());
-  return box.getResult();
-}
-
 void split(graph::LinearOp linear, ArrayRef<Part> parts) {
   auto weight = linear.getWeight().getDefiningOp<graph::WeightOp>();
   auto bias = linear.getBias() ? linear.getBias().getDefiningOp<graph::WeightOp>() : nullptr;
   OpBuilder builder(linear);
   int64_t featureDim = linear.getTransposeWeight() ? 0 : 1;
   for (Part part : parts) {
-    Value partWeight = boxOf(builder, weight, featureDim, part.begin, part.end);
-    Value partBias = bias ? boxOf(builder, bias, 0, part.begin, part.end) : Value();
+    Value partWeight = graph::weightBox(builder, weight, featureDim, part.begin, part.end);
+    Value partBias = bias ? graph::weightBox(builder, bias, 0, part.begin, part.end).getResult() : Value();
     SmallVector<int64_t> shape(linear.getType().getShape());
     shape.back() = part.end - part.begin;
     Value piece = builder.create<graph::LinearOp>(
@@ -245,7 +228,7 @@ void split(GatheredProduct fused) {
   Type element = fused.product.getType().getElementType();
   int64_t begin = 0;
   for (auto [result, size] : llvm::zip(fused.split.getResults(), fused.split.getSizes())) {
-    Value box = boxOf(builder, fused.weight, 1, begin, begin + size);
+    Value box = graph::weightBox(builder, fused.weight, 1, begin, begin + size);
     Value gathered = builder.create<graph::GatherNdOp>(fused.gather.getLoc(), box,
                                                        fused.gather.getIndices(), 0);
     SmallVector<int64_t> shape(fused.product.getType().getShape());
