@@ -423,13 +423,13 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
   for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
     axes[name] = size;
   llvm::json::Array inputs = programSignature(programs.stages.front(), true);
-  llvm::json::Array outputs = programSignature(programs.stages.front(), false);
+  llvm::json::Array outputs = callerOutputs(programs.stages.front(), mesh);
   std::optional<llvm::json::Object> pipeline;
   if (programs.pipeline) {
     // The outputs end on the first rank of the last stage.
     std::vector<int64_t> last(mesh.numAxes(), 0);
     last.front() = (int64_t(programs.stages.size()) - 1) % pipelineRanks;
-    auto section = describePipeline(programs.pipeline, programs.stages, mesh.rankOf(last));
+    auto section = describePipeline(programs.pipeline, programs.stages, mesh.rankOf(last), mesh);
     if (failed(section))
       return failure();
     inputs = std::move(section->inputs);

@@ -30,6 +30,19 @@ llvm::json::Object wholeEntry(StringRef name, Value buffer, std::optional<int64_
   return entry;
 }
 
+/// The runtime's gather of an output onto the output rank, as the manifest
+/// gives it: {"dim", "axes"}; none when the program returns it whole.
+std::optional<llvm::json::Object> gatherEntry(exec::OutputOp output) {
+  auto axes = output->getAttrOfType<ArrayAttr>(dist::kGatherAxesAttrName);
+  auto dim = output->getAttrOfType<IntegerAttr>(dist::kGatherDimAttrName);
+  if (!axes || !dim)
+    return std::nullopt;
+  llvm::json::Array names;
+  for (StringRef axis : axes.getAsValueRange<StringAttr>())
+    names.push_back(axis);
+  return llvm::json::Object{{"dim", dim.getInt()}, {"axes", std::move(names)}};
+}
+
 llvm::json::Value dimValue(std::optional<int64_t> dim) {
   return dim ? llvm::json::Value(*dim) : llvm::json::Value(nullptr);
 }
@@ -78,6 +91,8 @@ llvm::json::Array programSignature(func::FuncOp program, bool inputs) {
       llvm::json::Object entry = describeBuffer(output.getName(), output.getBuffer());
       if (output.getTransfer())
         entry["transfer"] = int64_t(*output.getTransfer());
+      if (std::optional<llvm::json::Object> gather = gatherEntry(output))
+        entry["gather"] = std::move(*gather);
       byIndex.emplace(output.getIndex(), std::move(entry));
     }
   });
@@ -87,8 +102,39 @@ llvm::json::Array programSignature(func::FuncOp program, bool inputs) {
   return entries;
 }
 
+llvm::json::Object callerOutput(exec::OutputOp output, int64_t microbatches,
+                                const sharding::MeshShape &mesh) {
+  llvm::json::Object entry =
+      wholeEntry(output.getName(), output.getBuffer(), microbatchDim(output), microbatches);
+  std::optional<llvm::json::Object> gather = gatherEntry(output);
+  if (!gather)
+    return entry;
+  int64_t pieces = 1;
+  for (StringRef axis :
+       output->getAttrOfType<ArrayAttr>(dist::kGatherAxesAttrName).getAsValueRange<StringAttr>())
+    pieces *= mesh.sizes[*mesh.axis(axis)];
+  int64_t dim = *gather->getInteger("dim");
+  llvm::json::Array *shape = entry.getArray("shape");
+  (*shape)[dim] = *(*shape)[dim].getAsInteger() * pieces;
+  entry["gather"] = std::move(*gather);
+  return entry;
+}
+
+llvm::json::Array callerOutputs(func::FuncOp program, const sharding::MeshShape &mesh) {
+  std::map<int64_t, llvm::json::Object> byIndex;
+  program.walk([&](exec::OutputOp output) {
+    if (!output.getTransfer())
+      byIndex.emplace(output.getIndex(), callerOutput(output, 1, mesh));
+  });
+  llvm::json::Array entries;
+  for (auto &[index, entry] : byIndex)
+    entries.push_back(std::move(entry));
+  return entries;
+}
+
 FailureOr<PipelineSection> describePipeline(dist::PipelineOp pipeline,
-                                            ArrayRef<func::FuncOp> stages, int64_t outputRank) {
+                                            ArrayRef<func::FuncOp> stages, int64_t outputRank,
+                                            const sharding::MeshShape &mesh) {
   int64_t microbatches = pipeline.getMicrobatchesAttr().getInt();
   PipelineSection section;
   llvm::json::Array inputs, outputs, transfers, programs, actions;
@@ -116,8 +162,7 @@ FailureOr<PipelineSection> describePipeline(dist::PipelineOp pipeline,
       if (auto output = dyn_cast<exec::OutputOp>(op)) {
         if (!output.getTransfer()) {
           std::optional<int64_t> dim = microbatchDim(output);
-          section.outputs.push_back(
-              wholeEntry(output.getName(), output.getBuffer(), dim, microbatches));
+          section.outputs.push_back(callerOutput(output, microbatches, mesh));
           outputs.push_back(
               llvm::json::Object{{"name", output.getName()}, {"microbatch_dim", dimValue(dim)}});
           return;

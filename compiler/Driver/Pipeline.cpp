@@ -80,6 +80,7 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
     pm.addPass(partition::createVerifyShardedPass());
     pm.addPass(partition::createPartitionPass());
     pm.addPass(pipeline::createSplitMicrobatchesPass());
+    pm.addPass(partition::createDeferResultGathersPass());
     pm.addPass(partition::createVerifyPartitionedPass());
   }
   if (runs(Phase::Exec)) {

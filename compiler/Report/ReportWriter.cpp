@@ -125,18 +125,19 @@ private:
       std::optional<ValueSharding> to = fromAttr(reshard.getSharding(), mesh);
       // Gathering what the program returns belongs to no layer, even when
       // the last layer's op (a post-LN norm) computed it; over the
-      // micro-batches the runtime gathers it, not the devices.
+      // micro-batches and the leading batch axes the runtime gathers it,
+      // not the devices (listed apart, in result_gathers).
       bool returned = llvm::all_of(reshard->getUsers(),
                                    [](Operation *user) { return isa<func::ReturnOp>(user); });
       ValueSharding from = sharding.lookup(reshard.getInput());
       SmallVector<int64_t> shape(reshard.getType().getShape());
-      if (std::optional<unsigned> microbatches = mesh.axis(rt::kMicroBatchAxis);
-          microbatches && returned)
-        dropMicrobatchAxis(from, shape, *microbatches, mesh.sizes[*microbatches]);
+      int64_t width = graph::elementByteWidth(reshard.getType().getElementType());
+      if (returned)
+        if (std::optional<RuntimeGather> gather = returnedByRuntime(from, shape, mesh))
+          noteResultGather(reshard, *gather, width);
       auto steps = to ? planReshard(from, *to, shape, mesh) : std::nullopt;
       if (!steps)
         return reshard.emitOpError() << "cannot be planned";
-      int64_t width = graph::elementByteWidth(reshard.getType().getElementType());
       std::string module = returned ? std::string() : graph::onnxModuleOf(reshard.getLoc());
       std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis);
       double seconds = 0;
@@ -471,6 +472,27 @@ private:
     }
   }
 
+  /// The runtime's gather of a returned value onto the output rank, priced
+  /// as the all-gather whose bytes the output rank receives, once per
+  /// micro-batch.
+  void noteResultGather(dist::ReshardOp reshard, const RuntimeGather &gather, int64_t width) {
+    CollectiveStep step{CollectiveKind::AllGather, gather.axes, gather.dim, 0, gather.pieceShape,
+                        gather.pieceShape};
+    step.outputShape[size_t(gather.dim)] *= mesh.groupSize(gather.axes);
+    std::string output;
+    for (OpOperand &use : reshard->getUses())
+      if (auto name = functions[stage].getResultAttrOfType<StringAttr>(use.getOperandNumber(),
+                                                                      graph::kNameAttrName))
+        output = name.getValue().str();
+    std::vector<std::string> axes;
+    for (unsigned axis : gather.axes)
+      axes.push_back(mesh.names[axis]);
+    int64_t times = pipeline ? schedule.microbatches : 1;
+    resultGathers.push_back({std::move(output), std::move(axes), gather.dim,
+                             times * collectiveTrafficBytes(step, width, mesh),
+                             double(times) * collectiveSeconds(step, width, mesh, device)});
+  }
+
   /// The layer's module path, or "" for layers found by attention ops.
   std::string layerName(unsigned layer) const {
     return layers.empty() ? std::string() : layers.name(layer);
@@ -523,6 +545,15 @@ private:
   llvm::DenseMap<Value, ValueSharding> sharding;
   llvm::DenseSet<Value> released;
   std::vector<Collective> collectives;
+  /// What the runtime gathers onto the output rank after the step.
+  struct ResultGather {
+    std::string output;
+    std::vector<std::string> axes;
+    int64_t dim;
+    int64_t bytes; ///< received by the output rank
+    double seconds;
+  };
+  std::vector<ResultGather> resultGathers;
   /// One entry per graph.moe (routed experts), in program order.
   llvm::json::Array experts;
   std::vector<std::pair<size_t, Operation *>> attentions;
@@ -587,11 +618,27 @@ llvm::json::Value ReportBuilder::json() const {
     }
     layers.push_back(std::move(entry));
   }
-  // A pipeline's step is the schedule's, not one device's sum of parts.
-  double step = pipeline ? pipelineFigures().stepSeconds : computeSeconds + commSeconds;
+  llvm::json::Array gathers;
+  double gatherSeconds = 0;
+  for (const ResultGather &gather : resultGathers) {
+    gatherSeconds += gather.seconds;
+    llvm::json::Array axisList;
+    for (const std::string &axis : gather.axes)
+      axisList.push_back(axis);
+    gathers.push_back(llvm::json::Object{{"output", gather.output},
+                                         {"axes", std::move(axisList)},
+                                         {"dim", gather.dim},
+                                         {"bytes", gather.bytes},
+                                         {"seconds", gather.seconds}});
+  }
+  // A pipeline's step is the schedule's, not one device's sum of parts;
+  // the runtime's result gathers follow it.
+  double step =
+      (pipeline ? pipelineFigures().stepSeconds : computeSeconds + commSeconds) + gatherSeconds;
   llvm::json::Object report{{"device", device.name},
                             {"mesh", llvm::json::Object{{"axes", std::move(axes)}}},
                             {"collectives", std::move(list)},
+                            {"result_gathers", std::move(gathers)},
                             {"ranks", std::move(ranks)},
                             {"layers", std::move(layers)},
                             {"totals", llvm::json::Object{{"flops", flops},
@@ -599,6 +646,7 @@ llvm::json::Value ReportBuilder::json() const {
                                                           {"traffic_bytes", trafficBytes},
                                                           {"compute_seconds", computeSeconds},
                                                           {"comm_seconds", commSeconds},
+                                                          {"result_gather_seconds", gatherSeconds},
                                                           {"est_step_seconds", step}}}};
   if (pipeline)
     report["pipeline"] = pipelineJson(pipelineFigures());

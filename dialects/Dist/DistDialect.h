@@ -33,6 +33,12 @@ constexpr llvm::StringLiteral kStageAttrName = "dist.stage";
 /// lowered from it): the dim along which the runtime slices the caller's
 /// input into micro-batches, or concatenates their outputs.
 constexpr llvm::StringLiteral kMicrobatchDimAttrName = "dist.microbatch_dim";
+/// On a function result (and the exec.output it lowers to): the batch mesh
+/// axes (dp, ep; an array of names, major first) the result is still split
+/// over along `dist.gather_dim`; the runtime gathers the pieces onto the
+/// output rank (shardc-defer-result-gathers).
+constexpr llvm::StringLiteral kGatherAxesAttrName = "dist.gather_axes";
+constexpr llvm::StringLiteral kGatherDimAttrName = "dist.gather_dim";
 /// On a stage program's argument (a unit attribute): the micro-batch index
 /// (tensor<1xi64>) the runtime gives each run, by which a value the stage
 /// holds whole keeps the micro-batch's rows.

@@ -107,8 +107,10 @@ private:
         auto output = builder.create<exec::OutputOp>(
             location, name ? name.getValue() : "output" + std::to_string(index), index,
             mapping.lookup(value), IntegerAttr());
-        if (Attribute dim = function.getResultAttr(index, dist::kMicrobatchDimAttrName))
-          output->setAttr(dist::kMicrobatchDimAttrName, dim);
+        for (StringRef kept :
+             {dist::kMicrobatchDimAttrName, dist::kGatherAxesAttrName, dist::kGatherDimAttrName})
+          if (Attribute attr = function.getResultAttr(index, kept))
+            output->setAttr(kept, attr);
       }
       for (auto [index, send] : llvm::enumerate(sends))
         builder.create<exec::OutputOp>(send.getLoc(), transferName(send.getTransferAttr().getInt()),

@@ -15,7 +15,26 @@ def PartitionPass : Pass<"shardc-partition", "mlir::ModuleOp"> {
     all_to_all, and all_slice for taking a share of a whole value); each
     weight keeps its global sharding as `dist.weight_shard`, from which the
     artifact writer cuts every rank's slice. Function arguments and results
-    stay whole.
+    stay whole (shardc-defer-result-gathers then leaves the batch axes'
+    gathers of results to the runtime).
+  }];
+  let dependentDialects = ["shardc::dist::DistDialect"];
+}
+
+def DeferResultGathersPass : Pass<"shardc-defer-result-gathers", "mlir::ModuleOp"> {
+  let summary = "Leave the batch axes' gathers of what the program returns to the runtime";
+  let description = [{
+    Runs on the per-device program (after shardc-partition and
+    shardc-split-microbatches). A result made whole by an `all_gather` whose
+    mesh axes start with batch axes (dp, ep: they split the batch, never a
+    weight) is returned split instead: the gather keeps only the axes after
+    them (or goes), the gathers after it are rebuilt on the smaller value,
+    and the result is marked `dist.gather_axes` / `dist.gather_dim`. The
+    runtime then gathers the pieces onto the output rank alone, instead of
+    every rank receiving every other rank's rows. One dim per result, the
+    first the chain gathers such axes along; the rule is
+    `sharding::returnedByRuntime`'s, which the report and the stage search
+    price.
   }];
   let dependentDialects = ["shardc::dist::DistDialect"];
 }

@@ -49,12 +49,11 @@ double secondsOf(Operation *op, const MeshShape &mesh, const DeviceModel &device
     auto to = fromAttr(reshard.getSharding(), mesh);
     ValueSharding from = shardingOf(reshard.getInput(), mesh);
     SmallVector<int64_t> shape(reshard.getType().getShape());
-    // What the program returns is gathered over the micro-batches by the
-    // runtime, not by the devices (shardc-split-microbatches).
-    std::optional<unsigned> microbatches = mesh.axis(rt::kMicroBatchAxis);
-    if (microbatches && llvm::all_of(reshard->getUsers(),
-                                     [](Operation *user) { return isa<func::ReturnOp>(user); }))
-      dropMicrobatchAxis(from, shape, *microbatches, mesh.sizes[*microbatches]);
+    // What the program returns is gathered over the micro-batches and the
+    // leading batch axes by the runtime after the step, not by the stage.
+    if (llvm::all_of(reshard->getUsers(),
+                     [](Operation *user) { return isa<func::ReturnOp>(user); }))
+      (void)returnedByRuntime(from, shape, mesh);
     auto steps = to ? planReshard(from, *to, shape, mesh) : std::nullopt;
     double seconds = 0;
     if (steps)

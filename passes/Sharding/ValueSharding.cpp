@@ -1,6 +1,8 @@
 //===- ValueSharding.cpp - shardings and the collectives between them -----===//
 #include "passes/Sharding/ValueSharding.h"
 
+#include "runtime/core/MeshAxes.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 namespace shardc::sharding {
@@ -104,6 +106,33 @@ void dropMicrobatchAxis(ValueSharding &sharding, llvm::SmallVectorImpl<int64_t> 
       llvm::erase(axes, axis);
       shape[dim] /= size;
     }
+}
+
+AxisList leadingBatchAxes(llvm::ArrayRef<unsigned> axes, const MeshShape &mesh) {
+  AxisList leading;
+  for (unsigned axis : axes) {
+    if (!rt::splitsBatch(mesh.names[axis]) || mesh.names[axis] == rt::kMicroBatchAxis)
+      break;
+    leading.push_back(axis);
+  }
+  return leading;
+}
+
+std::optional<RuntimeGather> returnedByRuntime(ValueSharding &from,
+                                               llvm::SmallVectorImpl<int64_t> &shape,
+                                               const MeshShape &mesh) {
+  if (std::optional<unsigned> microbatches = mesh.axis(rt::kMicroBatchAxis))
+    dropMicrobatchAxis(from, shape, *microbatches, mesh.sizes[*microbatches]);
+  // One dim at most: the runtime places pieces along one dim.
+  for (auto [dim, axes] : llvm::enumerate(from.dims)) {
+    AxisList leading = leadingBatchAxes(axes, mesh);
+    if (leading.empty())
+      continue;
+    axes.erase(axes.begin(), axes.begin() + leading.size());
+    shape[dim] /= mesh.groupSize(leading);
+    return RuntimeGather{std::move(leading), int64_t(dim), llvm::SmallVector<int64_t, 4>(shape.begin(), shape.end())};
+  }
+  return std::nullopt;
 }
 
 std::optional<llvm::SmallVector<CollectiveStep, 4>> planReshard(const ValueSharding &from,

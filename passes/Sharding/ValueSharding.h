@@ -71,6 +71,32 @@ struct CollectiveStep {
 void dropMicrobatchAxis(ValueSharding &sharding, llvm::SmallVectorImpl<int64_t> &shape,
                         unsigned axis, int64_t size);
 
+/// A gather the runtime does, not the devices: the pieces of a returned
+/// value split along `dim` over the batch axes `axes` (major first) are
+/// collected on the output rank (docs/design.md, "Results gathered by the
+/// runtime"). `pieceShape` is one piece, whole over every other axis.
+struct RuntimeGather {
+  AxisList axes;
+  int64_t dim = 0;
+  llvm::SmallVector<int64_t, 4> pieceShape;
+};
+
+/// What the devices do to return a value sharded `from` (global `shape`):
+/// over the micro-batch axis the runtime concatenates (dropMicrobatchAxis),
+/// and the batch axes (rt::splitsBatch: dp, ep) that lead a dim's split are
+/// gathered onto the output rank by the runtime (along the first dim they
+/// lead, one dim at most). `from` and `shape` become the view the devices
+/// make whole with collectives (one piece); the runtime's gather is
+/// returned. shardc-defer-result-gathers rewrites the program by the same
+/// rule, so what is priced is what runs.
+std::optional<RuntimeGather> returnedByRuntime(ValueSharding &from,
+                                               llvm::SmallVectorImpl<int64_t> &shape,
+                                               const MeshShape &mesh);
+
+/// The leading batch axes of one dim's split (the ones the runtime gathers
+/// when the value is returned).
+AxisList leadingBatchAxes(llvm::ArrayRef<unsigned> axes, const MeshShape &mesh);
+
 std::optional<llvm::SmallVector<CollectiveStep, 4>> planReshard(const ValueSharding &from,
                                                                 const ValueSharding &to,
                                                                 llvm::ArrayRef<int64_t> shape,

@@ -1,11 +1,13 @@
 //===- Artifact.cpp - load and check a compiled artifact ------------------===//
 #include "runtime/core/Artifact.h"
 
+#include "runtime/core/MeshAxes.h"
 #include "runtime/core/ProgramChecks.h"
 #include "runtime/io/Checksum.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <fstream>
@@ -91,6 +93,49 @@ StatusOr<std::vector<TensorSignature>> signatureOf(const nlohmann::json &entries
     signature.push_back({entry.at("name").get<std::string>(), *dtype, std::move(shape)});
   }
   return signature;
+}
+
+/// outputs[i].gather of every output: a dim of its shape, split over mesh
+/// axes that split the batch, which divide it.
+Status readOutputSplits(const nlohmann::json &entries, ArtifactLayout &layout,
+                         const std::string &manifest) {
+  for (size_t i = 0; i < layout.outputs.size(); ++i) {
+    const nlohmann::json &entry = entries.at(i);
+    TensorSignature piece = layout.outputs[i];
+    std::optional<OutputSplit> gather;
+    if (entry.contains("gather")) {
+      const std::string at = "outputs[" + std::to_string(i) + "].gather";
+      const nlohmann::json &given = entry.at("gather");
+      gather.emplace();
+      const int64_t dim = integerOf(given.at("dim"));
+      if (dim < 0 || dim >= static_cast<int64_t>(piece.shape.size()))
+        return fail(manifest, at + ".dim: " + std::to_string(dim) + " is not a dimension of '" +
+                                  io::printable(piece.name) + "'");
+      gather->dim = static_cast<int>(dim);
+      for (const nlohmann::json &name : given.at("axes")) {
+        const std::string axis = name.get<std::string>();
+        const int position = layout.mesh.axis(axis);
+        if (position < 0 || !splitsBatch(axis) || axis == kMicroBatchAxis)
+          return fail(manifest, at + ".axes: '" + io::printable(axis) +
+                                    "' is not a batch axis of the mesh (" +
+                                    layout.mesh.describe() + ")");
+        if (std::find(gather->axes.begin(), gather->axes.end(), position) != gather->axes.end())
+          return fail(manifest, at + ".axes: '" + axis + "' is named twice");
+        gather->axes.push_back(position);
+        gather->pieces *= layout.mesh.sizes[static_cast<size_t>(position)];
+      }
+      if (gather->axes.empty() || piece.shape[gather->dim] % gather->pieces != 0)
+        return fail(manifest, at + ": dimension " + std::to_string(dim) + " of '" +
+                                  io::printable(piece.name) + "' (" +
+                                  std::to_string(piece.shape[gather->dim]) +
+                                  ") is not split into " + std::to_string(gather->pieces) +
+                                  " pieces");
+      piece.shape[gather->dim] /= gather->pieces;
+    }
+    layout.outputSplits.push_back(std::move(gather));
+    layout.rankOutputs.push_back(std::move(piece));
+  }
+  return {};
 }
 
 /// The path of the artifact's `file`, once its size and CRC-32 match what
@@ -340,7 +385,7 @@ StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int ran
       artifact.rank = rank;
       artifact.stage = static_cast<int>(files.stage);
       artifact.inputs = layout.inputs;
-      artifact.outputs = layout.outputs;
+      artifact.outputs = layout.rankOutputs;
       if (pipeline) {
         artifact.inputs = tensorsOf(layout.pipeline->programs[files.stage].inputs);
         artifact.outputs = tensorsOf(layout.pipeline->programs[files.stage].outputs);
@@ -454,8 +499,10 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory) {
     if (!mesh)
       return mesh.status();
     layout.mesh = std::move(*mesh);
+    if (Status status = readOutputSplits(manifest->at("outputs"), layout, manifestPath); !status)
+      return status;
     if (pipeline) {
-      auto plan = parsePipelinePlan(*manifest, layout.mesh, layout.inputs, layout.outputs,
+      auto plan = parsePipelinePlan(*manifest, layout.mesh, layout.inputs, layout.rankOutputs,
                                     manifestPath);
       if (!plan)
         return plan.status();

@@ -27,6 +27,7 @@
 
 #include <memory>
 #include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,15 @@ struct Artifact {
   std::unique_ptr<io::SafeTensorsFile> weights;
 };
 
+/// An output the program returns split along `dim` over batch axes (dp,
+/// ep): `axes` are mesh positions, major first, and `pieces` their group
+/// size. The runtime gathers the pieces onto the output rank.
+struct OutputSplit {
+  int dim = 0;
+  std::vector<int> axes;
+  int64_t pieces = 1;
+};
+
 /// What a launcher needs before it starts ranks: how many the artifact was
 /// compiled for, on which mesh, for which target. Reads the manifest and
 /// rank 0's program (not the weights), so it is cheap; every rank's load
@@ -73,6 +83,11 @@ struct ArtifactLayout {
   MeshShape mesh;
   /// What the caller gives and gets: whole tensors, as the manifest lists them.
   std::vector<TensorSignature> inputs, outputs;
+  /// Per output, the gather the runtime does (manifest outputs[i].gather).
+  std::vector<std::optional<OutputSplit>> outputSplits;
+  /// The outputs as each rank's program returns them: a gathered output's
+  /// piece, the others whole.
+  std::vector<TensorSignature> rankOutputs;
   /// The schedule of a pipeline artifact; null for any other.
   std::shared_ptr<const PipelinePlan> pipeline;
   /// The rank that holds the whole outputs once a run ends (pipeline.output_rank; 0 otherwise).

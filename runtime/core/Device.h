@@ -38,6 +38,9 @@ public:
   virtual Status waitFor(Event &event) = 0;
   /// Blocks the host until all launched work is done.
   virtual Status synchronize() = 0;
+  /// The backend's own handle (a cudaStream_t), for a device communicator's
+  /// setStream(); null where work runs inline.
+  virtual void *nativeHandle() const { return nullptr; }
 };
 
 class Device {

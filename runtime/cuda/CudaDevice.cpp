@@ -53,6 +53,8 @@ public:
     (void)cudaStreamDestroy(stream_);
   }
 
+  void *nativeHandle() const override { return stream_; }
+
   Status launch(KernelFunction kernel, const KernelCall &call) override {
     SHARDC_CUDA_TRY(cudaSetDevice(ordinal_));
     KernelCall onStream = call;

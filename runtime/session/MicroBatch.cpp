@@ -33,7 +33,7 @@ HostTensor sliceMicrobatch(const HostTensor &whole, int dim, int index, int piec
   return piece;
 }
 
-HostTensor joinMicrobatches(const std::vector<HostTensor> &pieces, int dim) {
+HostTensor joinAlong(const std::vector<HostTensor> &pieces, int dim) {
   Shape shape = pieces.front().shape;
   shape[dim] *= static_cast<int64_t>(pieces.size());
   HostTensor whole(pieces.front().dtype, shape);

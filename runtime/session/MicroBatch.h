@@ -20,7 +20,7 @@ namespace shardc::rt {
 HostTensor sliceMicrobatch(const HostTensor &whole, int dim, int index, int pieces);
 
 /// The pieces, of one type and equal shapes, joined along `dim` in order.
-HostTensor joinMicrobatches(const std::vector<HostTensor> &pieces, int dim);
+HostTensor joinAlong(const std::vector<HostTensor> &pieces, int dim);
 
 } // namespace shardc::rt
 

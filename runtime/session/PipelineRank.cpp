@@ -24,7 +24,7 @@ StatusOr<std::unique_ptr<PipelineRank>> PipelineRank::prepare(const PipelinePlan
     return Status::error("pipeline artifacts pass values between stages over a host "
                          "communicator; run them with --comm mpi or --np, not over NCCL");
   const MeshShape &mesh = stages.front().mesh;
-  std::unique_ptr<PipelineRank> rank(new PipelineRank(plan, world, mesh));
+  std::unique_ptr<PipelineRank> rank(new PipelineRank(plan, device, world, mesh));
   rank->coordinate_ = static_cast<int>(mesh.coordinates(world.rank())[plan.ppAxis]);
   if (Status status = rank->groups_.splitAll(kPipelineAxis); !status)
     return status;
@@ -119,8 +119,8 @@ Status PipelineRank::perform(const PipelineAction &action,
 }
 
 Status PipelineRank::run(const std::vector<const HostTensor *> &inputs,
-                         std::vector<HostTensor> &outputs, bool profile,
-                         std::vector<TraceEvent> *trace) {
+                         const OutputGather &gather, std::vector<HostTensor> &outputs,
+                         bool profile, std::vector<TraceEvent> *trace) {
   held_.assign(plan_.transfers.size(), std::vector<std::optional<HostTensor>>(plan_.microbatches));
   pieces_.assign(plan_.outputDims.size(),
                  std::vector<std::optional<HostTensor>>(plan_.microbatches));
@@ -145,9 +145,16 @@ Status PipelineRank::run(const std::vector<const HostTensor *> &inputs,
     }
   }
   outputs.clear();
-  if (world_.rank() != plan_.outputRank)
-    return {};
+  const bool outputRank = world_.rank() == plan_.outputRank;
   for (size_t i = 0; i < pieces_.size(); ++i) {
+    // Micro-batch by micro-batch: the dp pieces of micro-batch m are one
+    // contiguous slice of the whole (docs/pipeline.md).
+    for (int m = 0; m < plan_.microbatches; ++m)
+      if (pieces_[i][m])
+        if (Status status = gather.gather(i, *pieces_[i][m], world_, device_); !status)
+          return status;
+    if (!outputRank)
+      continue;
     std::vector<HostTensor> produced;
     for (int m = 0; m < plan_.microbatches; ++m)
       if (pieces_[i][m])
@@ -159,7 +166,7 @@ Status PipelineRank::run(const std::vector<const HostTensor *> &inputs,
       return Status::error("the output rank's actions produced output " + std::to_string(i) +
                            " for " + std::to_string(produced.size()) + " of " +
                            std::to_string(plan_.microbatches) + " micro-batches");
-    outputs.push_back(dim ? joinMicrobatches(produced, *dim) : std::move(produced.back()));
+    outputs.push_back(dim ? joinAlong(produced, *dim) : std::move(produced.back()));
   }
   return {};
 }

@@ -24,6 +24,7 @@
 #include "runtime/core/Executor.h"
 #include "runtime/core/PipelinePlan.h"
 #include "runtime/core/Trace.h"
+#include "runtime/session/OutputGather.h"
 
 #include <memory>
 #include <optional>
@@ -43,10 +44,11 @@ public:
 
   /// Runs this rank's action list once on the caller's whole `inputs` (in
   /// the manifest's order). `outputs` become the whole outputs on the
-  /// output rank and are emptied elsewhere. With `trace`, one event per
-  /// action (and, with `profile`, per step of each forward).
-  Status run(const std::vector<const HostTensor *> &inputs, std::vector<HostTensor> &outputs,
-             bool profile, std::vector<TraceEvent> *trace);
+  /// output rank (each micro-batch's pieces gathered by `gather`, then the
+  /// micro-batches joined) and are emptied elsewhere. With `trace`, one
+  /// event per action (and, with `profile`, per step of each forward).
+  Status run(const std::vector<const HostTensor *> &inputs, const OutputGather &gather,
+             std::vector<HostTensor> &outputs, bool profile, std::vector<TraceEvent> *trace);
 
   /// The stages' arenas together.
   int64_t arenaBytes() const;
@@ -54,8 +56,9 @@ public:
   std::vector<StepProfile> profile() const;
 
 private:
-  PipelineRank(const PipelinePlan &plan, Communicator &world, const MeshShape &mesh)
-      : plan_(plan), world_(world), mesh_(mesh), groups_(mesh, world) {}
+  PipelineRank(const PipelinePlan &plan, Device &device, Communicator &world,
+               const MeshShape &mesh)
+      : plan_(plan), device_(device), world_(world), mesh_(mesh), groups_(mesh, world) {}
 
   /// The rank of `stage` with this rank's other coordinates.
   int peerOf(int stage) const;
@@ -65,6 +68,7 @@ private:
                  bool profile, std::vector<TraceEvent> *trace);
 
   const PipelinePlan &plan_;
+  Device &device_;
   Communicator &world_;
   MeshShape mesh_;
   int coordinate_ = 0;

@@ -8,11 +8,13 @@ namespace shardc::rt {
 StatusOr<std::unique_ptr<PreparedRank>> PreparedRank::prepare(const DevicePlan &plan,
                                                               const PipelinePlan *pipeline,
                                                               const std::vector<Artifact> &programs,
+                                                              OutputGather gather,
                                                               Communicator &world) {
   auto device = openDevice(plan);
   if (!device)
     return device.status();
-  std::unique_ptr<PreparedRank> rank(new PreparedRank(std::move(*device)));
+  std::unique_ptr<PreparedRank> rank(
+      new PreparedRank(std::move(*device), std::move(gather), world));
   if (pipeline) {
     auto prepared = PipelineRank::prepare(*pipeline, programs, *rank->device_, world);
     if (!prepared)
@@ -51,12 +53,25 @@ Status repeat(const RunOptions &options, RankRun &result, RunOnce once) {
 
 } // namespace
 
+Status PreparedRank::gatherOutputs(std::vector<HostTensor> &outputs) {
+  if (!gather_.any())
+    return {};
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (Status status = gather_.gather(i, outputs[i], world_, *device_); !status)
+      return status;
+  // Only the output rank holds them whole now.
+  if (world_.rank() != gather_.outputRank())
+    outputs.clear();
+  return {};
+}
+
 Status PreparedRank::run(const std::vector<const HostTensor *> &inputs, const RunOptions &options,
                          RankRun &result) {
   if (pipeline_) {
     if (Status status = repeat(options, result,
                                [&](bool profile, std::vector<TraceEvent> *trace) {
-                                 return pipeline_->run(inputs, result.outputs, profile, trace);
+                                 return pipeline_->run(inputs, gather_, result.outputs, profile,
+                                                       trace);
                                });
         !status)
       return status;
@@ -70,6 +85,8 @@ Status PreparedRank::run(const std::vector<const HostTensor *> &inputs, const Ru
             // One event per run; its steps' events (with --profile) inside it.
             const int64_t start = trace ? traceClockUs() : 0;
             if (Status status = executor_->run(inputs, result.outputs, profile, trace); !status)
+              return status;
+            if (Status status = gatherOutputs(result.outputs); !status)
               return status;
             if (trace)
               trace->push_back({"run", "run", start, traceClockUs() - start, {}});

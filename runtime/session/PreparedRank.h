@@ -36,7 +36,8 @@ struct RunOptions {
 
 /// What one rank measured and produced.
 struct RankRun {
-  /// The whole outputs on the output rank; empty on a pipeline's other ranks.
+  /// The whole outputs on the output rank; elsewhere empty when the
+  /// runtime gathers outputs (and on a pipeline's other ranks), else whole.
   std::vector<HostTensor> outputs;
   std::vector<double> seconds; ///< one per timed run
   int64_t arenaBytes = 0;
@@ -52,6 +53,7 @@ public:
   static StatusOr<std::unique_ptr<PreparedRank>> prepare(const DevicePlan &plan,
                                                          const PipelinePlan *pipeline,
                                                          const std::vector<Artifact> &programs,
+                                                         OutputGather gather,
                                                          Communicator &world);
 
   /// The warm-up and timed runs of `options` on `inputs` (in the artifact's
@@ -60,10 +62,16 @@ public:
              RankRun &result);
 
 private:
-  explicit PreparedRank(std::unique_ptr<Device> device) : device_(std::move(device)) {}
+  PreparedRank(std::unique_ptr<Device> device, OutputGather gather, Communicator &world)
+      : device_(std::move(device)), gather_(std::move(gather)), world_(world) {}
+
+  /// The runtime's gathers of a program's outputs (OutputGather.h).
+  Status gatherOutputs(std::vector<HostTensor> &outputs);
 
   // Declared first: destroyed after what runs on it.
   std::unique_ptr<Device> device_;
+  OutputGather gather_;
+  Communicator &world_;
   std::unique_ptr<PipelineRank> pipeline_; ///< a pipeline artifact's
   std::unique_ptr<Executor> executor_;     ///< any other artifact's
 };

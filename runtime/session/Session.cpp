@@ -53,7 +53,8 @@ StatusOr<std::vector<const HostTensor *>> Session::orderInputs(const NamedInputs
 }
 
 StatusOr<std::unique_ptr<PreparedRank>> Session::prepareRank(int rank, Communicator &world) const {
-  return PreparedRank::prepare(plan_, layout_.pipeline.get(), programs(rank), world);
+  return PreparedRank::prepare(plan_, layout_.pipeline.get(), programs(rank),
+                               OutputGather(layout_, rank), world);
 }
 
 Status Session::runRank(int rank, Communicator &world,

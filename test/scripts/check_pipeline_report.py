@@ -61,7 +61,11 @@ def main():
     check(close(totals["comm_seconds"], sum(s["comm_seconds"] for s in stages)
                 + sum(t["seconds"] for t in transfers)),
           "comm_seconds is not the stages' collectives plus the transfers")
-    check(totals["est_step_seconds"] == schedule["step_seconds"], "totals' step is not the schedule's")
+    gathers = report["result_gathers"]
+    check(close(totals["result_gather_seconds"], sum(g["seconds"] for g in gathers)),
+          "result_gather_seconds is not the sum of the result gathers")
+    check(close(totals["est_step_seconds"], schedule["step_seconds"] + totals["result_gather_seconds"]),
+          "totals' step is not the schedule's plus the result gathers")
 
     check(len(stages) == p * v == schedule["stages"], f"{len(stages)} stages for P={p} V={v}")
     ranks = report["ranks"]

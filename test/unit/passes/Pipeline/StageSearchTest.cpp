@@ -166,10 +166,12 @@ TEST(StageSearch, KeepsForcedCuts) {
 }
 
 TEST(StageSearch, CandidatesGrowByCheapestFirst) {
-  // 4 stages want 32 candidates: the 9 positions within 4x the cheapest (10
-  // bytes), then the 10 at 50 bytes, then the 13 cheapest of the rest
+  // One stage wants 24 candidates: the 9 positions within 4x the cheapest
+  // (10 bytes), then the 10 at 50 bytes, then the 5 cheapest of the rest
   // (100 + position bytes: the earliest ones).
   StageProblem problem = chain(std::vector<double>(60, 1), 4, 2);
+  problem.stages = 1;
+  problem.pipelineRanks = 1;
   for (size_t position = 1; position < 60; ++position)
     problem.crossingBytes[position] = position % 6 == 0   ? 10
                                       : position % 6 == 1 ? 50
@@ -191,9 +193,9 @@ TEST(StageSearch, CandidatesGrowByCheapestFirst) {
   }
   EXPECT_EQ(cheap, 9u);
   EXPECT_EQ(middle, 10u);
-  EXPECT_EQ(dear, 13u);
-  // Positions 2-5, 8-11, 14-17 and 20 are the 13 cheapest of the rest.
-  EXPECT_EQ(lastDear, 20u);
+  EXPECT_EQ(dear, 5u);
+  // Positions 2-5 and 8 are the 5 cheapest of the rest.
+  EXPECT_EQ(lastDear, 8u);
 }
 
 TEST(StageSearch, RefusesMoreStagesThanOps) {
@@ -207,19 +209,19 @@ TEST(StageSearch, RefusesMoreStagesThanOps) {
 TEST(StageSearch, CandidatesPreferCheapCrossings) {
   // Few stages over many positions: the 80-byte crossings are candidates
   // only once the cheap ones are too few.
-  StageProblem problem = chain(std::vector<double>(40, 1), 2, 2);
-  for (size_t position = 1; position < 40; ++position)
+  StageProblem problem = chain(std::vector<double>(100, 1), 2, 2);
+  for (size_t position = 1; position < 100; ++position)
     problem.crossingBytes[position] = position % 4 == 0 ? 10 : 80;
   std::vector<size_t> candidates = candidateCuts(problem);
   EXPECT_EQ(candidates.front(), 0u);
-  EXPECT_EQ(candidates.back(), 40u);
-  // 9 positions cross 10 bytes: fewer than 8 per stage, so the 80-byte ones
-  // come next, all of them since they cross equally.
-  EXPECT_EQ(candidates.size(), 41u);
+  EXPECT_EQ(candidates.back(), 100u);
+  // 24 positions cross 10 bytes: fewer than 24 per stage, so the 80-byte
+  // ones come next, all of them since they cross equally.
+  EXPECT_EQ(candidates.size(), 101u);
   problem.stages = 1;
   problem.pipelineRanks = 1;
   candidates = candidateCuts(problem);
-  EXPECT_EQ(candidates.size(), 9u + 2);
+  EXPECT_EQ(candidates.size(), 24u + 2);
 }
 
 } // namespace

@@ -19,7 +19,7 @@ TEST(MicroBatch, SlicesAndJoinsAlongAnInnerDimension) {
   // Micro-batch 1 of dim 1 holds rows 2 and 3 of each outer block.
   EXPECT_EQ(second[0], 6.0f);
   EXPECT_EQ(second[6], 24.0f);
-  HostTensor joined = joinMicrobatches(pieces, 1);
+  HostTensor joined = joinAlong(pieces, 1);
   EXPECT_EQ(joined.shape, whole.shape);
   EXPECT_EQ(std::memcmp(joined.bytes.data(), whole.bytes.data(), whole.bytes.size()), 0);
 }

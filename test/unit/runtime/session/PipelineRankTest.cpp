@@ -129,7 +129,7 @@ Status runPipeline(const std::vector<uint8_t> &first, const std::vector<uint8_t>
     auto pipeline = PipelineRank::prepare(p, stages, device, communicator);
     if (!pipeline)
       return pipeline.status();
-    return (*pipeline)->run({&x}, outputs[rank], false, &traces[rank]);
+    return (*pipeline)->run({&x}, OutputGather(), outputs[rank], false, &traces[rank]);
   });
 }
 
@@ -195,7 +195,7 @@ TEST(PipelineRank, RunsVirtualStagesOfOneRank) {
       auto pipeline = PipelineRank::prepare(*p, stages, device, communicator);
       if (!pipeline)
         return pipeline.status();
-      return (*pipeline)->run({&x}, outputs, false, nullptr);
+      return (*pipeline)->run({&x}, OutputGather(), outputs, false, nullptr);
     });
     ASSERT_TRUE(status.ok()) << status.message();
     ASSERT_EQ(outputs.size(), 1u);

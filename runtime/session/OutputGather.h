@@ -1,0 +1,55 @@
+//===- OutputGather.h - outputs gathered onto the output rank ---*- C++ -*-===//
+//
+// An output split over batch axes (manifest outputs[i].gather) leaves each
+// rank's program as a piece; only the output rank needs it whole. Each rank
+// holding a piece sends it to the output rank, which places the pieces in
+// order (mixed radix over the axes, major first) along the gather's dim:
+// one copy of the rows, where an all-gather in the program gave every rank
+// all of them (docs/design.md, "Results gathered by the runtime").
+//
+// The peers of an output are the ranks whose coordinates equal the output
+// rank's on every axis but the gather's (the ranks of other tp coordinates
+// hold copies and send nothing). Point to point over the world
+// communicator; a device communicator (NCCL) is given device memory.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_SESSION_OUTPUTGATHER_H
+#define SHARDC_RUNTIME_SESSION_OUTPUTGATHER_H
+
+#include "runtime/core/Artifact.h"
+#include "runtime/core/Communicator.h"
+#include "runtime/core/Device.h"
+
+#include <vector>
+
+namespace shardc::rt {
+
+class OutputGather {
+public:
+  OutputGather() = default;
+  /// The gathers of `layout`'s outputs as rank `rank` takes part in them.
+  OutputGather(const ArtifactLayout &layout, int rank);
+
+  /// Whether any output is gathered by the runtime.
+  bool any() const { return !outputs_.empty(); }
+  int outputRank() const { return outputRank_; }
+
+  /// Output `index`'s piece on this rank: on the output rank it becomes the
+  /// whole (the peers' pieces received in rank order); a peer sends it and
+  /// keeps it; any other rank leaves it as it is.
+  Status gather(size_t index, HostTensor &piece, Communicator &world, Device &device) const;
+
+private:
+  struct Output {
+    int dim = 0;
+    /// The ranks holding piece k, in piece order; empty: not gathered.
+    std::vector<int> pieceRanks;
+  };
+  std::vector<Output> outputs_;
+  int rank_ = 0;
+  int outputRank_ = 0;
+};
+
+} // namespace shardc::rt
+
+#endif

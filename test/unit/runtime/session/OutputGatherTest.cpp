@@ -1,0 +1,128 @@
+//===- OutputGatherTest.cpp - outputs gathered onto the output rank -------===//
+#include "runtime/session/OutputGather.h"
+
+#include "runtime/comm/InProcess.h"
+#include "runtime/cpu/CpuDevice.h"
+#include "test/unit/runtime/session/Iota.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace shardc::rt {
+namespace {
+
+using comm::InProcessWorld;
+
+/// A whole tensor of `shape` cut into `pieces` along `dim`; piece k is what
+/// the ranks with dp coordinate k hold.
+std::vector<HostTensor> piecesOf(const HostTensor &whole, int dim, int pieces) {
+  std::vector<HostTensor> cut;
+  for (int k = 0; k < pieces; ++k) {
+    Shape shape = whole.shape;
+    shape[dim] /= pieces;
+    HostTensor piece(whole.dtype, shape);
+    int64_t outer = 1, inner = 4;
+    for (int i = 0; i < dim; ++i)
+      outer *= whole.shape[i];
+    for (size_t i = dim + 1; i < whole.shape.size(); ++i)
+      inner *= whole.shape[i];
+    const int64_t part = inner * shape[dim], row = inner * whole.shape[dim];
+    for (int64_t block = 0; block < outer; ++block)
+      std::memcpy(piece.bytes.data() + block * part, whole.bytes.data() + block * row + k * part,
+                  part);
+    cut.push_back(std::move(piece));
+  }
+  return cut;
+}
+
+/// `mesh` with output 0 (whole: `whole`) gathered over `axes` along `dim`,
+/// output 1 not gathered; the output rank is 0.
+ArtifactLayout layoutOf(MeshShape mesh, std::vector<int> axes, int dim, Shape whole) {
+  ArtifactLayout layout;
+  layout.mesh = std::move(mesh);
+  layout.ranks = static_cast<int>(layout.mesh.devices());
+  OutputSplit split;
+  split.dim = dim;
+  for (int axis : axes) {
+    split.axes.push_back(axis);
+    split.pieces *= layout.mesh.sizes[axis];
+  }
+  layout.outputs = {{"y", DType::F32, whole}, {"z", DType::F32, {2}}};
+  layout.outputSplits = {split, std::nullopt};
+  return layout;
+}
+
+/// Every rank runs gather() on its piece of output 0 (its dp x ep
+/// coordinates' piece; tp ranks hold copies) and on output 1; returns each
+/// rank's tensors afterwards.
+std::vector<std::vector<HostTensor>> gatherOn(const ArtifactLayout &layout, const HostTensor &whole,
+                                              int dim, const std::vector<int> &axes) {
+  const int64_t pieces = layout.outputSplits[0]->pieces;
+  const std::vector<HostTensor> cut = piecesOf(whole, dim, static_cast<int>(pieces));
+  std::vector<std::vector<HostTensor>> after(static_cast<size_t>(layout.ranks));
+  InProcessWorld world(layout.ranks, std::chrono::seconds(20));
+  Status status = world.run([&](int rank, Communicator &communicator) -> Status {
+    const std::vector<int64_t> coords = layout.mesh.coordinates(rank);
+    int64_t index = 0;
+    for (int axis : axes)
+      index = index * layout.mesh.sizes[axis] + coords[axis];
+    std::vector<HostTensor> outputs = {cut[index], iota({2})};
+    cpu::CpuDevice device;
+    OutputGather gather(layout, rank);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (Status status = gather.gather(i, outputs[i], communicator, device); !status)
+        return status;
+    after[rank] = std::move(outputs);
+    return {};
+  });
+  EXPECT_TRUE(status.ok()) << status.message();
+  return after;
+}
+
+TEST(OutputGather, TheOutputRankGetsTheDataParallelPiecesInOrder) {
+  // dp=2, tp=2: ranks 0 and 2 hold pieces 0 and 1; ranks 1 and 3 (tp 1)
+  // hold copies and send nothing.
+  ArtifactLayout layout = layoutOf(MeshShape({"dp", "tp"}, {2, 2}), {0}, 0, {4, 3});
+  const HostTensor whole = iota({4, 3});
+  auto after = gatherOn(layout, whole, 0, {0});
+  EXPECT_EQ(after[0][0].shape, whole.shape);
+  EXPECT_EQ(after[0][0].bytes, whole.bytes);
+  EXPECT_EQ(after[0][1].bytes, iota({2}).bytes); // not gathered: as it was
+  for (int rank = 1; rank < 4; ++rank)
+    EXPECT_EQ(after[rank][0].shape, (Shape{2, 3})) << "rank " << rank << " keeps its piece";
+}
+
+TEST(OutputGather, PlacesPiecesAlongAnInnerDimOverTwoAxes) {
+  // dp=2, ep=2, gathered along dim 1 with dp major: piece k = dp * 2 + ep.
+  ArtifactLayout layout = layoutOf(MeshShape({"dp", "ep"}, {2, 2}), {0, 1}, 1, {2, 8, 3});
+  const HostTensor whole = iota({2, 8, 3});
+  auto after = gatherOn(layout, whole, 1, {0, 1});
+  EXPECT_EQ(after[0][0].shape, whole.shape);
+  EXPECT_EQ(after[0][0].bytes, whole.bytes);
+}
+
+TEST(OutputGather, GathersOntoAPipelinesOutputRank) {
+  // pp=2, dp=2: the output rank is rank 2 (pp 1, dp 0); its peer is rank 3.
+  ArtifactLayout layout = layoutOf(MeshShape({"pp", "dp"}, {2, 2}), {1}, 0, {4, 2});
+  auto plan = std::make_shared<PipelinePlan>();
+  plan->outputRank = 2;
+  layout.pipeline = plan;
+  const HostTensor whole = iota({4, 2});
+  const std::vector<HostTensor> cut = piecesOf(whole, 0, 2);
+  std::vector<HostTensor> held(4);
+  InProcessWorld world(4, std::chrono::seconds(20));
+  Status status = world.run([&](int rank, Communicator &communicator) -> Status {
+    held[rank] = cut[layout.mesh.coordinates(rank)[1]];
+    cpu::CpuDevice device;
+    // The first stage's ranks (0, 1) hold no output: they take no part.
+    if (rank < 2)
+      return {};
+    return OutputGather(layout, rank).gather(0, held[rank], communicator, device);
+  });
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(held[2].bytes, whole.bytes);
+}
+
+} // namespace
+} // namespace shardc::rt
