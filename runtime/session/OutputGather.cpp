@@ -4,6 +4,7 @@
 #include "runtime/session/MicroBatch.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 namespace shardc::rt {
@@ -101,19 +102,40 @@ Status OutputGather::gather(size_t index, HostTensor &piece, Communicator &world
       return {};
     return move(true, piece.bytes.data(), bytes, outputRank_, world, device);
   }
+  // Pieces along a dim with only size-1 dims before it are contiguous
+  // blocks of the whole: received in place, with no copy after (25 MB of
+  // logits a step on GPT-2's dp=2).
+  int64_t outer = 1;
+  for (int dim = 0; dim < output.dim; ++dim)
+    outer *= piece.shape[static_cast<size_t>(dim)];
+  Shape wholeShape = piece.shape;
+  wholeShape[static_cast<size_t>(output.dim)] *= static_cast<int64_t>(output.pieceRanks.size());
+  HostTensor whole;
+  if (outer == 1)
+    whole = HostTensor(piece.dtype, wholeShape);
   std::vector<HostTensor> pieces;
-  for (int holder : output.pieceRanks) {
+  for (size_t k = 0; k < output.pieceRanks.size(); ++k) {
+    const int holder = output.pieceRanks[k];
+    std::byte *place = outer == 1 ? whole.bytes.data() + k * bytes : nullptr;
     if (holder == rank_) {
-      pieces.push_back(piece);
+      if (place)
+        std::memcpy(place, piece.bytes.data(), bytes);
+      else
+        pieces.push_back(piece);
       continue;
     }
-    HostTensor received(piece.dtype, piece.shape);
-    if (Status status = move(false, received.bytes.data(), bytes, holder, world, device); !status)
+    HostTensor received;
+    if (!place) {
+      received = HostTensor(piece.dtype, piece.shape);
+      place = received.bytes.data();
+    }
+    if (Status status = move(false, place, bytes, holder, world, device); !status)
       return Status::error("gathering output " + std::to_string(index) + " from rank " +
                            std::to_string(holder) + ": " + status.message());
-    pieces.push_back(std::move(received));
+    if (outer != 1)
+      pieces.push_back(std::move(received));
   }
-  piece = joinAlong(pieces, output.dim);
+  piece = outer == 1 ? std::move(whole) : joinAlong(pieces, output.dim);
   return {};
 }
 
