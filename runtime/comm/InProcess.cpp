@@ -76,6 +76,21 @@ public:
     return exchange.end();
   }
 
+  Status gather(const void *in, void *out, size_t bytesPerRank, int root) override {
+    if (Status status = checkPeer(root, "gather"); !status)
+      return status;
+    // Only the root copies, from the peers' buffers in place; the others
+    // wait at the closing barrier until it has.
+    Exchange exchange(*this, "gather", {in, out, bytesPerRank, DType::U8});
+    if (Status status = exchange.begin(); !status)
+      return status;
+    if (rank_ == root)
+      for (int peer = 0; peer < size(); ++peer)
+        copyBytes(static_cast<std::byte *>(out) + peer * bytesPerRank, exchange.peers()[peer].in,
+                  bytesPerRank);
+    return exchange.end();
+  }
+
   Status reduceScatterSum(const void *in, void *out, size_t countPerRank, DType dtype) override {
     if (Status status = checkSummable(dtype, "reduce_scatter"); !status)
       return status;

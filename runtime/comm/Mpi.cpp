@@ -162,6 +162,17 @@ public:
     return check(MPI_Allgather(send, count, MPI_BYTE, out, count, MPI_BYTE, comm_), "all_gather");
   }
 
+  Status gather(const void *in, void *out, size_t bytesPerRank, int root) override {
+    if (Status status = fitsInt(bytesPerRank, "gather"); !status)
+      return status;
+    Watched watched(*watchdog_, "gather");
+    const void *send = rank_ == root && in == static_cast<std::byte *>(out) + rank_ * bytesPerRank
+                           ? MPI_IN_PLACE
+                           : in;
+    int count = static_cast<int>(bytesPerRank);
+    return check(MPI_Gather(send, count, MPI_BYTE, out, count, MPI_BYTE, root, comm_), "gather");
+  }
+
   Status reduceScatterSum(const void *in, void *out, size_t countPerRank, DType dtype) override {
     if (Status status = checkSummable(dtype, "reduce_scatter"); !status)
       return status;

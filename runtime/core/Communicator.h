@@ -62,6 +62,11 @@ public:
                            const size_t *recvBytes) = 0;
   /// Every rank's `data` becomes rank `root`'s.
   virtual Status broadcast(void *data, size_t bytes, int root) = 0;
+  /// Rank `root`'s `out` (size() * bytesPerRank) receives rank i's `in` at
+  /// block i; `out` is not touched elsewhere. By default point to point
+  /// (the others send, the root receives in rank order); the in-process
+  /// world copies from the peers' buffers in place, MPI calls MPI_Gather.
+  virtual Status gather(const void *in, void *out, size_t bytesPerRank, int root);
   /// Point to point, matched in order per (sender, receiver) pair. A send is
   /// buffered: it returns without waiting for the receive (so a ring of
   /// sends, then receives, cannot deadlock); `data` may be reused at once.

@@ -33,33 +33,33 @@ private:
   void *memory_ = nullptr;
 };
 
-/// Sends or receives `bytes` at host `data` over `world`; a device
-/// communicator moves them through device memory on a stream of its own.
-Status move(bool sending, void *data, size_t bytes, int peer, Communicator &world,
-            Device &device) {
-  if (!world.onDevice())
-    return sending ? world.send(data, bytes, peer) : world.recv(data, bytes, peer);
-  DeviceBuffer buffer(device);
-  if (Status status = buffer.allocate(bytes); !status)
+/// `group.gather` of host bytes: `in` (bytes) from every member into
+/// `out` on the root; a device communicator is given device memory and a
+/// stream of its own.
+Status gatherHost(Communicator &group, const void *in, void *out, size_t bytes, int root,
+                  Device &device) {
+  if (!group.onDevice())
+    return group.gather(in, out, bytes, root);
+  const size_t outBytes = group.rank() == root ? bytes * static_cast<size_t>(group.size()) : 0;
+  DeviceBuffer deviceIn(device), deviceOut(device);
+  if (Status status = deviceIn.allocate(bytes); !status)
     return status;
+  if (outBytes)
+    if (Status status = deviceOut.allocate(outBytes); !status)
+      return status;
   auto stream = device.createStream();
   if (!stream)
     return stream.status();
-  world.setStream((*stream)->nativeHandle());
-  if (sending) {
-    if (Status status = device.copyToDevice(buffer.get(), data, bytes); !status)
-      return status;
-    if (Status status = world.send(buffer.get(), bytes, peer); !status)
-      return status;
-    if (Status status = world.flush(); !status)
-      return status;
-    return (*stream)->synchronize();
-  }
-  if (Status status = world.recv(buffer.get(), bytes, peer); !status)
+  group.setStream((*stream)->nativeHandle());
+  if (Status status = device.copyToDevice(deviceIn.get(), in, bytes); !status)
+    return status;
+  if (Status status = group.gather(deviceIn.get(), deviceOut.get(), bytes, root); !status)
+    return status;
+  if (Status status = group.flush(); !status)
     return status;
   if (Status status = (*stream)->synchronize(); !status)
     return status;
-  return device.copyToHost(data, buffer.get(), bytes);
+  return outBytes ? device.copyToHost(out, deviceOut.get(), outBytes) : Status();
 }
 
 } // namespace
@@ -90,53 +90,54 @@ OutputGather::OutputGather(const ArtifactLayout &layout, int rank)
     outputs_.clear();
 }
 
-Status OutputGather::gather(size_t index, HostTensor &piece, Communicator &world,
-                            Device &device) const {
-  if (index >= outputs_.size() || outputs_[index].pieceRanks.empty())
-    return {};
-  const Output &output = outputs_[index];
-  const size_t bytes = piece.bytes.size();
-  if (rank_ != outputRank_) {
-    if (std::find(output.pieceRanks.begin(), output.pieceRanks.end(), rank_) ==
-        output.pieceRanks.end())
-      return {};
-    return move(true, piece.bytes.data(), bytes, outputRank_, world, device);
-  }
-  // Pieces along a dim with only size-1 dims before it are contiguous
-  // blocks of the whole: received in place, with no copy after (25 MB of
-  // logits a step on GPT-2's dp=2).
-  int64_t outer = 1;
-  for (int dim = 0; dim < output.dim; ++dim)
-    outer *= piece.shape[static_cast<size_t>(dim)];
-  Shape wholeShape = piece.shape;
-  wholeShape[static_cast<size_t>(output.dim)] *= static_cast<int64_t>(output.pieceRanks.size());
-  HostTensor whole;
-  if (outer == 1)
-    whole = HostTensor(piece.dtype, wholeShape);
-  std::vector<HostTensor> pieces;
-  for (size_t k = 0; k < output.pieceRanks.size(); ++k) {
-    const int holder = output.pieceRanks[k];
-    std::byte *place = outer == 1 ? whole.bytes.data() + k * bytes : nullptr;
-    if (holder == rank_) {
-      if (place)
-        std::memcpy(place, piece.bytes.data(), bytes);
-      else
-        pieces.push_back(piece);
+Status OutputGather::connect(Communicator &world) {
+  for (Output &output : outputs_) {
+    if (output.pieceRanks.empty())
       continue;
-    }
-    HostTensor received;
-    if (!place) {
-      received = HostTensor(piece.dtype, piece.shape);
-      place = received.bytes.data();
-    }
-    if (Status status = move(false, place, bytes, holder, world, device); !status)
-      return Status::error("gathering output " + std::to_string(index) + " from rank " +
-                           std::to_string(holder) + ": " + status.message());
-    if (outer != 1)
-      pieces.push_back(std::move(received));
+    auto member = std::find(output.pieceRanks.begin(), output.pieceRanks.end(), rank_);
+    const bool inGroup = member != output.pieceRanks.end();
+    auto group = world.split(inGroup ? 0 : -1,
+                             inGroup ? static_cast<int>(member - output.pieceRanks.begin()) : 0);
+    if (!group)
+      return group.status();
+    output.group = std::move(*group);
   }
-  piece = outer == 1 ? std::move(whole) : joinAlong(pieces, output.dim);
   return {};
 }
 
+Status OutputGather::gather(size_t index, HostTensor &piece, Device &device) const {
+  if (index >= outputs_.size() || !outputs_[index].group)
+    return {};
+  const Output &output = outputs_[index];
+  const size_t bytes = piece.bytes.size();
+  const int root = static_cast<int>(
+      std::find(output.pieceRanks.begin(), output.pieceRanks.end(), outputRank_) -
+      output.pieceRanks.begin());
+  if (rank_ != outputRank_)
+    return gatherHost(*output.group, piece.bytes.data(), nullptr, bytes, root, device);
+  // Pieces along a dim with only size-1 dims before it are contiguous
+  // blocks of the whole: gathered in place (25 MB of logits a step on
+  // GPT-2's dp=2); along another dim they are placed after.
+  int64_t outer = 1;
+  for (int dim = 0; dim < output.dim; ++dim)
+    outer *= piece.shape[static_cast<size_t>(dim)];
+  const size_t count = output.pieceRanks.size();
+  Shape wholeShape = piece.shape;
+  wholeShape[static_cast<size_t>(output.dim)] *= static_cast<int64_t>(count);
+  HostTensor whole(piece.dtype, outer == 1 ? wholeShape : Shape{static_cast<int64_t>(count),
+                                                                   piece.numel()});
+  if (Status status = gatherHost(*output.group, piece.bytes.data(), whole.bytes.data(), bytes,
+                                 root, device);
+      !status)
+    return Status::error("gathering output " + std::to_string(index) + ": " + status.message());
+  if (outer == 1) {
+    piece = std::move(whole);
+    return {};
+  }
+  std::vector<HostTensor> pieces(count, HostTensor(piece.dtype, piece.shape));
+  for (size_t k = 0; k < count; ++k)
+    std::memcpy(pieces[k].bytes.data(), whole.bytes.data() + k * bytes, bytes);
+  piece = joinAlong(pieces, output.dim);
+  return {};
+}
 } // namespace shardc::rt

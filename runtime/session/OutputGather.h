@@ -9,8 +9,10 @@
 //
 // The peers of an output are the ranks whose coordinates equal the output
 // rank's on every axis but the gather's (the ranks of other tp coordinates
-// hold copies and send nothing). Point to point over the world
-// communicator; a device communicator (NCCL) is given device memory.
+// hold copies and send nothing). They form a group, split from the world
+// once when the rank is prepared, and meet in Communicator::gather (the
+// in-process world copies from the peers' buffers in place, MPI calls
+// MPI_Gather); a device communicator (NCCL) is given device memory.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_SESSION_OUTPUTGATHER_H
@@ -20,6 +22,7 @@
 #include "runtime/core/Communicator.h"
 #include "runtime/core/Device.h"
 
+#include <memory>
 #include <vector>
 
 namespace shardc::rt {
@@ -34,16 +37,22 @@ public:
   bool any() const { return !outputs_.empty(); }
   int outputRank() const { return outputRank_; }
 
+  /// Splits each gathered output's group from `world`: a collective over
+  /// the world, called by every rank once, before anything else splits it.
+  Status connect(Communicator &world);
+
   /// Output `index`'s piece on this rank: on the output rank it becomes the
-  /// whole (the peers' pieces received in rank order); a peer sends it and
-  /// keeps it; any other rank leaves it as it is.
-  Status gather(size_t index, HostTensor &piece, Communicator &world, Device &device) const;
+  /// whole (the pieces in order); a peer gives its piece and keeps it; any
+  /// other rank leaves it as it is.
+  Status gather(size_t index, HostTensor &piece, Device &device) const;
 
 private:
   struct Output {
     int dim = 0;
     /// The ranks holding piece k, in piece order; empty: not gathered.
     std::vector<int> pieceRanks;
+    /// The piece ranks' group (ordered by piece), where this rank is one.
+    std::shared_ptr<Communicator> group;
   };
   std::vector<Output> outputs_;
   int rank_ = 0;

@@ -151,7 +151,7 @@ Status PipelineRank::run(const std::vector<const HostTensor *> &inputs,
     // contiguous slice of the whole (docs/pipeline.md).
     for (int m = 0; m < plan_.microbatches; ++m)
       if (pieces_[i][m])
-        if (Status status = gather.gather(i, *pieces_[i][m], world_, device_); !status)
+        if (Status status = gather.gather(i, *pieces_[i][m], device_); !status)
           return status;
     if (!outputRank)
       continue;

@@ -15,6 +15,9 @@ StatusOr<std::unique_ptr<PreparedRank>> PreparedRank::prepare(const DevicePlan &
     return device.status();
   std::unique_ptr<PreparedRank> rank(
       new PreparedRank(std::move(*device), std::move(gather), world));
+  // First, on every rank: the world is split in the same order everywhere.
+  if (Status status = rank->gather_.connect(world); !status)
+    return status;
   if (pipeline) {
     auto prepared = PipelineRank::prepare(*pipeline, programs, *rank->device_, world);
     if (!prepared)
@@ -57,7 +60,7 @@ Status PreparedRank::gatherOutputs(std::vector<HostTensor> &outputs) {
   if (!gather_.any())
     return {};
   for (size_t i = 0; i < outputs.size(); ++i)
-    if (Status status = gather_.gather(i, outputs[i], world_, *device_); !status)
+    if (Status status = gather_.gather(i, outputs[i], *device_); !status)
       return status;
   // Only the output rank holds them whole now.
   if (world_.rank() != gather_.outputRank())

@@ -221,6 +221,25 @@ inline void checkBroadcast(Communicator &comm, DType dtype, int64_t count, int r
       << "root " << root << ", rank " << comm.rank() << " of " << comm.size();
 }
 
+/// Rank `root` gets every rank's block in rank order; the others' `out`
+/// stays untouched. `pointToPoint` calls the base class's send/recv form
+/// instead of the communicator's own.
+inline void checkGather(Communicator &comm, int64_t countPerRank, int root, bool pointToPoint) {
+  HostTensor mine = rankTensor(DType::F32, {countPerRank}, comm.rank());
+  HostTensor all(DType::F32, {countPerRank * comm.size()});
+  const HostTensor untouched = all;
+  Status status =
+      pointToPoint
+          ? comm.Communicator::gather(mine.bytes.data(), all.bytes.data(), mine.bytes.size(), root)
+          : comm.gather(mine.bytes.data(), all.bytes.data(), mine.bytes.size(), root);
+  ASSERT_TRUE(succeeded(status));
+  const HostTensor &expected =
+      comm.rank() == root ? concatOf(everyRank(DType::F32, {countPerRank}, comm.size()), 0)
+                          : untouched;
+  EXPECT_TRUE(sameTensor(all, expected))
+      << "root " << root << ", rank " << comm.rank() << " of " << comm.size();
+}
+
 /// Every rank sends to the next and receives from the previous.
 inline void checkSendRecvRing(Communicator &comm, int64_t count) {
   const int n = comm.size(), next = (comm.rank() + 1) % n, previous = (comm.rank() + n - 1) % n;

@@ -72,6 +72,16 @@ TEST_P(InProcessRanks, BroadcastFromEveryRoot) {
   });
 }
 
+TEST_P(InProcessRanks, GatherOntoEveryRoot) {
+  onRanks(GetParam(), [](Communicator &comm) {
+    for (int root = 0; root < comm.size(); ++root)
+      for (bool pointToPoint : {false, true}) {
+        checkGather(comm, 33, root, pointToPoint);
+        checkGather(comm, 0, root, pointToPoint);
+      }
+  });
+}
+
 TEST_P(InProcessRanks, SendAndReceive) {
   onRanks(GetParam(), [](Communicator &comm) {
     checkSendRecvRing(comm, 10);

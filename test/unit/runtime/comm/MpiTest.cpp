@@ -60,6 +60,12 @@ TEST(MpiTest, BroadcastFromEveryRoot) {
     checkBroadcast(*gWorld, DType::F32, 33, root);
 }
 
+TEST(MpiTest, GatherOntoEveryRoot) {
+  for (int root = 0; root < gWorld->size(); ++root)
+    for (bool pointToPoint : {false, true})
+      checkGather(*gWorld, 33, root, pointToPoint);
+}
+
 TEST(MpiTest, SendAndReceive) {
   checkSendRecvRing(*gWorld, 10);
   checkSendRecvRing(*gWorld, 0);

@@ -70,8 +70,10 @@ std::vector<std::vector<HostTensor>> gatherOn(const ArtifactLayout &layout, cons
     std::vector<HostTensor> outputs = {cut[index], iota({2})};
     cpu::CpuDevice device;
     OutputGather gather(layout, rank);
+    if (Status status = gather.connect(communicator); !status)
+      return status;
     for (size_t i = 0; i < outputs.size(); ++i)
-      if (Status status = gather.gather(i, outputs[i], communicator, device); !status)
+      if (Status status = gather.gather(i, outputs[i], device); !status)
         return status;
     after[rank] = std::move(outputs);
     return {};
@@ -115,10 +117,12 @@ TEST(OutputGather, GathersOntoAPipelinesOutputRank) {
   Status status = world.run([&](int rank, Communicator &communicator) -> Status {
     held[rank] = cut[layout.mesh.coordinates(rank)[1]];
     cpu::CpuDevice device;
-    // The first stage's ranks (0, 1) hold no output: they take no part.
-    if (rank < 2)
-      return {};
-    return OutputGather(layout, rank).gather(0, held[rank], communicator, device);
+    // Every rank splits the group; the first stage's ranks (0, 1) hold no
+    // output and take no part in it.
+    OutputGather gather(layout, rank);
+    if (Status status = gather.connect(communicator); !status)
+      return status;
+    return gather.gather(0, held[rank], device);
   });
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(held[2].bytes, whole.bytes);
