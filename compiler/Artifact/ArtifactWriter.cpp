@@ -157,7 +157,12 @@ private:
     if (failed(stored))
       return failure();
     auto type = cast<MemRefType>(weight.getType());
-    SmallVector<int64_t> local(type.getShape()), global(local), offsets(local.size(), 0);
+    // A transposed copy is cut in the stored orientation, then transposed.
+    const bool transposed = weight->hasAttr(graph::kTransposedAttrName);
+    SmallVector<int64_t> local(type.getShape());
+    if (transposed)
+      std::reverse(local.begin(), local.end());
+    SmallVector<int64_t> global(local), offsets(local.size(), 0);
     SmallVector<int64_t> storedShape(local);
     sharding::ValueSharding cut = sharding::ValueSharding::replicated(local.size());
     if (auto attr = weight->getAttrOfType<dist::ShardingAttr>(dist::kWeightShardAttrName)) {
@@ -194,6 +199,9 @@ private:
       bytes = convertFloats(bytes, storedElement, type.getElementType());
     if (!cut.holdsPartialValue(coords))
       std::fill(bytes.begin(), bytes.end(), 0);
+    if (transposed)
+      bytes = transposeMatrix(bytes, graph::elementByteWidth(type.getElementType()), local[0],
+                              local[1]);
     return addBytes(weight.getName(), weight.getBuffer(), std::move(bytes));
   }
 

@@ -38,4 +38,15 @@ std::vector<char> extractBox(llvm::ArrayRef<char> stored, int64_t elementBytes,
   return box;
 }
 
+std::vector<char> transposeMatrix(llvm::ArrayRef<char> matrix, int64_t elementBytes, int64_t rows,
+                                  int64_t cols) {
+  std::vector<char> out(matrix.size());
+  const auto width = static_cast<size_t>(elementBytes);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(out.data() + static_cast<size_t>(c * rows + r) * width,
+                  matrix.data() + static_cast<size_t>(r * cols + c) * width, width);
+  return out;
+}
+
 } // namespace shardc::artifact

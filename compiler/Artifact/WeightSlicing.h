@@ -14,6 +14,11 @@ std::vector<char> extractBox(llvm::ArrayRef<char> stored, int64_t elementBytes,
                              llvm::ArrayRef<int64_t> storedShape, llvm::ArrayRef<int64_t> offsets,
                              llvm::ArrayRef<int64_t> shape);
 
+/// The row-major bytes of the `rows` x `cols` matrix `matrix`, transposed
+/// (`cols` x `rows`).
+std::vector<char> transposeMatrix(llvm::ArrayRef<char> matrix, int64_t elementBytes, int64_t rows,
+                                  int64_t cols);
+
 } // namespace shardc::artifact
 
 #endif

@@ -21,6 +21,7 @@ constexpr llvm::StringLiteral kArenaBytesAttrName = "exec.arena_bytes";
 /// On the module (--target=cuda): the CUDA C++ of every fused kernel.
 constexpr llvm::StringLiteral kCudaSourceAttrName = "exec.cuda_source";
 
+
 } // namespace shardc::exec
 
 #endif

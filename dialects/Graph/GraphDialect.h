@@ -11,6 +11,12 @@ namespace shardc::graph {
 /// On a function's arguments and results: the ONNX input's or output's name,
 /// which the artifact's signature keeps.
 constexpr llvm::StringLiteral kNameAttrName = "graph.name";
+/// On a 2-D graph.weight (and the exec.weight it lowers to; a unit
+/// attribute): its type is the stored block's transposed. stored_shape,
+/// box_offsets and dist.weight_shard keep the stored orientation; the
+/// artifact writer cuts the rank's block as stored and writes it transposed
+/// (shardc-pretranspose-weights).
+constexpr llvm::StringLiteral kTransposedAttrName = "graph.transposed";
 
 } // namespace shardc::graph
 

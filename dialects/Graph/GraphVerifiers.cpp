@@ -2,6 +2,8 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/TypeUtils.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace shardc::graph;
 
@@ -10,8 +12,14 @@ LogicalResult WeightOp::verify() {
   std::optional<ArrayRef<int64_t>> stored = getStoredShape(), box = getBoxOffsets();
   if (stored.has_value() != box.has_value())
     return emitOpError() << "needs both stored_shape and box_offsets, or neither";
-  // The box's shape: the result's, before any repetition.
+  // The box's shape: the result's, before any repetition, in the stored
+  // orientation.
   SmallVector<int64_t> boxShape(type.getShape());
+  if ((*this)->hasAttr(kTransposedAttrName)) {
+    if (type.getRank() != 2)
+      return emitOpError() << "is " << kTransposedAttrName << " but not 2-D";
+    std::reverse(boxShape.begin(), boxShape.end());
+  }
   if (std::optional<ArrayRef<int64_t>> repeat = getRepeatBlocks()) {
     if (!stored)
       return emitOpError() << "repeat_blocks needs stored_shape and box_offsets";
