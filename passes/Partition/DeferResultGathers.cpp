@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Partition/Passes.h"
 
+#include "dialects/Dist/GatherChain.h"
 #include "passes/Sharding/ShardingConversion.h"
 #include "passes/Sharding/ValueSharding.h"
 
@@ -60,24 +61,8 @@ private:
     dist::AllGatherOp batch = chain.pop_back_val();
     SmallVector<StringRef> rest(batch.getMeshAxes().getAsValueRange<StringAttr>());
     rest.erase(rest.begin(), rest.begin() + leading.size());
-    OpBuilder builder(batch);
-    FlatSymbolRefAttr meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
-    Value value = batch.getInput();
-    if (!rest.empty())
-      value = builder.create<dist::AllGatherOp>(batch.getLoc(), value, meshRef, rest, batch.getDim(),
-                                                mesh.getGroupSize(builder.getStrArrayAttr(rest)));
-    for (dist::AllGatherOp later : llvm::reverse(chain)) {
-      builder.setInsertionPoint(later);
-      value = builder.create<dist::AllGatherOp>(
-          later.getLoc(), value, meshRef,
-          SmallVector<StringRef>(later.getMeshAxes().getAsValueRange<StringAttr>()), later.getDim(),
-          mesh.getGroupSize(later.getMeshAxes()));
-    }
-    result.set(value);
-    for (dist::AllGatherOp gather : chain)
-      gather.erase();
     int64_t dim = batch.getDim();
-    batch.erase();
+    dist::narrowGatherInChain(result, chain, batch, rest, mesh);
     SmallVector<StringRef> names;
     for (unsigned axis : leading)
       names.push_back(shape.names[axis]);

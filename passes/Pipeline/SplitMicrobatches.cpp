@@ -4,6 +4,7 @@
 #include "passes/Sharding/ShardingConversion.h"
 #include "runtime/core/MeshAxes.h"
 
+#include "dialects/Dist/GatherChain.h"
 #include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/GraphOps.h"
 
@@ -235,24 +236,8 @@ private:
       value = gather.getInput();
     }
     dist::AllGatherOp overMicrobatches = chain.pop_back_val();
-    OpBuilder builder(overMicrobatches);
-    Value value = overMicrobatches.getInput();
-    if (!rest->empty())
-      value = builder.create<dist::AllGatherOp>(overMicrobatches.getLoc(), value, meshRef(), *rest,
-                                                overMicrobatches.getDim(),
-                                                mesh.getGroupSize(builder.getStrArrayAttr(*rest)));
     int64_t dim = overMicrobatches.getDim();
-    for (dist::AllGatherOp later : llvm::reverse(chain)) {
-      builder.setInsertionPoint(later);
-      value = builder.create<dist::AllGatherOp>(
-          later.getLoc(), value, meshRef(),
-          SmallVector<StringRef>(later.getMeshAxes().getAsValueRange<StringAttr>()), later.getDim(),
-          mesh.getGroupSize(later.getMeshAxes()));
-    }
-    result.set(value);
-    for (dist::AllGatherOp gather : chain)
-      gather.erase();
-    overMicrobatches.erase();
+    dist::narrowGatherInChain(result, chain, overMicrobatches, *rest, mesh);
     function.setResultAttr(result.getOperandNumber(), dist::kMicrobatchDimAttrName,
                            Builder(function.getContext()).getI64IntegerAttr(dim));
     return success();
