@@ -105,8 +105,9 @@ Status OutputGather::connect(Communicator &world) {
   return {};
 }
 
-Status OutputGather::gather(size_t index, HostTensor &piece, Device &device) const {
-  if (index >= outputs_.size() || !outputs_[index].group)
+Status OutputGather::gather(size_t index, const HostTensor &piece, HostTensor &whole,
+                            Device &device) const {
+  if (!gathers(index) || !outputs_[index].group)
     return {};
   const Output &output = outputs_[index];
   const size_t bytes = piece.bytes.size();
@@ -115,29 +116,30 @@ Status OutputGather::gather(size_t index, HostTensor &piece, Device &device) con
       output.pieceRanks.begin());
   if (rank_ != outputRank_)
     return gatherHost(*output.group, piece.bytes.data(), nullptr, bytes, root, device);
-  // Pieces along a dim with only size-1 dims before it are contiguous
-  // blocks of the whole: gathered in place (25 MB of logits a step on
-  // GPT-2's dp=2); along another dim they are placed after.
-  int64_t outer = 1;
-  for (int dim = 0; dim < output.dim; ++dim)
-    outer *= piece.shape[static_cast<size_t>(dim)];
   const size_t count = output.pieceRanks.size();
   Shape wholeShape = piece.shape;
   wholeShape[static_cast<size_t>(output.dim)] *= static_cast<int64_t>(count);
-  HostTensor whole(piece.dtype, outer == 1 ? wholeShape : Shape{static_cast<int64_t>(count),
-                                                                   piece.numel()});
-  if (Status status = gatherHost(*output.group, piece.bytes.data(), whole.bytes.data(), bytes,
-                                 root, device);
+  if (whole.dtype != piece.dtype || whole.shape != wholeShape)
+    whole = HostTensor(piece.dtype, wholeShape);
+  // Pieces along a dim with only size-1 dims before it are contiguous
+  // blocks of the whole: gathered in place; along another dim they are
+  // placed after.
+  int64_t outer = 1;
+  for (int dim = 0; dim < output.dim; ++dim)
+    outer *= piece.shape[static_cast<size_t>(dim)];
+  std::vector<std::byte> packed(outer == 1 ? 0 : bytes * count);
+  if (Status status = gatherHost(*output.group, piece.bytes.data(),
+                                 outer == 1 ? whole.bytes.data() : packed.data(), bytes, root,
+                                 device);
       !status)
     return Status::error("gathering output " + std::to_string(index) + ": " + status.message());
-  if (outer == 1) {
-    piece = std::move(whole);
+  if (outer == 1)
     return {};
-  }
   std::vector<HostTensor> pieces(count, HostTensor(piece.dtype, piece.shape));
   for (size_t k = 0; k < count; ++k)
-    std::memcpy(pieces[k].bytes.data(), whole.bytes.data() + k * bytes, bytes);
-  piece = joinAlong(pieces, output.dim);
+    std::memcpy(pieces[k].bytes.data(), packed.data() + k * bytes, bytes);
+  whole = joinAlong(pieces, output.dim);
   return {};
 }
+
 } // namespace shardc::rt

@@ -41,10 +41,16 @@ public:
   /// the world, called by every rank once, before anything else splits it.
   Status connect(Communicator &world);
 
-  /// Output `index`'s piece on this rank: on the output rank it becomes the
-  /// whole (the pieces in order); a peer gives its piece and keeps it; any
-  /// other rank leaves it as it is.
-  Status gather(size_t index, HostTensor &piece, Device &device) const;
+  /// Whether output `index` is gathered by the runtime.
+  bool gathers(size_t index) const {
+    return index < outputs_.size() && !outputs_[index].pieceRanks.empty();
+  }
+
+  /// Output `index`'s `piece` on this rank: the output rank gets the whole
+  /// in `whole` (its buffer reused when the shape is already right: a 50 MB
+  /// output allocated afresh each step costs its page faults); a peer gives
+  /// its piece; any other rank does nothing. `whole` is untouched elsewhere.
+  Status gather(size_t index, const HostTensor &piece, HostTensor &whole, Device &device) const;
 
 private:
   struct Output {

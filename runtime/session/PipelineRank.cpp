@@ -150,9 +150,13 @@ Status PipelineRank::run(const std::vector<const HostTensor *> &inputs,
     // Micro-batch by micro-batch: the dp pieces of micro-batch m are one
     // contiguous slice of the whole (docs/pipeline.md).
     for (int m = 0; m < plan_.microbatches; ++m)
-      if (pieces_[i][m])
-        if (Status status = gather.gather(i, *pieces_[i][m], device_); !status)
+      if (pieces_[i][m] && gather.gathers(i)) {
+        HostTensor whole;
+        if (Status status = gather.gather(i, *pieces_[i][m], whole, device_); !status)
           return status;
+        if (outputRank)
+          pieces_[i][m] = std::move(whole);
+      }
     if (!outputRank)
       continue;
     std::vector<HostTensor> produced;

@@ -57,13 +57,19 @@ Status repeat(const RunOptions &options, RankRun &result, RunOnce once) {
 } // namespace
 
 Status PreparedRank::gatherOutputs(std::vector<HostTensor> &outputs) {
-  if (!gather_.any())
-    return {};
-  for (size_t i = 0; i < outputs.size(); ++i)
-    if (Status status = gather_.gather(i, outputs[i], *device_); !status)
+  const bool outputRank = world_.rank() == gather_.outputRank();
+  outputs.resize(pieces_.size());
+  for (size_t i = 0; i < pieces_.size(); ++i) {
+    if (!gather_.gathers(i)) {
+      // Whole already: the buffers trade places, each reused next run.
+      std::swap(outputs[i], pieces_[i]);
+      continue;
+    }
+    if (Status status = gather_.gather(i, pieces_[i], outputs[i], *device_); !status)
       return status;
-  // Only the output rank holds them whole now.
-  if (world_.rank() != gather_.outputRank())
+  }
+  // Only the output rank holds them whole.
+  if (!outputRank)
     outputs.clear();
   return {};
 }
@@ -87,10 +93,13 @@ Status PreparedRank::run(const std::vector<const HostTensor *> &inputs, const Ru
           [&](bool profile, std::vector<TraceEvent> *trace) {
             // One event per run; its steps' events (with --profile) inside it.
             const int64_t start = trace ? traceClockUs() : 0;
-            if (Status status = executor_->run(inputs, result.outputs, profile, trace); !status)
+            // With runtime gathers the program returns pieces (pieces_).
+            std::vector<HostTensor> &returned = gather_.any() ? pieces_ : result.outputs;
+            if (Status status = executor_->run(inputs, returned, profile, trace); !status)
               return status;
-            if (Status status = gatherOutputs(result.outputs); !status)
-              return status;
+            if (gather_.any())
+              if (Status status = gatherOutputs(result.outputs); !status)
+                return status;
             if (trace)
               trace->push_back({"run", "run", start, traceClockUs() - start, {}});
             return Status();

@@ -65,13 +65,17 @@ private:
   PreparedRank(std::unique_ptr<Device> device, OutputGather gather, Communicator &world)
       : device_(std::move(device)), gather_(std::move(gather)), world_(world) {}
 
-  /// The runtime's gathers of a program's outputs (OutputGather.h).
+  /// The runtime's gathers of the program's outputs (pieces_) into
+  /// `outputs` (OutputGather.h).
   Status gatherOutputs(std::vector<HostTensor> &outputs);
 
   // Declared first: destroyed after what runs on it.
   std::unique_ptr<Device> device_;
   OutputGather gather_;
   Communicator &world_;
+  /// What the program returned, when the runtime gathers outputs: kept
+  /// between runs so that the executor reuses the buffers.
+  std::vector<HostTensor> pieces_;
   std::unique_ptr<PipelineRank> pipeline_; ///< a pipeline artifact's
   std::unique_ptr<Executor> executor_;     ///< any other artifact's
 };

@@ -72,9 +72,13 @@ std::vector<std::vector<HostTensor>> gatherOn(const ArtifactLayout &layout, cons
     OutputGather gather(layout, rank);
     if (Status status = gather.connect(communicator); !status)
       return status;
-    for (size_t i = 0; i < outputs.size(); ++i)
-      if (Status status = gather.gather(i, outputs[i], device); !status)
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      HostTensor whole;
+      if (Status status = gather.gather(i, outputs[i], whole, device); !status)
         return status;
+      if (!whole.bytes.empty())
+        outputs[i] = std::move(whole);
+    }
     after[rank] = std::move(outputs);
     return {};
   });
@@ -122,7 +126,12 @@ TEST(OutputGather, GathersOntoAPipelinesOutputRank) {
     OutputGather gather(layout, rank);
     if (Status status = gather.connect(communicator); !status)
       return status;
-    return gather.gather(0, held[rank], device);
+    HostTensor whole;
+    if (Status status = gather.gather(0, held[rank], whole, device); !status)
+      return status;
+    if (!whole.bytes.empty())
+      held[rank] = std::move(whole);
+    return {};
   });
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(held[2].bytes, whole.bytes);
