@@ -17,14 +17,11 @@ Status Communicator::gather(const void *in, void *out, size_t bytesPerRank, int 
     if (peer != root) {
       if (Status status = recv(block, bytesPerRank, peer); !status)
         return status;
-    } else if (block != in && !onDevice()) {
-      std::memcpy(block, in, bytesPerRank);
     } else if (block != in) {
-      // A device buffer: the root's own block as a message to itself.
-      if (Status status = send(in, bytesPerRank, root); !status)
-        return status;
-      if (Status status = recv(block, bytesPerRank, root); !status)
-        return status;
+      // Device memory cannot be copied from here: the caller places it.
+      if (onDevice())
+        return Status::error("gather: a device root's own block must be in place");
+      std::memcpy(block, in, bytesPerRank);
     }
   }
   return {};

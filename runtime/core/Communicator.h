@@ -64,8 +64,10 @@ public:
   virtual Status broadcast(void *data, size_t bytes, int root) = 0;
   /// Rank `root`'s `out` (size() * bytesPerRank) receives rank i's `in` at
   /// block i; `out` is not touched elsewhere. By default point to point
-  /// (the others send, the root receives in rank order); the in-process
-  /// world copies from the peers' buffers in place, MPI calls MPI_Gather.
+  /// (the others send, the root receives in rank order; on a device
+  /// communicator the root's `in` must be its block of `out`); the
+  /// in-process world copies from the peers' buffers in place, MPI calls
+  /// MPI_Gather.
   virtual Status gather(const void *in, void *out, size_t bytesPerRank, int root);
   /// Point to point, matched in order per (sender, receiver) pair. A send is
   /// buffered: it returns without waiting for the receive (so a ring of

@@ -40,26 +40,27 @@ Status gatherHost(Communicator &group, const void *in, void *out, size_t bytes, 
                   Device &device) {
   if (!group.onDevice())
     return group.gather(in, out, bytes, root);
-  const size_t outBytes = group.rank() == root ? bytes * static_cast<size_t>(group.size()) : 0;
-  DeviceBuffer deviceIn(device), deviceOut(device);
-  if (Status status = deviceIn.allocate(bytes); !status)
+  // The root's piece goes straight to its block of the whole (in place).
+  const bool isRoot = group.rank() == root;
+  DeviceBuffer buffer(device);
+  if (Status status = buffer.allocate(isRoot ? bytes * static_cast<size_t>(group.size()) : bytes);
+      !status)
     return status;
-  if (outBytes)
-    if (Status status = deviceOut.allocate(outBytes); !status)
-      return status;
+  auto *mine = static_cast<std::byte *>(buffer.get()) + (isRoot ? bytes * root : 0);
   auto stream = device.createStream();
   if (!stream)
     return stream.status();
   group.setStream((*stream)->nativeHandle());
-  if (Status status = device.copyToDevice(deviceIn.get(), in, bytes); !status)
+  if (Status status = device.copyToDevice(mine, in, bytes); !status)
     return status;
-  if (Status status = group.gather(deviceIn.get(), deviceOut.get(), bytes, root); !status)
+  if (Status status = group.gather(mine, isRoot ? buffer.get() : nullptr, bytes, root); !status)
     return status;
   if (Status status = group.flush(); !status)
     return status;
   if (Status status = (*stream)->synchronize(); !status)
     return status;
-  return outBytes ? device.copyToHost(out, deviceOut.get(), outBytes) : Status();
+  return isRoot ? device.copyToHost(out, buffer.get(), bytes * static_cast<size_t>(group.size()))
+                : Status();
 }
 
 } // namespace

@@ -13,6 +13,7 @@
 #include "runtime/cpu/MatMul.h"
 #include "runtime/cpu/Threading.h"
 #include "test/unit/runtime/TestPrograms.h"
+#include "test/unit/runtime/comm/WrappedGroup.h"
 
 #include <atomic>
 #include <random>
@@ -111,64 +112,13 @@ TEST(ExecutorCommTest, BindsOneGroupPerMeshAxesList) {
   }
 }
 
-/// A group that counts the flush() calls of it and of the groups split from
-/// it, and otherwise is the group it wraps.
-class CountingGroup final : public Communicator {
-public:
-  CountingGroup(std::unique_ptr<Communicator> inner, std::atomic<int> &flushes)
-      : inner_(std::move(inner)), flushes_(flushes) {}
-  int rank() const override { return inner_->rank(); }
-  int size() const override { return inner_->size(); }
-  Status allReduceSum(void *data, size_t count, DType dtype) override {
-    return inner_->allReduceSum(data, count, dtype);
-  }
-  Status allGather(const void *in, void *out, size_t bytes) override {
-    return inner_->allGather(in, out, bytes);
-  }
-  Status reduceScatterSum(const void *in, void *out, size_t count, DType dtype) override {
-    return inner_->reduceScatterSum(in, out, count, dtype);
-  }
-  Status allToAll(const void *in, void *out, size_t bytes) override {
-    return inner_->allToAll(in, out, bytes);
-  }
-  Status allToAllV(const void *in, const size_t *sendBytes, void *out,
-                   const size_t *recvBytes) override {
-    return inner_->allToAllV(in, sendBytes, out, recvBytes);
-  }
-  Status broadcast(void *data, size_t bytes, int root) override {
-    return inner_->broadcast(data, bytes, root);
-  }
-  Status send(const void *data, size_t bytes, int peer) override {
-    return inner_->send(data, bytes, peer);
-  }
-  Status recv(void *data, size_t bytes, int peer) override {
-    return inner_->recv(data, bytes, peer);
-  }
-  StatusOr<std::unique_ptr<Communicator>> split(int color, int key) override {
-    auto group = inner_->split(color, key);
-    if (!group || !*group)
-      return group;
-    return std::unique_ptr<Communicator>(
-        std::make_unique<CountingGroup>(std::move(*group), flushes_));
-  }
-  void abort(const std::string &reason) override { inner_->abort(reason); }
-  Status flush() override {
-    ++flushes_;
-    return {};
-  }
-
-private:
-  std::unique_ptr<Communicator> inner_;
-  std::atomic<int> &flushes_;
-};
-
 // Deferred work (NCCL's sends) is issued before the run waits for its stream.
 TEST(ExecutorCommTest, FlushesEveryGroupAtTheEndOfARun) {
   const std::vector<uint8_t> program = buildProgram({"tp"});
   InProcessWorld world(4, std::chrono::seconds(30));
   std::atomic<int> flushes{0};
   Status status = world.run([&](int rank, Communicator &comm) -> Status {
-    CountingGroup counting(world.communicator(rank), flushes);
+    WrappedGroup counting(world.communicator(rank), flushes);
     Artifact artifact = artifactFor(rank, program);
     cpu::CpuDevice device;
     auto executor = Executor::prepare(artifact, device, &counting);

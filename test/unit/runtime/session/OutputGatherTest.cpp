@@ -3,10 +3,12 @@
 
 #include "runtime/comm/InProcess.h"
 #include "runtime/cpu/CpuDevice.h"
+#include "test/unit/runtime/comm/WrappedGroup.h"
 #include "test/unit/runtime/session/Iota.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <vector>
 
 namespace shardc::rt {
@@ -55,14 +57,19 @@ ArtifactLayout layoutOf(MeshShape mesh, std::vector<int> axes, int dim, Shape wh
 
 /// Every rank runs gather() on its piece of output 0 (its dp x ep
 /// coordinates' piece; tp ranks hold copies) and on output 1; returns each
-/// rank's tensors afterwards.
+/// rank's tensors afterwards. `deviceLike`: the world claims device memory
+/// (the host device's memory stands in for it), as NCCL does.
 std::vector<std::vector<HostTensor>> gatherOn(const ArtifactLayout &layout, const HostTensor &whole,
-                                              int dim, const std::vector<int> &axes) {
+                                              int dim, const std::vector<int> &axes,
+                                              bool deviceLike = false) {
   const int64_t pieces = layout.outputSplits[0]->pieces;
   const std::vector<HostTensor> cut = piecesOf(whole, dim, static_cast<int>(pieces));
   std::vector<std::vector<HostTensor>> after(static_cast<size_t>(layout.ranks));
   InProcessWorld world(layout.ranks, std::chrono::seconds(20));
-  Status status = world.run([&](int rank, Communicator &communicator) -> Status {
+  std::atomic<int> flushes{0};
+  Status status = world.run([&](int rank, Communicator &host) -> Status {
+    WrappedGroup wrapped(world.communicator(rank), flushes, deviceLike);
+    Communicator &communicator = deviceLike ? static_cast<Communicator &>(wrapped) : host;
     const std::vector<int64_t> coords = layout.mesh.coordinates(rank);
     int64_t index = 0;
     for (int axis : axes)
@@ -106,6 +113,16 @@ TEST(OutputGather, PlacesPiecesAlongAnInnerDimOverTwoAxes) {
   auto after = gatherOn(layout, whole, 1, {0, 1});
   EXPECT_EQ(after[0][0].shape, whole.shape);
   EXPECT_EQ(after[0][0].bytes, whole.bytes);
+}
+
+TEST(OutputGather, StagesThroughDeviceMemoryOnADeviceCommunicator) {
+  // The point-to-point gather with the root's piece in place, as on NCCL.
+  for (int dim : {0, 1}) {
+    ArtifactLayout layout = layoutOf(MeshShape({"dp", "tp"}, {2, 2}), {0}, dim, {4, 6});
+    const HostTensor whole = iota({4, 6});
+    auto after = gatherOn(layout, whole, dim, {0}, /*deviceLike=*/true);
+    EXPECT_EQ(after[0][0].bytes, whole.bytes) << "dim " << dim;
+  }
 }
 
 TEST(OutputGather, GathersOntoAPipelinesOutputRank) {
