@@ -10,11 +10,11 @@
 namespace shardc::rt {
 namespace {
 
-/// Device memory for one point-to-point message of a device communicator,
+/// Device memory for one gather over a device communicator,
 /// released on every path.
 class DeviceBuffer {
 public:
-  DeviceBuffer(Device &device) : device_(device) {}
+  explicit DeviceBuffer(Device &device) : device_(device) {}
   ~DeviceBuffer() {
     if (memory_)
       device_.release(memory_);
@@ -46,7 +46,8 @@ Status gatherHost(Communicator &group, const void *in, void *out, size_t bytes, 
   if (Status status = buffer.allocate(isRoot ? bytes * static_cast<size_t>(group.size()) : bytes);
       !status)
     return status;
-  auto *mine = static_cast<std::byte *>(buffer.get()) + (isRoot ? bytes * root : 0);
+  auto *mine =
+      static_cast<std::byte *>(buffer.get()) + (isRoot ? bytes * static_cast<size_t>(root) : 0);
   auto stream = device.createStream();
   if (!stream)
     return stream.status();
