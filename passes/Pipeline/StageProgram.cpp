@@ -5,7 +5,6 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/TypeUtils.h"
 #include "passes/Sharding/ShardingConversion.h"
-#include "runtime/core/MeshAxes.h"
 
 using namespace mlir;
 using namespace shardc::sharding;

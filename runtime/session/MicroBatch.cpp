@@ -20,7 +20,7 @@ std::pair<int64_t, size_t> blocksOf(const Shape &shape, int dim, DType dtype) {
 
 } // namespace
 
-HostTensor sliceMicrobatch(const HostTensor &whole, int dim, int index, int pieces) {
+HostTensor sliceAlong(const HostTensor &whole, int dim, int index, int pieces) {
   Shape shape = whole.shape;
   shape[dim] /= pieces;
   HostTensor piece(whole.dtype, shape);

@@ -15,9 +15,9 @@
 
 namespace shardc::rt {
 
-/// Micro-batch `index` of `pieces` of `whole` along `dim`, whose size the
-/// pieces divide (the manifest was checked for it).
-HostTensor sliceMicrobatch(const HostTensor &whole, int dim, int index, int pieces);
+/// Piece `index` of `pieces` of `whole` along `dim` (a micro-batch), whose
+/// size the pieces divide (the manifest was checked for it).
+HostTensor sliceAlong(const HostTensor &whole, int dim, int index, int pieces);
 
 /// The pieces, of one type and equal shapes, joined along `dim` in order.
 HostTensor joinAlong(const std::vector<HostTensor> &pieces, int dim);

@@ -93,9 +93,18 @@ OutputGather::OutputGather(const ArtifactLayout &layout, int rank)
 }
 
 Status OutputGather::connect(Communicator &world) {
-  for (Output &output : outputs_) {
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    Output &output = outputs_[i];
     if (output.pieceRanks.empty())
       continue;
+    // Outputs gathered over the same ranks share one group.
+    auto same = std::find_if(outputs_.begin(), outputs_.begin() + i, [&](const Output &earlier) {
+      return earlier.pieceRanks == output.pieceRanks;
+    });
+    if (same != outputs_.begin() + i) {
+      output.group = same->group;
+      continue;
+    }
     auto member = std::find(output.pieceRanks.begin(), output.pieceRanks.end(), rank_);
     const bool inGroup = member != output.pieceRanks.end();
     auto group = world.split(inGroup ? 0 : -1,

@@ -35,7 +35,8 @@ public:
 
   /// Whether any output is gathered by the runtime.
   bool any() const { return !outputs_.empty(); }
-  int outputRank() const { return outputRank_; }
+  /// Whether this rank is the output rank, which ends with the whole outputs.
+  bool holdsWhole() const { return rank_ == outputRank_; }
 
   /// Splits each gathered output's group from `world`: a collective over
   /// the world, called by every rank once, before anything else splits it.

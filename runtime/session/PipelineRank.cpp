@@ -75,7 +75,7 @@ Status PipelineRank::forward(const PipelineAction &action,
       given.push_back(inputs[index]);
       continue;
     }
-    slices.push_back(sliceMicrobatch(*inputs[index], *dim, m, plan_.microbatches));
+    slices.push_back(sliceAlong(*inputs[index], *dim, m, plan_.microbatches));
     given.push_back(&slices.back());
   }
   const size_t position = static_cast<size_t>(action.stage / plan_.ppSize);

@@ -14,7 +14,7 @@ StatusOr<std::unique_ptr<PreparedRank>> PreparedRank::prepare(const DevicePlan &
   if (!device)
     return device.status();
   std::unique_ptr<PreparedRank> rank(
-      new PreparedRank(std::move(*device), std::move(gather), world));
+      new PreparedRank(std::move(*device), std::move(gather)));
   // First, on every rank: the world is split in the same order everywhere.
   if (Status status = rank->gather_.connect(world); !status)
     return status;
@@ -57,7 +57,6 @@ Status repeat(const RunOptions &options, RankRun &result, RunOnce once) {
 } // namespace
 
 Status PreparedRank::gatherOutputs(std::vector<HostTensor> &outputs) {
-  const bool outputRank = world_.rank() == gather_.outputRank();
   outputs.resize(pieces_.size());
   for (size_t i = 0; i < pieces_.size(); ++i) {
     if (!gather_.gathers(i)) {
@@ -69,7 +68,7 @@ Status PreparedRank::gatherOutputs(std::vector<HostTensor> &outputs) {
       return status;
   }
   // Only the output rank holds them whole.
-  if (!outputRank)
+  if (!gather_.holdsWhole())
     outputs.clear();
   return {};
 }

@@ -62,8 +62,8 @@ public:
              RankRun &result);
 
 private:
-  PreparedRank(std::unique_ptr<Device> device, OutputGather gather, Communicator &world)
-      : device_(std::move(device)), gather_(std::move(gather)), world_(world) {}
+  PreparedRank(std::unique_ptr<Device> device, OutputGather gather)
+      : device_(std::move(device)), gather_(std::move(gather)) {}
 
   /// The runtime's gathers of the program's outputs (pieces_) into
   /// `outputs` (OutputGather.h).
@@ -72,7 +72,6 @@ private:
   // Declared first: destroyed after what runs on it.
   std::unique_ptr<Device> device_;
   OutputGather gather_;
-  Communicator &world_;
   /// What the program returned, when the runtime gathers outputs: kept
   /// between runs so that the executor reuses the buffers.
   std::vector<HostTensor> pieces_;

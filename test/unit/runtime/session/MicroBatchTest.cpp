@@ -13,7 +13,7 @@ TEST(MicroBatch, SlicesAndJoinsAlongAnInnerDimension) {
   HostTensor whole = iota({2, 6, 3});
   std::vector<HostTensor> pieces;
   for (int m = 0; m < 3; ++m)
-    pieces.push_back(sliceMicrobatch(whole, 1, m, 3));
+    pieces.push_back(sliceAlong(whole, 1, m, 3));
   EXPECT_EQ(pieces[1].shape, (Shape{2, 2, 3}));
   const auto *second = reinterpret_cast<const float *>(pieces[1].bytes.data());
   // Micro-batch 1 of dim 1 holds rows 2 and 3 of each outer block.

@@ -3,6 +3,7 @@
 
 #include "runtime/comm/InProcess.h"
 #include "runtime/cpu/CpuDevice.h"
+#include "runtime/session/MicroBatch.h"
 #include "test/unit/runtime/comm/WrappedGroup.h"
 #include "test/unit/runtime/session/Iota.h"
 
@@ -16,25 +17,12 @@ namespace {
 
 using comm::InProcessWorld;
 
-/// A whole tensor of `shape` cut into `pieces` along `dim`; piece k is what
-/// the ranks with dp coordinate k hold.
+/// `whole` cut into `pieces` along `dim`; piece k is what the ranks with
+/// coordinate k along the gather's axes hold.
 std::vector<HostTensor> piecesOf(const HostTensor &whole, int dim, int pieces) {
   std::vector<HostTensor> cut;
-  for (int k = 0; k < pieces; ++k) {
-    Shape shape = whole.shape;
-    shape[dim] /= pieces;
-    HostTensor piece(whole.dtype, shape);
-    int64_t outer = 1, inner = 4;
-    for (int i = 0; i < dim; ++i)
-      outer *= whole.shape[i];
-    for (size_t i = dim + 1; i < whole.shape.size(); ++i)
-      inner *= whole.shape[i];
-    const int64_t part = inner * shape[dim], row = inner * whole.shape[dim];
-    for (int64_t block = 0; block < outer; ++block)
-      std::memcpy(piece.bytes.data() + block * part, whole.bytes.data() + block * row + k * part,
-                  part);
-    cut.push_back(std::move(piece));
-  }
+  for (int k = 0; k < pieces; ++k)
+    cut.push_back(sliceAlong(whole, dim, k, pieces));
   return cut;
 }
 
@@ -113,6 +101,32 @@ TEST(OutputGather, PlacesPiecesAlongAnInnerDimOverTwoAxes) {
   auto after = gatherOn(layout, whole, 1, {0, 1});
   EXPECT_EQ(after[0][0].shape, whole.shape);
   EXPECT_EQ(after[0][0].bytes, whole.bytes);
+}
+
+TEST(OutputGather, OutputsOverTheSameRanksShareOneGroup) {
+  // Both outputs gathered over dp: one split, used twice in a row.
+  ArtifactLayout layout = layoutOf(MeshShape({"dp", "tp"}, {2, 2}), {0}, 0, {4, 3});
+  layout.outputs[1] = {"z", DType::F32, {2, 5}};
+  layout.outputSplits[1] = layout.outputSplits[0];
+  const HostTensor first = iota({4, 3}), second = iota({2, 5});
+  std::vector<HostTensor> held(8);
+  InProcessWorld world(4, std::chrono::seconds(20));
+  Status status = world.run([&](int rank, Communicator &communicator) -> Status {
+    const int dp = static_cast<int>(layout.mesh.coordinates(rank)[0]);
+    HostTensor pieces[2] = {sliceAlong(first, 0, dp, 2), sliceAlong(second, 0, dp, 2)};
+    cpu::CpuDevice device;
+    OutputGather gather(layout, rank);
+    if (Status status = gather.connect(communicator); !status)
+      return status;
+    for (size_t i = 0; i < 2; ++i)
+      if (Status status = gather.gather(i, pieces[i], held[rank * 2 + i], device); !status)
+        return status;
+    return {};
+  });
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(held[0].bytes, first.bytes);
+  EXPECT_EQ(held[1].bytes, second.bytes);
+  EXPECT_TRUE(held[2].bytes.empty()) << "rank 1 is not the output rank";
 }
 
 TEST(OutputGather, StagesThroughDeviceMemoryOnADeviceCommunicator) {
