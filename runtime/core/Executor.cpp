@@ -1,11 +1,13 @@
 //===- Executor.cpp - run a rank's program --------------------------------===//
 #include "runtime/core/Executor.h"
 
+#include "runtime/core/WeightPageRelease.h"
 #include "runtime/io/ByteOrder.h"
 
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 
 namespace shardc::rt {
 namespace {
@@ -157,6 +159,15 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
     executor->buffers_.push_back(view);
   }
 
+  // On a device that reads the weight file's pages itself, the pages of a
+  // weight that every step reading it copied (a packed GEMM weight) go as
+  // soon as its last reader is prepared; elsewhere the device has its own.
+  std::optional<WeightPageRelease> release;
+  if (device.readsHostMemory() && artifact.weights)
+    release.emplace(program, [&weights = *artifact.weights](const std::string &name) {
+      if (const TensorView *tensor = weights.find(name))
+        weights.releasePages(*tensor);
+    });
   for (const schema::Step *step : *program.steps()) {
     PreparedStep prepared;
     prepared.function = device.kernels().find(step->kernel()->str());
@@ -193,6 +204,23 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
                              step->kernel()->str() + " for " +
                              (step->source() ? step->source()->str() : std::string("?")) +
                              "): " + status.message());
+    if (KernelPrepare prepare = device.kernels().findPrepare(step->kernel()->str())) {
+      std::vector<bool> constant;
+      if (step->inputs())
+        for (uint32_t id : *step->inputs())
+          constant.push_back(program.buffers()->Get(id)->storage() == schema::Storage::Weight);
+      auto state = prepare(KernelCall{prepared.inputs, prepared.outputs, prepared.params,
+                                      prepared.communicator, nullptr, &device},
+                           constant);
+      if (!state)
+        return Status::error("step " + std::to_string(executor->steps_.size()) + " (" +
+                             step->kernel()->str() + " for " +
+                             (step->source() ? step->source()->str() : std::string("?")) +
+                             "): " + state.status().message());
+      prepared.state = std::move(*state);
+    }
+    if (release)
+      release->stepPrepared(executor->steps_.size(), prepared.state.get());
     executor->steps_.push_back(std::move(prepared));
     executor->profile_.push_back(
         {step->kernel()->str(), step->source() ? step->source()->str() : "", 0.0});
@@ -220,7 +248,8 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
     StepCounters counters;
     Status status = stream_->launch(
         step.function, KernelCall{step.inputs, step.outputs, step.params, step.communicator,
-                                  nullptr, &device_, profile ? &counters : nullptr});
+                                  nullptr, &device_, profile ? &counters : nullptr,
+                                  step.state.get()});
     // Timing a step needs it finished; otherwise steps run back to back.
     if (status && profile)
       status = stream_->synchronize();

@@ -69,6 +69,7 @@ private:
     std::vector<TensorView> inputs, outputs;
     Params params;
     Communicator *communicator = nullptr;
+    std::unique_ptr<KernelState> state; // the kernel's KernelPrepare result
   };
 
   explicit Executor(Device &device) : device_(device) {}

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,7 +48,31 @@ struct KernelCall {
   /// something reports it (empty on entry). Null otherwise; counting then
   /// costs nothing.
   StepCounters *counters = nullptr;
+  /// What the kernel's prepare function made for this step (see
+  /// KernelPrepare); null when it has none or made nothing.
+  class KernelState *state = nullptr;
 };
+
+/// What a kernel prepares once for one step and reuses in every run: the CPU
+/// linear's GEMM primitive and its weight packed for it, for instance. The
+/// executor owns it for as long as the step exists.
+class KernelState {
+public:
+  virtual ~KernelState() = default;
+  /// Whether the state holds its own copy of input `index` and reads only
+  /// that: when every step that reads a weight says so, the executor lets
+  /// the weight file's pages go (SafeTensorsFile::releasePages).
+  virtual bool copiesInput(size_t index) const {
+    (void)index;
+    return false;
+  }
+};
+
+/// Prepares a step's state from its operands, with `constant[i]` true where
+/// input i is a weight (its data fixed and already in place). May return
+/// null: the kernel then runs without state.
+using KernelPrepare = StatusOr<std::unique_ptr<KernelState>> (*)(const KernelCall &call,
+                                                                const std::vector<bool> &constant);
 
 /// Fails unless `call` has minInputs..maxInputs inputs and exactly `outputs`
 /// outputs: what every backend's table entry checks before it reads them.
@@ -61,8 +86,10 @@ public:
   /// element types, parameters): the executor calls it once per step when it
   /// prepares a program, so that a kernel whose errors would otherwise only
   /// surface asynchronously (a GPU's) reports them before the first run.
-  void add(std::string name, KernelFunction function, KernelFunction check = nullptr) {
-    kernels_[std::move(name)] = {function, check};
+  /// `prepare`, if given, runs once per step after `check` (KernelPrepare).
+  void add(std::string name, KernelFunction function, KernelFunction check = nullptr,
+           KernelPrepare prepare = nullptr) {
+    kernels_[std::move(name)] = {function, check, prepare};
   }
   /// Null when the backend has no kernel of that name.
   KernelFunction find(const std::string &name) const {
@@ -74,11 +101,17 @@ public:
     auto found = kernels_.find(name);
     return found == kernels_.end() ? nullptr : found->second.check;
   }
+  /// The kernel's per-step prepare function; null when it has none.
+  KernelPrepare findPrepare(const std::string &name) const {
+    auto found = kernels_.find(name);
+    return found == kernels_.end() ? nullptr : found->second.prepare;
+  }
 
 private:
   struct Entry {
     KernelFunction function;
     KernelFunction check;
+    KernelPrepare prepare;
   };
   std::map<std::string, Entry> kernels_;
 };

@@ -17,6 +17,7 @@
 #include "runtime/cpu/Moe.h"
 #include "runtime/cpu/Movement.h"
 #include "runtime/cpu/Normalization.h"
+#include "runtime/cpu/PackedLinear.h"
 #include "runtime/cpu/Reduction.h"
 #include "runtime/cpu/Threading.h"
 
@@ -100,8 +101,24 @@ Status linearKernel(const KernelCall &call) {
   if (Status status = expectOperands(call, 2, 3, 1); !status)
     return status;
   const TensorView *bias = call.inputs.size() > 2 ? &call.inputs[2] : nullptr;
+  if (call.state)
+    return static_cast<PackedLinear *>(call.state)->run(call.inputs[0], bias, call.outputs[0]);
   return linear(call.inputs[0], call.inputs[1], bias, call.params.flag("transpose_weight", false),
                 call.outputs[0]);
+}
+
+/// A constant fp32 weight is packed once for the step (PackedLinear.h).
+StatusOr<std::unique_ptr<KernelState>> prepareLinear(const KernelCall &call,
+                                                     const std::vector<bool> &constant) {
+  if (Status status = expectOperands(call, 2, 3, 1); !status)
+    return status;
+  const TensorView *bias = call.inputs.size() > 2 ? &call.inputs[2] : nullptr;
+  auto packed = PackedLinear::prepare(call.inputs[0], call.inputs[1], bias,
+                                      call.params.flag("transpose_weight", false),
+                                      call.outputs[0], constant.at(1));
+  if (!packed)
+    return packed.status();
+  return std::unique_ptr<KernelState>(std::move(*packed));
 }
 
 template <ReduceOp op> Status reduceKernel(const KernelCall &call) {
@@ -299,7 +316,7 @@ KernelTable makeTable() {
   table.add("where", whereKernel);
   table.add("cast", castKernel);
   table.add("matmul", matmulKernel);
-  table.add("linear", linearKernel);
+  table.add("linear", linearKernel, nullptr, prepareLinear);
   table.add("reduce_sum", reduceKernel<ReduceOp::Sum>);
   table.add("reduce_mean", reduceKernel<ReduceOp::Mean>);
   table.add("reduce_max", reduceKernel<ReduceOp::Max>);

@@ -14,6 +14,10 @@
 // 143-159 / 263-276 with OPENBLAS_CORETYPE=SkylakeX, Debian's BLIS 0.9 27-30
 // / 47-54. oneDNN chooses its kernels by instruction set, not CPU model.
 //
+// A linear step whose fp32 weight is constant does not come here once the
+// executor has prepared it: PackedLinear.h runs it on a oneDNN matmul
+// primitive with the weight packed once.
+//
 // `out` must not overlap the operands.
 //
 //===----------------------------------------------------------------------===//

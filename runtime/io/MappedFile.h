@@ -42,6 +42,13 @@ public:
   size_t size() const { return size_; }
   const std::string &path() const { return path_; }
 
+  /// Lets the kernel drop the whole pages of [begin, begin + bytes) from
+  /// memory (the part of it inside the mapping). Reading them again reads
+  /// the file again, so nothing a reader sees changes: it is only advice,
+  /// given when a copy made elsewhere serves the bytes' readers (a weight
+  /// packed for a GEMM), so that they are not held twice.
+  void releasePages(const void *begin, size_t bytes) const;
+
 private:
   void unmap();
 

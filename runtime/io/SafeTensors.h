@@ -89,6 +89,10 @@ public:
   /// The tensor called `name`, or null.
   const TensorView *find(std::string_view name) const;
 
+  /// Lets the pages that hold only `tensor`'s bytes (a view find returned)
+  /// leave memory; see MappedFile::releasePages.
+  void releasePages(const TensorView &tensor) const { file_.releasePages(tensor.data, tensor.bytes()); }
+
   /// File offset of the data buffer (8 + header length).
   uint64_t dataOffset() const { return dataOffset_; }
 

@@ -100,6 +100,11 @@ const Case kCases[] = {
     {"decode", {2}, 4, 2, 1, 200, 16, 16, true, Case::BoolPadding},
     {"more queries than keys, causal", {1}, 1, 1, 10, 4, 4, 4, true, Case::None},
     {"gpt2 small", {1}, 12, 12, 128, 128, 64, 64, true, Case::None},
+    // Head sizes that are not whole register tiles (FloatVec.h: 4, 8 or 16
+    // lanes, tiles of 4 rows x 4 vectors): value columns left after whole
+    // tiles and after whole vectors, and short key blocks.
+    {"odd head sizes", {1}, 2, 1, 7, 23, 13, 7, true, Case::None},
+    {"wide values", {1}, 2, 2, 37, 70, 80, 100, false, Case::FloatRows},
 };
 
 HostTensor makeMask(const Case &c, DType type, Rng &rng) {

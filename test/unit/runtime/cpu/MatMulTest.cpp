@@ -127,20 +127,6 @@ TEST(CpuMatMulTest, RejectsBadOperands) {
 }
 
 /// input @ weight (+ bias), in double.
-std::vector<double> naiveLinear(const HostTensor &x, const HostTensor &w, const HostTensor *bias,
-                                bool transposed) {
-  const int64_t k = x.shape.back(), n = w.shape[transposed ? 0 : 1], m = x.numel() / k;
-  std::vector<double> out;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double sum = bias ? getDouble(*bias, j) : 0;
-      for (int64_t p = 0; p < k; ++p)
-        sum += getDouble(x, i * k + p) * getDouble(w, transposed ? j * k + p : p * n + j);
-      out.push_back(sum);
-    }
-  return out;
-}
-
 TEST(CpuLinearTest, MatchesNaiveWithAndWithoutBiasAndTranspose) {
   Rng rng(24);
   for (DType type : {DType::F32, DType::F64, DType::F16, DType::BF16}) {

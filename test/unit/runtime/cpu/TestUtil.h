@@ -216,6 +216,22 @@ inline bool sameBits(const HostTensor &a, const HostTensor &b) {
   return a.dtype == b.dtype && a.shape == b.shape && a.bytes == b.bytes;
 }
 
+/// linear's product in double: x [..., K] x w [K, N] (or [N, K] when
+/// transposed) + bias, written out.
+inline std::vector<double> naiveLinear(const HostTensor &x, const HostTensor &w, const HostTensor *bias,
+                                bool transposed) {
+  const int64_t k = x.shape.back(), n = w.shape[transposed ? 0 : 1], m = x.numel() / k;
+  std::vector<double> out;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = bias ? getDouble(*bias, j) : 0;
+      for (int64_t p = 0; p < k; ++p)
+        sum += getDouble(x, i * k + p) * getDouble(w, transposed ? j * k + p : p * n + j);
+      out.push_back(sum);
+    }
+  return out;
+}
+
 /// Runs the body with `threads` kernel threads, restoring the setting after.
 class ThreadScope {
 public:

@@ -121,6 +121,23 @@ TEST_F(SafeTensorsTest, ViewsSurviveMovingTheFile) {
   EXPECT_EQ(bytesOf(*moved.find("t")), bytesOf(tensor));
 }
 
+// Releasing a tensor's pages is advice: the bytes read afterwards (from the
+// file again) are the same, its neighbours' too, and a view from elsewhere
+// is ignored.
+TEST_F(SafeTensorsTest, ReleasedPagesReadBackTheSame) {
+  HostTensor big = patterned(DType::F32, {3 * 4096}), small = patterned(DType::I32, {5});
+  ASSERT_TRUE(succeeded(writeSafeTensors(
+      path("r.safetensors"), std::vector<NamedTensor>{{"big", big}, {"small", small}})));
+  StatusOr<SafeTensorsFile> file = SafeTensorsFile::open(path("r.safetensors"));
+  ASSERT_TRUE(succeeded(file));
+  EXPECT_EQ(bytesOf(*file->find("big")), bytesOf(big));
+  file->releasePages(*file->find("big"));
+  EXPECT_EQ(bytesOf(*file->find("big")), bytesOf(big));
+  EXPECT_EQ(bytesOf(*file->find("small")), bytesOf(small));
+  file->releasePages(small.view()); // not the file's memory: nothing happens
+  EXPECT_EQ(bytesOf(small), bytesOf(patterned(DType::I32, {5})));
+}
+
 TEST_F(SafeTensorsTest, ReadsContiguousFilesFromOtherWriters) {
   // Hugging Face's layout: no padding, header padded to 8 only, any order.
   std::string json =

@@ -1,0 +1,119 @@
+//===- PackedLinearTest.cpp - a linear step's GEMM, prepared once ---------===//
+#include "TestUtil.h"
+
+#include "runtime/cpu/PackedLinear.h"
+
+namespace shardc::rt::cpu::test {
+namespace {
+
+/// The prepared GEMM of these operands; fails the test where none is made.
+std::unique_ptr<PackedLinear> prepared(HostTensor &x, HostTensor &w, HostTensor *bias,
+                                       bool transposed, HostTensor &out) {
+  auto packed = PackedLinear::prepare(x.view(), w.view(), bias ? ptr(bias->view()) : nullptr,
+                                      transposed, out.view(), /*constantWeight=*/true);
+  EXPECT_TRUE(packed.ok()) << packed.status().message();
+  return packed.ok() ? std::move(*packed) : nullptr;
+}
+
+// The packed path and sgemm's (linear) compute the same product: both are
+// checked against the product in double, and against each other within
+// fp32 rounding.
+TEST(CpuPackedLinearTest, MatchesTheUnpackedLinear) {
+  Rng rng(31);
+  for (bool transposed : {false, true})
+    for (bool withBias : {false, true})
+      for (const Shape &xs : {Shape{2, 5, 19}, Shape{19}, Shape{128, 64}}) {
+        const int64_t k = xs.back(), n = 37;
+        HostTensor x = random(DType::F32, xs, rng);
+        HostTensor w = random(DType::F32, transposed ? Shape{n, k} : Shape{k, n}, rng);
+        HostTensor b = random(DType::F32, {n}, rng);
+        Shape shape = xs;
+        shape.back() = n;
+        HostTensor packedOut(DType::F32, shape), plainOut(DType::F32, shape);
+        HostTensor *bias = withBias ? &b : nullptr;
+        auto packed = prepared(x, w, bias, transposed, packedOut);
+        ASSERT_TRUE(packed);
+        ASSERT_TRUE(succeeded(packed->run(x.view(), bias ? ptr(b.view()) : nullptr,
+                                          packedOut.view())));
+        ASSERT_TRUE(succeeded(linear(x.view(), w.view(), bias ? ptr(b.view()) : nullptr,
+                                     transposed, plainOut.view())));
+        std::vector<double> plain;
+        for (int64_t i = 0; i < plainOut.numel(); ++i)
+          plain.push_back(getDouble(plainOut, i));
+        EXPECT_TRUE(closeTo(packedOut, shape, plain, 1e-5, 1e-5))
+            << "transposed=" << transposed << " bias=" << withBias << " " << formatShape(xs);
+      }
+}
+
+// The packed weight is a copy: the step reads new inputs each run, and a
+// later change of the stored weight is not seen (the executor only packs
+// constant weights).
+TEST(CpuPackedLinearTest, RunsOnEachRunsInputFromThePackedCopy) {
+  HostTensor x = make(DType::F32, {1, 2}, {1, 2});
+  HostTensor w = make(DType::F32, {2, 2}, {1, 0, 0, 1});
+  HostTensor out(DType::F32, {1, 2});
+  auto packed = prepared(x, w, nullptr, false, out);
+  ASSERT_TRUE(packed);
+  EXPECT_TRUE(packed->copiesInput(1));
+  EXPECT_FALSE(packed->copiesInput(0));
+  w = make(DType::F32, {2, 2}, {5, 5, 5, 5}); // the original, changed after packing
+  ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, out.view())));
+  EXPECT_TRUE(closeTo(out, {1, 2}, {1, 2}, 0));
+  x = make(DType::F32, {1, 2}, {3, -4});
+  ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, out.view())));
+  EXPECT_TRUE(closeTo(out, {1, 2}, {3, -4}, 0));
+}
+
+// A primitive is sized for the threads there were when it was made; after
+// setNumThreads it is made again and still gives the product.
+TEST(CpuPackedLinearTest, FollowsAChangeOfThreadCount) {
+  Rng rng(5);
+  HostTensor x = random(DType::F32, {64, 48}, rng), w = random(DType::F32, {48, 40}, rng);
+  HostTensor one(DType::F32, {64, 40}), two(DType::F32, {64, 40});
+  std::unique_ptr<PackedLinear> packed;
+  {
+    ThreadScope threads(1);
+    packed = prepared(x, w, nullptr, false, one);
+    ASSERT_TRUE(packed);
+    ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, one.view())));
+  }
+  {
+    ThreadScope threads(2);
+    ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, two.view())));
+  }
+  EXPECT_TRUE(closeTo(two, {64, 40}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
+  EXPECT_TRUE(closeTo(one, {64, 40}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
+}
+
+// Not prepared: a weight computed at run time, other element types, and
+// empty products; those steps keep the sgemm path.
+TEST(CpuPackedLinearTest, LeavesOtherStepsUnprepared) {
+  HostTensor x(DType::F32, {4, 8}), w(DType::F32, {8, 3}), out(DType::F32, {4, 3});
+  auto dynamic = PackedLinear::prepare(x.view(), w.view(), nullptr, false, out.view(), false);
+  ASSERT_TRUE(dynamic.ok());
+  EXPECT_EQ(*dynamic, nullptr);
+  HostTensor xh(DType::F16, {4, 8}), wh(DType::F16, {8, 3}), outh(DType::F16, {4, 3});
+  auto half = PackedLinear::prepare(xh.view(), wh.view(), nullptr, false, outh.view(), true);
+  ASSERT_TRUE(half.ok());
+  EXPECT_EQ(*half, nullptr);
+  HostTensor x0(DType::F32, {0, 8}), out0(DType::F32, {0, 3});
+  auto empty = PackedLinear::prepare(x0.view(), w.view(), nullptr, false, out0.view(), true);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(*empty, nullptr);
+}
+
+TEST(CpuPackedLinearTest, RejectsBadOperands) {
+  HostTensor x(DType::F32, {4, 8}), wt(DType::F32, {3, 8}), out(DType::F32, {4, 3});
+  auto bad = PackedLinear::prepare(x.view(), wt.view(), nullptr, false, out.view(), true);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(failsWith(bad.status(), "input features differ from the weight's"));
+  HostTensor w(DType::F32, {8, 3});
+  auto packed = PackedLinear::prepare(x.view(), w.view(), nullptr, false, out.view(), true);
+  ASSERT_TRUE(packed.ok() && *packed);
+  HostTensor other(DType::F32, {5, 8}), otherOut(DType::F32, {5, 3});
+  EXPECT_TRUE(failsWith((*packed)->run(other.view(), nullptr, otherOut.view()),
+                        "not the ones the step was prepared for"));
+}
+
+} // namespace
+} // namespace shardc::rt::cpu::test
