@@ -79,15 +79,15 @@ public:
   Status gather(const void *in, void *out, size_t bytesPerRank, int root) override {
     if (Status status = checkPeer(root, "gather"); !status)
       return status;
-    // Only the root copies, from the peers' buffers in place; the others
-    // wait at the closing barrier until it has.
-    Exchange exchange(*this, "gather", {in, out, bytesPerRank, DType::U8});
+    // Every rank copies its own piece into the root's buffer, all at once;
+    // the closing barrier keeps the root's buffer and the pieces alive until
+    // the last copy is done. (The root copying every piece itself took
+    // twice as long: GPT-2's 2 x 25.7 MB logits, 7.4-11 ms against 3.3-4.)
+    Exchange exchange(*this, "gather", {in, out, bytesPerRank, DType::U8, root});
     if (Status status = exchange.begin(); !status)
       return status;
-    if (rank_ == root)
-      for (int peer = 0; peer < size(); ++peer)
-        copyBytes(static_cast<std::byte *>(out) + peer * bytesPerRank, exchange.peers()[peer].in,
-                  bytesPerRank);
+    copyBytes(static_cast<std::byte *>(exchange.peers()[root].out) + rank_ * bytesPerRank, in,
+              bytesPerRank);
     return exchange.end();
   }
 

@@ -228,6 +228,12 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
   if (program.outputs())
     for (const schema::Output *output : *program.outputs())
       executor->outputs_.emplace_back(output->name()->str(), output->buffer());
+  if (device.readsHostMemory()) {
+    std::vector<OutputBinding::StepOperands> operands;
+    for (PreparedStep &step : executor->steps_)
+      operands.push_back({&step.inputs, &step.outputs});
+    executor->binding_ = std::make_unique<OutputBinding>(program, executor->buffers_, operands);
+  }
   return executor;
 }
 
@@ -240,6 +246,9 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
                                                inputs_[i].bytes());
           !status)
         return status;
+  outputs.resize(outputs_.size());
+  if (binding_)
+    binding_->bind(outputs);
   using Clock = std::chrono::steady_clock;
   for (size_t i = 0; i < steps_.size(); ++i) {
     PreparedStep &step = steps_[i];
@@ -273,8 +282,9 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
       return status;
   if (Status status = stream_->synchronize(); !status)
     return status;
-  outputs.resize(outputs_.size());
   for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (binding_ && binding_->bound(i))
+      continue; // written in place
     const TensorView &buffer = buffers_[outputs_[i].second];
     // Reuse the caller's tensor across runs when it already fits.
     if (outputs[i].dtype != buffer.dtype || outputs[i].shape != buffer.shape ||

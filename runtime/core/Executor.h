@@ -3,7 +3,9 @@
 // Prepare once (allocate the arena and the input buffers on the device,
 // resolve every buffer to memory and every step to its kernel, decode
 // parameters), then run many times: a run copies the caller's inputs in,
-// launches the steps in order on a stream and copies the outputs out.
+// launches the steps in order on a stream and copies the outputs out (on
+// the CPU the steps write most outputs into the caller's tensors instead,
+// OutputBinding.h).
 //
 // A program for a mesh of several devices runs on every rank with the rank's
 // world Communicator. Each collective step names the mesh axes it reduces or
@@ -22,6 +24,7 @@
 #include "runtime/core/CollectiveGroups.h"
 #include "runtime/core/Communicator.h"
 #include "runtime/core/Device.h"
+#include "runtime/core/OutputBinding.h"
 #include "runtime/core/Trace.h"
 
 #include <memory>
@@ -88,6 +91,9 @@ private:
   std::vector<PreparedStep> steps_;
   std::vector<std::pair<std::string, uint32_t>> outputs_;
   std::vector<StepProfile> profile_;
+  /// On a device that reads host memory: the outputs the steps write
+  /// straight into the caller's tensors.
+  std::unique_ptr<OutputBinding> binding_;
   /// The groups the collective steps run on: the executor's own, or shared.
   std::unique_ptr<CollectiveGroups> ownGroups_;
   CollectiveGroups *groups_ = nullptr;

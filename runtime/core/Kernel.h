@@ -55,7 +55,9 @@ struct KernelCall {
 
 /// What a kernel prepares once for one step and reuses in every run: the CPU
 /// linear's GEMM primitive and its weight packed for it, for instance. The
-/// executor owns it for as long as the step exists.
+/// executor owns it for as long as the step exists. It must not keep the
+/// addresses of operands other than weights: the executor may point an
+/// output's storage at the caller's tensor anew in every run (OutputBinding).
 class KernelState {
 public:
   virtual ~KernelState() = default;

@@ -291,6 +291,18 @@ TEST(InProcessTest, RanksThatDisagreeOnASizeGetAnError) {
   EXPECT_NE(both.find("(the ranks disagree on the size)"), std::string::npos) << both;
 }
 
+// Each rank copies its piece into the root's buffer, so a rank that names
+// another root must fail before it writes anywhere.
+TEST(InProcessTest, RanksThatDisagreeOnAGathersRootGetAnError) {
+  InProcessWorld world(2, 5s);
+  Status status = world.run([&](int rank, Communicator &comm) -> Status {
+    std::vector<char> in(8), out(rank == 0 ? 16 : 0);
+    return comm.gather(in.data(), rank == 0 ? out.data() : nullptr, in.size(), rank);
+  });
+  EXPECT_NE(status.message().find("gives another root (the ranks disagree)"), std::string::npos)
+      << status.message();
+}
+
 TEST(InProcessTest, RanksThatDisagreeOnAnAllToAllVBlockGetTheSameError) {
   InProcessWorld world(2, 5s);
   std::vector<std::string> errors(2);
