@@ -9,6 +9,7 @@ goes. With --scaling it adds strong scaling on two cores, tp=2 and dp=2
 against one rank, each ratio beside its acceptance target (`scaling`).
 """
 import argparse
+import json
 import os
 import pathlib
 import re
@@ -71,6 +72,36 @@ def time_ort(model_path, ids, threads, iters):
     return median_ms(lambda: session.run(None, {"input_ids": ids}), 2, iters), reference
 
 
+def calibrated(build, tmp):
+    """A device file of this machine's 2 ranks x 1 thread (shardc-calibrate)."""
+    device = tmp / "cpu.json"
+    subprocess.run([str(build / "bin" / "shardc-calibrate"), "--ranks", "2", "--threads", "1",
+                    "-o", str(device)], check=True, capture_output=True)
+    return device
+
+
+def plan_of(shardc, model, flags, out):
+    """The collectives and estimated step of `shardc model flags`'s plan, from its report."""
+    report = out.with_suffix(".report.json")
+    subprocess.run([shardc, str(model)] + flags + ["--emit", "partitioned", "-o",
+                                                   str(out.with_suffix(".mlir")), "--report",
+                                                   str(report)], check=True)
+    data = json.load(open(report))
+    collectives = [(c["kind"], c.get("source"), c["bytes"]) for c in data["collectives"]]
+    return collectives, data["totals"]["est_step_seconds"] * 1e3
+
+
+def compare_calibrated(shardc, model, flags, device, tmp, name, measured):
+    """The plan priced with the calibrated device beside the default (H100) one:
+    whether they differ, and the calibrated estimate against `measured` ms."""
+    default, _ = plan_of(shardc, model, flags, tmp / f"{name}_h100")
+    plan, estimate = plan_of(shardc, model, flags + ["--device", str(device)],
+                             tmp / f"{name}_cpu")
+    print(f"    calibrated cost model (shardc-calibrate, 2 ranks x 1 thread): {name} estimated "
+          f"{estimate:.1f} ms, measured {measured:.1f} ms ({estimate / measured:.2f}x); plan "
+          f"{'the same as' if plan == default else 'differs from'} the H100-priced one")
+
+
 def scaling(args, build_model, model_path, tmp, ort_2, rng, seq, vocab):
     """Strong scaling on two cores: tp=2 ranks against one rank on the batch-1
     model, and dp=2 ranks against one rank on the same model at batch 2;
@@ -88,6 +119,8 @@ def scaling(args, build_model, model_path, tmp, ort_2, rng, seq, vocab):
           f"{verdict(ort_2 / one_2, 1.0)}")
     print(f"    tp=2 (threads) vs 1 rank x 1 thread: {verdict(one_1 / tp2, 1.6)}; "
           f"vs 1 rank x 2 threads: {verdict(one_2 / tp2, 0.9)}")
+    device = calibrated(build, tmp)
+    compare_calibrated(shardc, model_path, ["--tp", "2"], device, tmp, "tp=2", tp2)
     mpi = shutil.which("mpirun")
     if mpi:
         tp2_mpi = shardrun_ms(build, tmp / "tp2", inputs, outputs, 1, iters, ranks=2, mpi=True)
@@ -105,6 +138,7 @@ def scaling(args, build_model, model_path, tmp, ort_2, rng, seq, vocab):
     dp2 = shardrun_ms(build, tmp / "dp2", inputs, outputs, 1, iters, ranks=2)
     print(f"  batch 2: 1 rank x 1 thread {batch_1:.1f} ms, dp=2 as 2 threads x 1 {dp2:.1f} ms")
     print(f"    dp=2 (threads) vs 1 rank x 1 thread: {verdict(batch_1 / dp2, 1.8)}")
+    compare_calibrated(shardc, tmp / "batch2.onnx", ["--dp", "2"], device, tmp, "dp=2", dp2)
     if mpi:
         dp2_mpi = shardrun_ms(build, tmp / "dp2", inputs, outputs, 1, iters, ranks=2, mpi=True)
         print(f"    dp=2 under mpirun (1 thread each) {dp2_mpi:.1f} ms: vs 1 rank x 1 thread "

@@ -88,7 +88,7 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
     // transposed; cuBLAS reads either at the same speed.
     if (settings.target == "cpu")
       pm.addPass(lowering::createPretransposeWeightsPass());
-    lowering::buildLowerPipeline(pm);
+    lowering::buildLowerPipeline(pm, /*linearEpilogues=*/settings.target == "cpu");
     if (settings.target == "cuda")
       pm.addPass(lowering::createGenerateCudaKernelsPass());
   }

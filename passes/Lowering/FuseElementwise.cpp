@@ -9,6 +9,7 @@
 // of the output's (broadcast) index space.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Lowering/ElementwiseExpression.h"
 #include "passes/Lowering/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,63 +24,8 @@ namespace shardc::lowering {
 
 namespace {
 
-constexpr StringLiteral kFused = "fused";
-
-/// Float elementwise kernels the fused kernel evaluates, with their arity.
-int arityOf(StringRef kernel) {
-  return llvm::StringSwitch<int>(kernel)
-      .Cases("add", "sub", "mul", "div", "pow", "max", "min", 2)
-      .Cases("mod", "fmod", 2)
-      .Cases("neg", "abs", "sqrt", "rsqrt", "reciprocal", "exp", "log", 1)
-      .Cases("cos", "sin", "erf", "tanh", "sigmoid", "relu", "silu", 1)
-      .Cases("gelu", "gelu_tanh", "floor", "ceil", "round", "sign", 1)
-      .Default(0);
-}
-
-/// An expression being grown: kernel inputs plus steps over them.
-struct Expression {
-  SmallVector<Value> inputs;
-  SmallVector<std::string> ops;
-  SmallVector<int64_t> args;
-};
-
-/// The expression of a kernel that can take part in fusion, if it can.
-std::optional<Expression> expressionOf(exec::KernelOp kernel) {
-  // The fused kernels compute in float32 (runtime/cpu/Fused.cpp); f16/bf16
-  // chains keep their per-op kernels, which accumulate in fp32.
-  if (kernel.getOutputs().size() != 1 ||
-      !cast<MemRefType>(kernel.getOutputs()[0].getType()).getElementType().isF32())
-    return std::nullopt;
-  Expression expression;
-  expression.inputs = llvm::to_vector(kernel.getInputs());
-  if (kernel.getKernel() == kFused) {
-    for (Attribute op : kernel.getParams().getAs<ArrayAttr>("ops"))
-      expression.ops.push_back(cast<StringAttr>(op).str());
-    llvm::append_range(expression.args,
-                       kernel.getParams().getAs<DenseI64ArrayAttr>("args").asArrayRef());
-    return expression;
-  }
-  std::string op = kernel.getKernel().str();
-  if (op == "gelu" && kernel.getParams().get("approximate_tanh") &&
-      cast<BoolAttr>(kernel.getParams().get("approximate_tanh")).getValue())
-    op = "gelu_tanh";
-  // graph.mod's two quotients are two expression ops: "mod" floors, "fmod" truncates.
-  if (op == "mod" && kernel.getParams().get("fmod") &&
-      cast<BoolAttr>(kernel.getParams().get("fmod")).getValue())
-    op = "fmod";
-  int arity = arityOf(op);
-  if (arity == 0 || arity != static_cast<int>(expression.inputs.size()))
-    return std::nullopt;
-  // Every operand must be float32 too (no casts inside).
-  Type element = cast<MemRefType>(kernel.getOutputs()[0].getType()).getElementType();
-  for (Value input : expression.inputs)
-    if (cast<MemRefType>(input.getType()).getElementType() != element)
-      return std::nullopt;
-  expression.ops.push_back(op);
-  for (int i = 0; i < arity; ++i)
-    expression.args.push_back(i);
-  return expression;
-}
+using lowering::Expression;
+using lowering::expressionOf;
 
 /// The output of `kernel` when it may be computed inside the kernels that
 /// read it: written by `kernel` alone, read (and not written) by kernels of
@@ -200,7 +146,7 @@ void fuseGroup(const Group &group, const DenseMap<Operation *, Expression> &expr
       source += (source.empty() ? "" : ", ") + member.getSource().str();
     locations.push_back(member.getLoc());
   }
-  builder.create<exec::KernelOp>(builder.getFusedLoc(locations), kFused, merged.inputs,
+  builder.create<exec::KernelOp>(builder.getFusedLoc(locations), lowering::kFusedKernel, merged.inputs,
                                  root.getOutputs(), builder.getDictionaryAttr(params), source);
   for (exec::KernelOp member : llvm::reverse(group.members))
     member.erase();

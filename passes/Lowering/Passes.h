@@ -15,8 +15,10 @@ namespace shardc::lowering {
 #include "passes/Lowering/Passes.h.inc"
 
 /// Lower to exec, fuse elementwise chains, plan memory (the `shardc-lower`
-/// pipeline), on a program that shardc-verify-partitioned accepts.
-void buildLowerPipeline(mlir::OpPassManager &pm);
+/// pipeline), on a program that shardc-verify-partitioned accepts. With
+/// `linearEpilogues` (the CPU target), the elementwise kernel after a
+/// linear runs inside it (shardc-fuse-linear-epilogue).
+void buildLowerPipeline(mlir::OpPassManager &pm, bool linearEpilogues = false);
 
 /// Registers the passes and the `shardc-lower` pipeline.
 void registerLoweringPasses();

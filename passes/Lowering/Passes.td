@@ -18,6 +18,31 @@ def FuseElementwisePass : Pass<"shardc-fuse-elementwise", "mlir::ModuleOp"> {
   let dependentDialects = ["shardc::exec::ExecDialect"];
 }
 
+def FuseLinearEpiloguePass : Pass<"shardc-fuse-linear-epilogue", "mlir::ModuleOp"> {
+  let summary = "Apply the elementwise kernel that alone reads a linear's output inside the GEMM";
+  let description = [{
+    A float32 `linear` kernel whose output is read by one elementwise kernel
+    only (a single op, or a "fused" one) becomes a linear with an epilogue:
+    that kernel's expression, applied to the GEMM's result before it is
+    stored, with the kernel's other inputs as extra inputs of the linear.
+    The CPU runs the epilogue as oneDNN post-ops of the packed GEMM
+    (runtime/cpu/PackedLinear.h), so GELU after an MLP's first linear, the
+    residual add after a projection and SwiGLU's silu(gate) * up cost no
+    pass over memory of their own. Only expressions post-ops can run are
+    taken: a chain in which each step applies gelu, gelu_tanh, relu, silu,
+    sigmoid or tanh to the running value, or adds, multiplies, takes the max
+    or min with (or subtracts or divides the running value by) an extra
+    input of the output's shape. The new linear stands where the
+    elementwise kernel stood (the up projection of SwiGLU is computed
+    first), which the pass allows only when nothing in between writes the
+    linear's inputs. Params: `epilogue_ops` and `epilogue_args` in the fused
+    kernel's encoding, index 0 the GEMM's result and 1..`epilogue_inputs`
+    the extra inputs, which follow the linear's own (input, weight, bias).
+    Run by the driver for `--target=cpu` only.
+  }];
+  let dependentDialects = ["shardc::exec::ExecDialect"];
+}
+
 def GenerateCudaKernelsPass : Pass<"shardc-generate-cuda-kernels", "mlir::ModuleOp"> {
   let summary = "Write CUDA C++ for every fused elementwise step (--target=cuda)";
   let description = [{

@@ -8,9 +8,11 @@ namespace shardc::lowering {
 #define GEN_PASS_REGISTRATION
 #include "passes/Lowering/Passes.h.inc"
 
-void buildLowerPipeline(mlir::OpPassManager &pm) {
+void buildLowerPipeline(mlir::OpPassManager &pm, bool linearEpilogues) {
   pm.addPass(createLowerToExecPass());
   pm.addPass(createFuseElementwisePass());
+  if (linearEpilogues)
+    pm.addPass(createFuseLinearEpiloguePass());
   pm.addPass(createPlanMemoryPass());
 }
 
@@ -18,7 +20,7 @@ void registerLoweringPasses() {
   registerLowerToExecPasses();
   mlir::PassPipelineRegistration<>("shardc-lower",
                                    "Lower the graph program to a planned exec program",
-                                   buildLowerPipeline);
+                                   [](mlir::OpPassManager &pm) { buildLowerPipeline(pm); });
 }
 
 } // namespace shardc::lowering

@@ -97,25 +97,57 @@ Status matmulKernel(const KernelCall &call) {
   return matmul(call.inputs[0], call.inputs[1], call.outputs[0]);
 }
 
-Status linearKernel(const KernelCall &call) {
-  if (Status status = expectOperands(call, 2, 3, 1); !status)
+/// A linear step's operands past input and weight: its bias, if it has
+/// one, then its epilogue's extra inputs (passes/Lowering/FuseLinearEpilogue).
+struct LinearExtras {
+  const TensorView *bias = nullptr;
+  ViewList epilogueInputs{nullptr, 0};
+};
+
+StatusOr<LinearExtras> linearExtras(const KernelCall &call) {
+  const int64_t extras = call.params.integer("epilogue_inputs", 0);
+  if (extras < 0 || extras > int64_t(call.inputs.size()))
+    return Status::error("linear: epilogue_inputs " + std::to_string(extras) + " is out of range");
+  if (Status status = expectOperands(call, 2 + size_t(extras), 3 + size_t(extras), 1); !status)
     return status;
-  const TensorView *bias = call.inputs.size() > 2 ? &call.inputs[2] : nullptr;
+  if (extras > 0 && call.params.strings("epilogue_ops").empty())
+    return Status::error("linear: epilogue inputs without epilogue_ops");
+  const size_t own = call.inputs.size() - size_t(extras);
+  return LinearExtras{own == 3 ? &call.inputs[2] : nullptr,
+                      ViewList(call.inputs.data() + own, size_t(extras))};
+}
+
+Status linearKernel(const KernelCall &call) {
+  auto extras = linearExtras(call);
+  if (!extras)
+    return extras.status();
+  const TensorView &out = call.outputs[0];
   if (call.state)
-    return static_cast<PackedLinear *>(call.state)->run(call.inputs[0], bias, call.outputs[0]);
-  return linear(call.inputs[0], call.inputs[1], bias, call.params.flag("transpose_weight", false),
-                call.outputs[0]);
+    return static_cast<PackedLinear *>(call.state)->run(call.inputs[0], extras->bias, out,
+                                                        extras->epilogueInputs);
+  if (Status status = linear(call.inputs[0], call.inputs[1], extras->bias,
+                             call.params.flag("transpose_weight", false), out);
+      !status || !call.params.has("epilogue_ops"))
+    return status;
+  // The epilogue over the stored result, in place (fused reads each block
+  // of its inputs before it writes that block).
+  std::vector<TensorView> operands{out};
+  operands.insert(operands.end(), extras->epilogueInputs.begin(), extras->epilogueInputs.end());
+  return fused(operands, call.params.strings("epilogue_ops"), call.params.ints("epilogue_args"),
+               out);
 }
 
 /// A constant fp32 weight is packed once for the step (PackedLinear.h).
 StatusOr<std::unique_ptr<KernelState>> prepareLinear(const KernelCall &call,
                                                      const std::vector<bool> &constant) {
-  if (Status status = expectOperands(call, 2, 3, 1); !status)
-    return status;
-  const TensorView *bias = call.inputs.size() > 2 ? &call.inputs[2] : nullptr;
-  auto packed = PackedLinear::prepare(call.inputs[0], call.inputs[1], bias,
+  auto extras = linearExtras(call);
+  if (!extras)
+    return extras.status();
+  LinearEpilogue epilogue{call.params.strings("epilogue_ops"), call.params.ints("epilogue_args")};
+  auto packed = PackedLinear::prepare(call.inputs[0], call.inputs[1], extras->bias,
                                       call.params.flag("transpose_weight", false),
-                                      call.outputs[0], constant.at(1));
+                                      call.outputs[0], constant.at(1), epilogue,
+                                      extras->epilogueInputs);
   if (!packed)
     return packed.status();
   return std::unique_ptr<KernelState>(std::move(*packed));

@@ -7,6 +7,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <optional>
 #include <unordered_map>
 
 namespace shardc::rt::cpu {
@@ -25,6 +26,63 @@ Status dnnlFailure(const dnnl::error &error) {
   return fail("linear", std::string("oneDNN's matmul failed: ") + error.what());
 }
 
+/// A binary post-op of the chain: its position among the post-ops (how its
+/// operand is passed) and which extra input it reads.
+struct BinaryPostOp {
+  int position;
+  size_t extra;
+};
+
+/// `epilogue` as oneDNN post-ops on an [m, n] result with `extras` extra
+/// inputs; an error unless it is a chain post-ops can run.
+Status postOpsOf(const LinearEpilogue &epilogue, size_t extras, int64_t m, int64_t n,
+                 dnnl::post_ops &postOps, std::vector<BinaryPostOp> &binary) {
+  using dnnl::algorithm;
+  auto broken = [](const std::string &why) {
+    return fail("linear", "the epilogue is not a chain of post-ops: " + why);
+  };
+  size_t next = 0;
+  int64_t running = 0;
+  for (size_t s = 0; s < epilogue.ops.size(); ++s) {
+    const std::string &op = epilogue.ops[s];
+    std::optional<algorithm> unary =
+        op == "gelu"        ? algorithm::eltwise_gelu_erf
+        : op == "gelu_tanh" ? algorithm::eltwise_gelu_tanh
+        : op == "relu"      ? algorithm::eltwise_relu
+        : op == "silu"      ? algorithm::eltwise_swish
+        : op == "sigmoid"   ? algorithm::eltwise_logistic
+        : op == "tanh"      ? std::optional(algorithm::eltwise_tanh)
+                            : std::nullopt;
+    std::optional<algorithm> binaryOp = op == "add"   ? algorithm::binary_add
+                                        : op == "mul" ? algorithm::binary_mul
+                                        : op == "max" ? algorithm::binary_max
+                                        : op == "min" ? algorithm::binary_min
+                                        : op == "sub" ? algorithm::binary_sub
+                                        : op == "div" ? std::optional(algorithm::binary_div)
+                                                      : std::nullopt;
+    const size_t arity = unary ? 1 : binaryOp ? 2 : 0;
+    if (!arity)
+      return broken("no post-op computes '" + op + "'");
+    if (next + arity > epilogue.args.size() || epilogue.args[next] != running)
+      return broken("step " + std::to_string(s) + " does not read the running value first");
+    if (unary) {
+      // swish's alpha is the sigmoid's scale: 1 gives silu.
+      postOps.append_eltwise(1.0f, *unary, op == "silu" ? 1.0f : 0.0f, 0.0f);
+    } else {
+      const int64_t extra = epilogue.args[next + 1];
+      if (extra < 1 || extra > int64_t(extras))
+        return broken("step " + std::to_string(s) + " reads no extra input");
+      binary.push_back({int(s), size_t(extra - 1)});
+      postOps.append_binary(*binaryOp, memory::desc({m, n}, memory::data_type::f32, Tag::ab));
+    }
+    next += arity;
+    running = 1 + int64_t(extras) + int64_t(s);
+  }
+  if (next != epilogue.args.size())
+    return broken("more arguments than its ops read");
+  return Status::success();
+}
+
 } // namespace
 
 struct PackedLinear::Impl {
@@ -39,6 +97,9 @@ struct PackedLinear::Impl {
   dnnl::matmul primitive;
   memory::desc packedDesc;
   memory packed, src, dst, biasMemory;
+  dnnl::post_ops postOps; // the epilogue
+  std::vector<BinaryPostOp> binary;
+  std::vector<memory> extraMemory; // one per binary post-op
 
   /// (Re)makes the primitive for the current thread count, and packs the
   /// weight when the layout it wants is not the one already packed.
@@ -50,7 +111,9 @@ struct PackedLinear::Impl {
     const memory::desc dstDesc({m, n}, memory::data_type::f32, Tag::ab);
     const dnnl::matmul::desc desc = hasBias ? dnnl::matmul::desc(srcDesc, anyWeight, biasDesc, dstDesc)
                                             : dnnl::matmul::desc(srcDesc, anyWeight, dstDesc);
-    const dnnl::matmul::primitive_desc pd(desc, cpuEngine());
+    dnnl::primitive_attr attributes;
+    attributes.set_post_ops(postOps);
+    const dnnl::matmul::primitive_desc pd(desc, attributes, cpuEngine());
     primitive = dnnl::matmul(pd);
     if (!packed || pd.weights_desc() != packedDesc) {
       packedDesc = pd.weights_desc();
@@ -66,6 +129,9 @@ struct PackedLinear::Impl {
     dst = memory(dstDesc, cpuEngine(), DNNL_MEMORY_NONE);
     if (hasBias)
       biasMemory = memory(biasDesc, cpuEngine(), DNNL_MEMORY_NONE);
+    extraMemory.clear();
+    for (size_t i = 0; i < binary.size(); ++i)
+      extraMemory.push_back(memory(dstDesc, cpuEngine(), DNNL_MEMORY_NONE));
   }
 };
 
@@ -74,15 +140,24 @@ PackedLinear::~PackedLinear() = default;
 
 StatusOr<std::unique_ptr<PackedLinear>>
 PackedLinear::prepare(const TensorView &input, const TensorView &weight, const TensorView *bias,
-                      bool transposeWeight, const TensorView &out, bool constantWeight) {
+                      bool transposeWeight, const TensorView &out, bool constantWeight,
+                      const LinearEpilogue &epilogue, ViewList extras) {
   LinearDims dims;
   if (Status status = checkLinear(input, weight, bias, transposeWeight, out, dims); !status)
     return status;
   if (!constantWeight || input.dtype != DType::F32 || dims.m == 0 || dims.n == 0 || dims.k == 0)
     return std::unique_ptr<PackedLinear>();
+  for (const TensorView &extra : extras)
+    if (extra.dtype != DType::F32 || extra.numel() != dims.m * dims.n)
+      return fail("linear", "an epilogue input is not float32 of the result's " +
+                                std::to_string(dims.m * dims.n) + " elements");
   auto impl = std::make_unique<Impl>(Impl{dims.m, dims.k, dims.n, bias != nullptr,
                                           weight.as<const float>(), transposeWeight});
   try {
+    if (Status status =
+            postOpsOf(epilogue, extras.size(), dims.m, dims.n, impl->postOps, impl->binary);
+        !status)
+      return status;
     impl->build();
   } catch (const dnnl::error &error) {
     return dnnlFailure(error);
@@ -90,10 +165,14 @@ PackedLinear::prepare(const TensorView &input, const TensorView &weight, const T
   return std::unique_ptr<PackedLinear>(new PackedLinear(std::move(impl)));
 }
 
-Status PackedLinear::run(const TensorView &input, const TensorView *bias, const TensorView &out) {
+Status PackedLinear::run(const TensorView &input, const TensorView *bias, const TensorView &out,
+                         ViewList extras) {
   Impl &impl = *impl_;
-  if (input.numel() != impl.m * impl.k || out.numel() != impl.m * impl.n ||
-      (bias != nullptr) != impl.hasBias)
+  bool same = input.numel() == impl.m * impl.k && out.numel() == impl.m * impl.n &&
+              (bias != nullptr) == impl.hasBias;
+  for (const BinaryPostOp &op : impl.binary)
+    same = same && op.extra < extras.size() && extras[op.extra].numel() == impl.m * impl.n;
+  if (!same)
     return fail("linear", "the operands are not the ones the step was prepared for");
   try {
     if (numThreads() != impl.threads)
@@ -105,6 +184,11 @@ Status PackedLinear::run(const TensorView &input, const TensorView *bias, const 
     if (impl.hasBias) {
       impl.biasMemory.set_data_handle(bias->data);
       args.emplace(DNNL_ARG_BIAS, impl.biasMemory);
+    }
+    for (size_t i = 0; i < impl.binary.size(); ++i) {
+      impl.extraMemory[i].set_data_handle(extras[impl.binary[i].extra].data);
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(impl.binary[i].position) | DNNL_ARG_SRC_1,
+                   impl.extraMemory[i]);
     }
     impl.primitive.execute(impl.stream, args);
     impl.stream.wait();

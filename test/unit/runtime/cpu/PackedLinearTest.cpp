@@ -1,6 +1,8 @@
 //===- PackedLinearTest.cpp - a linear step's GEMM, prepared once ---------===//
 #include "TestUtil.h"
 
+#include "runtime/cpu/CpuBackend.h"
+#include "runtime/cpu/Fused.h"
 #include "runtime/cpu/PackedLinear.h"
 
 namespace shardc::rt::cpu::test {
@@ -100,6 +102,112 @@ TEST(CpuPackedLinearTest, LeavesOtherStepsUnprepared) {
   auto empty = PackedLinear::prepare(x0.view(), w.view(), nullptr, false, out0.view(), true);
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(*empty, nullptr);
+}
+
+/// An epilogue over [result, extra] and its name for messages.
+struct EpilogueCase {
+  const char *name;
+  LinearEpilogue epilogue;
+  int extras;
+};
+
+const EpilogueCase kEpilogues[] = {
+    {"gelu", {{"gelu"}, {0}}, 0},
+    {"gelu_tanh", {{"gelu_tanh"}, {0}}, 0},
+    {"relu, sigmoid", {{"relu", "sigmoid"}, {0, 1}}, 0},
+    {"tanh", {{"tanh"}, {0}}, 0},
+    {"residual add", {{"add"}, {0, 1}}, 1},
+    {"swiglu", {{"silu", "mul"}, {0, 2, 1}}, 1},
+    {"sub, div, max, min", {{"sub", "div", "max", "min"}, {0, 1, 3, 2, 4, 1, 5, 2}}, 2},
+};
+
+/// The result every path must give: the plain GEMM, then the fused kernel
+/// on it (out of place).
+HostTensor reference(HostTensor &x, HostTensor &w, HostTensor &b, std::vector<HostTensor> &extras,
+                     const LinearEpilogue &epilogue, const Shape &shape) {
+  HostTensor gemm(DType::F32, shape), out(DType::F32, shape);
+  EXPECT_TRUE(succeeded(linear(x.view(), w.view(), ptr(b.view()), false, gemm.view())));
+  std::vector<TensorView> inputs{gemm.view()};
+  for (HostTensor &extra : extras)
+    inputs.push_back(extra.view());
+  EXPECT_TRUE(succeeded(fused(inputs, epilogue.ops, epilogue.args, out.view())));
+  return out;
+}
+
+std::vector<double> valuesOf(const HostTensor &t) {
+  std::vector<double> values;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    values.push_back(getDouble(t, i));
+  return values;
+}
+
+// The epilogue as post-ops of the packed GEMM, and the kernel table's
+// linear with the epilogue in its params on both paths (packed: a prepared
+// state; a weight computed at run time: GEMM, then the fused kernel in place).
+TEST(CpuPackedLinearTest, EpiloguesMatchTheFusedKernelOnTheResult) {
+  Rng rng(17);
+  const Shape shape{2, 3, 24};
+  for (const EpilogueCase &c : kEpilogues) {
+    HostTensor x = random(DType::F32, {2, 3, 20}, rng), w = random(DType::F32, {20, 24}, rng);
+    HostTensor b = random(DType::F32, {24}, rng);
+    std::vector<HostTensor> extras;
+    for (int e = 0; e < c.extras; ++e) {
+      extras.push_back(random(DType::F32, shape, rng));
+      // Away from zero: "div" divides by extra 1.
+      for (int64_t i = 0; i < extras.back().numel(); ++i)
+        reinterpret_cast<float *>(extras.back().bytes.data())[i] += 3.0f;
+    }
+    const std::vector<double> want = valuesOf(reference(x, w, b, extras, c.epilogue, shape));
+
+    std::vector<TensorView> extraViews;
+    for (HostTensor &extra : extras)
+      extraViews.push_back(extra.view());
+    HostTensor packedOut(DType::F32, shape);
+    auto packed = PackedLinear::prepare(x.view(), w.view(), ptr(b.view()), false,
+                                        packedOut.view(), true, c.epilogue, extraViews);
+    ASSERT_TRUE(packed.ok() && *packed) << c.name << ": " << packed.status().message();
+    ASSERT_TRUE(succeeded((*packed)->run(x.view(), ptr(b.view()), packedOut.view(), extraViews)));
+    EXPECT_TRUE(closeTo(packedOut, shape, want, 1e-5, 1e-5)) << c.name;
+
+    Params params;
+    params.set("transpose_weight", Param{{0}, {}, {}});
+    params.set("epilogue_ops", Param{{}, {}, c.epilogue.ops});
+    params.set("epilogue_args", Param{c.epilogue.args, {}, {}});
+    params.set("epilogue_inputs", Param{{c.extras}, {}, {}});
+    std::vector<TensorView> inputs{x.view(), w.view(), b.view()};
+    inputs.insert(inputs.end(), extraViews.begin(), extraViews.end());
+    HostTensor tableOut(DType::F32, shape);
+    const std::vector<TensorView> outputs{tableOut.view()};
+    KernelCall call{inputs, outputs, params};
+    ASSERT_TRUE(succeeded(kernelTable().find("linear")(call))) << c.name;
+    EXPECT_TRUE(closeTo(tableOut, shape, want, 1e-5, 1e-5)) << c.name << " (unprepared)";
+    auto state = kernelTable().findPrepare("linear")(call, {false, true, true, true, true});
+    ASSERT_TRUE(state.ok() && *state) << c.name;
+    HostTensor preparedOut(DType::F32, shape);
+    const std::vector<TensorView> preparedOutputs{preparedOut.view()};
+    KernelCall preparedCall{inputs, preparedOutputs, params};
+    preparedCall.state = state->get();
+    ASSERT_TRUE(succeeded(kernelTable().find("linear")(preparedCall))) << c.name;
+    EXPECT_TRUE(closeTo(preparedOut, shape, want, 1e-5, 1e-5)) << c.name << " (prepared)";
+  }
+}
+
+TEST(CpuPackedLinearTest, RefusesEpiloguesPostOpsCannotRun) {
+  HostTensor x(DType::F32, {4, 8}), w(DType::F32, {8, 3}), out(DType::F32, {4, 3});
+  HostTensor extra(DType::F32, {4, 3}), small(DType::F32, {3});
+  auto prepare = [&](LinearEpilogue epilogue, std::vector<TensorView> extras) {
+    return PackedLinear::prepare(x.view(), w.view(), nullptr, false, out.view(), true, epilogue,
+                                 extras);
+  };
+  EXPECT_TRUE(failsWith(prepare({{"exp"}, {0}}, {}).status(), "no post-op computes 'exp'"));
+  EXPECT_TRUE(failsWith(prepare({{"add", "gelu"}, {0, 1, 1}}, {extra.view()}).status(),
+                        "step 1 does not read the running value first"));
+  EXPECT_TRUE(failsWith(prepare({{"add"}, {1, 0}}, {extra.view()}).status(),
+                        "step 0 does not read the running value first"));
+  EXPECT_TRUE(failsWith(prepare({{"add"}, {0, 2}}, {extra.view()}).status(),
+                        "step 0 reads no extra input"));
+  EXPECT_TRUE(failsWith(prepare({{"add"}, {0, 1}}, {small.view()}).status(),
+                        "an epilogue input is not float32 of the result's 12 elements"));
 }
 
 TEST(CpuPackedLinearTest, RejectsBadOperands) {
