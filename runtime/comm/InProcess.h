@@ -114,7 +114,8 @@ public:
     std::vector<Published> slots;
     std::vector<bool> present; ///< who has arrived at the current barrier
     int arrived = 0;
-    uint64_t generation = 0;
+    /// Written under `mutex`; read without it by a rank spinning (meet).
+    std::atomic<uint64_t> generation{0};
   };
   /// The rendezvous of the group with `context` (of `size` ranks).
   Rendezvous &rendezvous(uint64_t context, int size);
