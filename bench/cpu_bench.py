@@ -102,45 +102,74 @@ def compare_calibrated(shardc, model, flags, device, tmp, name, measured):
           f"{'the same as' if plan == default else 'differs from'} the H100-priced one")
 
 
-def scaling(args, build_model, model_path, tmp, ort_2, rng, seq, vocab):
+def interleaved(timers, rounds):
+    """Median ms of each of `timers` (name -> function returning ms) over
+    `rounds` rounds, every round timing each once in turn: a machine that
+    slows down for a while slows every configuration alike, not the one
+    that happened to run then."""
+    samples = {name: [] for name in timers}
+    for _ in range(rounds):
+        for name, timer in timers.items():
+            samples[name].append(timer())
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def ort_timer(model_path, threads, iters):
+    """A function timing one onnxruntime session on `threads` threads (median ms)."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+    feed = {"input_ids": np.load(model_path.parent / "inputs.npz")["input_ids"]}
+    return lambda: median_ms(lambda: session.run(None, feed), 2, iters)
+
+
+def scaling(args, build_model, model_path, tmp, rng, seq, vocab):
     """Strong scaling on two cores: tp=2 ranks against one rank on the batch-1
-    model, and dp=2 ranks against one rank on the same model at batch 2;
-    `ort_2` is onnxruntime's time on 2 threads, for the one-rank target."""
+    model, and dp=2 ranks against one rank on the same model at batch 2, and
+    one rank on 2 threads against onnxruntime on 2 threads; all timed in
+    interleaved rounds (`interleaved`)."""
     build, iters = args.build, args.iters
     shardc = str(build / "bin" / "shardc")
     subprocess.run([shardc, str(model_path), "--tp", "2", "-o", str(tmp / "tp2")], check=True)
-    inputs, outputs = tmp / "inputs.npz", tmp / "scaling.npz"
-    one_1 = shardrun_ms(build, tmp / "artifact", inputs, outputs, 1, iters)
-    one_2 = shardrun_ms(build, tmp / "artifact", inputs, outputs, 2, iters)
-    tp2 = shardrun_ms(build, tmp / "tp2", inputs, outputs, 2, iters, ranks=2)
-    print(f"  scaling: 1 rank x 1 thread {one_1:.1f} ms, 1 rank x 2 threads {one_2:.1f} ms, "
-          f"tp=2 as 2 threads x 1 {tp2:.1f} ms")
-    print(f"    1 rank x 2 threads vs onnxruntime on 2 threads ({ort_2:.1f} ms): "
-          f"{verdict(ort_2 / one_2, 1.0)}")
-    print(f"    tp=2 (threads) vs 1 rank x 1 thread: {verdict(one_1 / tp2, 1.6)}; "
-          f"vs 1 rank x 2 threads: {verdict(one_2 / tp2, 0.9)}")
-    device = calibrated(build, tmp)
-    compare_calibrated(shardc, model_path, ["--tp", "2"], device, tmp, "tp=2", tp2)
-    mpi = shutil.which("mpirun")
-    if mpi:
-        tp2_mpi = shardrun_ms(build, tmp / "tp2", inputs, outputs, 1, iters, ranks=2, mpi=True)
-        print(f"    tp=2 under mpirun (1 thread each) {tp2_mpi:.1f} ms: vs 1 rank x 1 thread "
-              f"{verdict(one_1 / tp2_mpi, 1.6)}; vs 1 rank x 2 threads {verdict(one_2 / tp2_mpi, 0.9)}")
-
     model, _ = build_model(args.layers, 2)
     save(model, tmp / "batch2.onnx")
     subprocess.run([shardc, str(tmp / "batch2.onnx"), "-o", str(tmp / "batch2")], check=True)
     subprocess.run([shardc, str(tmp / "batch2.onnx"), "--dp", "2", "-o", str(tmp / "dp2")],
                    check=True)
-    inputs = tmp / "inputs2.npz"
-    np.savez(inputs, input_ids=rng.integers(0, vocab, size=(2, seq), dtype=np.int64))
-    batch_1 = shardrun_ms(build, tmp / "batch2", inputs, outputs, 1, iters)
-    dp2 = shardrun_ms(build, tmp / "dp2", inputs, outputs, 1, iters, ranks=2)
-    print(f"  batch 2: 1 rank x 1 thread {batch_1:.1f} ms, dp=2 as 2 threads x 1 {dp2:.1f} ms")
+    inputs, inputs2, outputs = tmp / "inputs.npz", tmp / "inputs2.npz", tmp / "scaling.npz"
+    np.savez(inputs2, input_ids=rng.integers(0, vocab, size=(2, seq), dtype=np.int64))
+    run = lambda artifact, feed, threads, **kw: lambda: shardrun_ms(  # noqa: E731
+        build, tmp / artifact, feed, outputs, threads, iters, **kw)
+    timers = {"ort_2": ort_timer(model_path, 2, iters),
+              "one_1": run("artifact", inputs, 1), "one_2": run("artifact", inputs, 2),
+              "tp2": run("tp2", inputs, 2, ranks=2), "batch_1": run("batch2", inputs2, 1),
+              "dp2": run("dp2", inputs2, 1, ranks=2)}
+    mpi = shutil.which("mpirun")
+    if mpi:
+        timers["tp2_mpi"] = run("tp2", inputs, 1, ranks=2, mpi=True)
+        timers["dp2_mpi"] = run("dp2", inputs2, 1, ranks=2, mpi=True)
+    ms = interleaved(timers, args.rounds)
+    one_1, one_2, tp2, batch_1, dp2 = ms["one_1"], ms["one_2"], ms["tp2"], ms["batch_1"], ms["dp2"]
+    print(f"  scaling ({args.rounds} interleaved rounds of medians of {iters}): 1 rank x 1 thread "
+          f"{one_1:.1f} ms, 1 rank x 2 threads {one_2:.1f} ms, tp=2 as 2 threads x 1 {tp2:.1f} ms")
+    print(f"    1 rank x 2 threads vs onnxruntime on 2 threads ({ms['ort_2']:.1f} ms): "
+          f"{verdict(ms['ort_2'] / one_2, 1.0)}")
+    print(f"    tp=2 (threads) vs 1 rank x 1 thread: {verdict(one_1 / tp2, 1.6)}; "
+          f"vs 1 rank x 2 threads: {verdict(one_2 / tp2, 0.9)}")
+    device = calibrated(build, tmp)
+    compare_calibrated(shardc, model_path, ["--tp", "2"], device, tmp, "tp=2", tp2)
+    if mpi:
+        tp2_mpi = ms["tp2_mpi"]
+        print(f"    tp=2 under mpirun (1 thread each) {tp2_mpi:.1f} ms: vs 1 rank x 1 thread "
+              f"{verdict(one_1 / tp2_mpi, 1.6)}; vs 1 rank x 2 threads {verdict(one_2 / tp2_mpi, 0.9)}")
+    print(f"  batch 2: 1 rank x 1 thread {batch_1:.1f} ms, dp=2 as 2 threads x 1 {dp2:.1f} ms "
+          f"(the batch-1 rank's time over dp=2's: {one_1 / dp2:.2f}, 1.0 is two independent "
+          f"batch-1 ranks)")
     print(f"    dp=2 (threads) vs 1 rank x 1 thread: {verdict(batch_1 / dp2, 1.8)}")
     compare_calibrated(shardc, tmp / "batch2.onnx", ["--dp", "2"], device, tmp, "dp=2", dp2)
     if mpi:
-        dp2_mpi = shardrun_ms(build, tmp / "dp2", inputs, outputs, 1, iters, ranks=2, mpi=True)
+        dp2_mpi = ms["dp2_mpi"]
         print(f"    dp=2 under mpirun (1 thread each) {dp2_mpi:.1f} ms: vs 1 rank x 1 thread "
               f"{verdict(batch_1 / dp2_mpi, 1.8)}")
 
@@ -152,6 +181,9 @@ def parse_args(description):
     parser.add_argument("--iters", type=int, default=10)
     parser.add_argument("--layers", type=int, default=12)
     parser.add_argument("--build", type=pathlib.Path, default=REPO / "build")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="with --scaling: interleaved rounds, each timing every "
+                        "configuration once (medians of the rounds' medians)")
     parser.add_argument("--scaling", action="store_true",
                         help="also time --tp 2 ranks against one rank (1 and 2 threads), and "
                         "--dp 2 ranks against one rank at batch 2")
@@ -207,6 +239,5 @@ def main(args, title, shape, stem, build_model, seq, vocab):
         print("  where shardrun's time goes: " + ", ".join(
             f"{k} {100 * v / total:.0f}%" for k, v in sorted(by_kernel.items(), key=lambda kv: -kv[1])[:6]))
         if args.scaling:
-            ort_2 = ort_ms if args.threads == 2 else time_ort(model_path, ids, 2, args.iters)[0]
-            scaling(args, build_model, model_path, tmp, ort_2, rng, seq, vocab)
+            scaling(args, build_model, model_path, tmp, rng, seq, vocab)
         return 0 if diff <= 1e-4 else 1
