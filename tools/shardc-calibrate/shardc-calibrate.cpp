@@ -22,6 +22,7 @@
 #include "tools/Version.h"
 #include "tools/shardc-calibrate/Measure.h"
 #include "tools/shardrun/ClosestFlag.h"
+#include "tools/shardrun/FlagArgs.h"
 
 #include <cerrno>
 #include <cmath>
@@ -87,21 +88,10 @@ Options parseOptions(int argc, char **argv) {
   const std::vector<std::string> flags = {"-o",     "--ranks", "--threads", "--mib",
                                           "--repeats", "--help", "--version"};
   Options options;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::optional<std::string> inlineValue;
-    if (size_t equals = arg.find('='); arg.rfind("--", 0) == 0 && equals != std::string::npos) {
-      inlineValue = arg.substr(equals + 1);
-      arg = arg.substr(0, equals);
-    }
-    auto value = [&]() -> std::string {
-      if (inlineValue)
-        return *inlineValue;
-      if (i + 1 >= args.size())
-        die(arg + " needs a value");
-      return args[++i];
-    };
+  shardrun::FlagArgs args(argc, argv, die);
+  while (args.next()) {
+    const std::string arg = args.arg();
+    auto value = [&] { return args.value(); };
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       std::exit(0);

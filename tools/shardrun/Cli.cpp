@@ -5,6 +5,7 @@
 #include "runtime/core/PrintableText.h"
 #include "tools/Version.h"
 #include "tools/shardrun/ClosestFlag.h"
+#include "tools/shardrun/FlagArgs.h"
 
 #include <atomic>
 #include <cmath>
@@ -96,22 +97,10 @@ void printError(const std::string &message) {
 
 Options parseOptions(int argc, char **argv) {
   Options options;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    // --flag=value as well as --flag value.
-    std::optional<std::string> inlineValue;
-    if (size_t equals = arg.find('='); arg.rfind("--", 0) == 0 && equals != std::string::npos) {
-      inlineValue = arg.substr(equals + 1);
-      arg = arg.substr(0, equals);
-    }
-    auto value = [&]() -> std::string {
-      if (inlineValue)
-        return *inlineValue;
-      if (i + 1 >= args.size())
-        die(arg + " needs a value");
-      return args[++i];
-    };
+  FlagArgs args(argc, argv, die);
+  while (args.next()) {
+    const std::string arg = args.arg();
+    auto value = [&] { return args.value(); };
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       std::exit(0);

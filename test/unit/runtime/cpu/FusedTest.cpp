@@ -23,13 +23,6 @@ HostTensor runFused(std::vector<HostTensor> &inputs, const std::vector<std::stri
   return out;
 }
 
-std::vector<double> valuesOf(const HostTensor &t) {
-  std::vector<double> values;
-  for (int64_t i = 0; i < t.numel(); ++i)
-    values.push_back(getDouble(t, i));
-  return values;
-}
-
 TEST(CpuFusedTest, EveryUnaryOpMatchesItsKernel) {
   Rng rng(3);
   // 2 x 300 elements: more than one block of the interpreter, not a multiple.

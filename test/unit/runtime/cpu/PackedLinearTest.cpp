@@ -39,10 +39,7 @@ TEST(CpuPackedLinearTest, MatchesTheUnpackedLinear) {
                                           packedOut.view())));
         ASSERT_TRUE(succeeded(linear(x.view(), w.view(), bias ? ptr(b.view()) : nullptr,
                                      transposed, plainOut.view())));
-        std::vector<double> plain;
-        for (int64_t i = 0; i < plainOut.numel(); ++i)
-          plain.push_back(getDouble(plainOut, i));
-        EXPECT_TRUE(closeTo(packedOut, shape, plain, 1e-5, 1e-5))
+        EXPECT_TRUE(closeTo(packedOut, shape, valuesOf(plainOut), 1e-5, 1e-5))
             << "transposed=" << transposed << " bias=" << withBias << " " << formatShape(xs);
       }
 }
@@ -132,13 +129,6 @@ HostTensor reference(HostTensor &x, HostTensor &w, HostTensor &b, std::vector<Ho
     inputs.push_back(extra.view());
   EXPECT_TRUE(succeeded(fused(inputs, epilogue.ops, epilogue.args, out.view())));
   return out;
-}
-
-std::vector<double> valuesOf(const HostTensor &t) {
-  std::vector<double> values;
-  for (int64_t i = 0; i < t.numel(); ++i)
-    values.push_back(getDouble(t, i));
-  return values;
 }
 
 // The epilogue as post-ops of the packed GEMM, and the kernel table's

@@ -216,6 +216,14 @@ inline bool sameBits(const HostTensor &a, const HostTensor &b) {
   return a.dtype == b.dtype && a.shape == b.shape && a.bytes == b.bytes;
 }
 
+/// Every element of `t` as a double, in order.
+inline std::vector<double> valuesOf(const HostTensor &t) {
+  std::vector<double> values;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    values.push_back(getDouble(t, i));
+  return values;
+}
+
 /// linear's product in double: x [..., K] x w [K, N] (or [N, K] when
 /// transposed) + bias, written out.
 inline std::vector<double> naiveLinear(const HostTensor &x, const HostTensor &w, const HostTensor *bias,
