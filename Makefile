@@ -91,7 +91,7 @@ test-conformance: node-tests
 build-asan: deps
 	test -f $(ASAN_BUILD_DIR)/build.ninja || cmake -S . -B $(ASAN_BUILD_DIR) $(CMAKE_FLAGS) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDC_SANITIZE=ON
-	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS) --target shardc shardc-opt shardrun
+	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS) --target shardc shardc-opt shardrun shardc-calibrate
 
 # allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons its free space when
 # the including code is built with ASan, but libMLIR.so is not, so an
