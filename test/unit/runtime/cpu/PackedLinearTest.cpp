@@ -200,6 +200,32 @@ TEST(CpuPackedLinearTest, RefusesEpiloguesPostOpsCannotRun) {
                         "an epilogue input is not float32 of the result's 12 elements"));
 }
 
+// The kernel table's linear reads its epilogue from a step's params, which
+// a hostile artifact may get wrong: every such step fails with one message.
+TEST(CpuPackedLinearTest, TheKernelRefusesBadEpilogueParams) {
+  HostTensor x(DType::F32, {4, 8}), w(DType::F32, {8, 3}), out(DType::F32, {4, 3});
+  HostTensor extra(DType::F32, {4, 3});
+  const std::vector<TensorView> outputs{out.view()};
+  auto call = [&](std::vector<TensorView> inputs, int64_t extras, std::vector<std::string> ops,
+                  std::vector<int64_t> args) {
+    Params params;
+    params.set("epilogue_inputs", Param{{extras}, {}, {}});
+    if (!ops.empty())
+      params.set("epilogue_ops", Param{{}, {}, ops});
+    params.set("epilogue_args", Param{args, {}, {}});
+    return kernelTable().find("linear")(KernelCall{inputs, outputs, params});
+  };
+  EXPECT_TRUE(failsWith(call({x.view(), w.view()}, 5, {"gelu"}, {0}),
+                        "epilogue_inputs 5 is out of range"));
+  EXPECT_TRUE(failsWith(call({x.view(), w.view()}, -1, {"gelu"}, {0}),
+                        "epilogue_inputs -1 is out of range"));
+  EXPECT_TRUE(failsWith(call({x.view(), w.view(), extra.view()}, 1, {}, {}),
+                        "epilogue inputs without epilogue_ops"));
+  EXPECT_TRUE(failsWith(call({x.view(), w.view(), extra.view()}, 1, {"add"}, {0, 7}),
+                        "argument 7 is out of range"));
+  EXPECT_TRUE(succeeded(call({x.view(), w.view(), extra.view()}, 1, {"add"}, {0, 1})));
+}
+
 TEST(CpuPackedLinearTest, RejectsBadOperands) {
   HostTensor x(DType::F32, {4, 8}), wt(DType::F32, {3, 8}), out(DType::F32, {4, 3});
   auto bad = PackedLinear::prepare(x.view(), wt.view(), nullptr, false, out.view(), true);
