@@ -711,7 +711,7 @@ std::string ReportBuilder::summary(bool priced) const {
        << formatSeconds(computeSeconds) << " compute + " << formatSeconds(commSeconds)
        << " communication\n";
   else
-    os << "  estimated step: not priced for the CPU (--device h100|h200|FILE.json prices a GPU)\n";
+    os << "  estimated step: not priced for the CPU (shardc-calibrate writes a --device file that prices it)\n";
   if (pipeline)
     printPipelineSummary(pipelineFigures(), priced, os);
   return text;
