@@ -98,37 +98,54 @@ void blockScores(const C *q, const C *kT, int64_t D, int64_t rows, int64_t cols,
   }
 }
 
-/// The fp32 form (also the compute type of fp16 and bf16): a tile of
-/// kRowTile rows x kTileCols columns of scores stays in registers while d
-/// runs, so each multiply-add costs no load or store of its accumulator.
-/// Reads and writes whole tiles: rows up to roundUp(rows, kRowTile) and
-/// columns up to roundUp(cols, kTileCols); the caller pads q with zero rows
-/// and kT with zero columns, and ignores the padding's scores.
+/// The fp32 register tile both block products run on: for r < kRowTile,
+/// c[r][0, Vecs x kFloatLanes) = (c[r] if `accumulate`, else 0) +
+/// sum_t a[r][t] b[t], t < depth, with rows of a, b and c `lda`, `ldb` and
+/// `ldc` floats apart. The tile stays in registers while t runs, so each
+/// multiply-add costs no load or store of its accumulator (the plain loops
+/// the vectorizer makes kept it in memory).
+template <int64_t Vecs>
+void tileProduct(const float *a, int64_t lda, const float *b, int64_t ldb, int64_t depth,
+                 float *c, int64_t ldc, bool accumulate) {
+  using namespace simd;
+  FloatVec tile[kRowTile][Vecs] = {};
+  if (accumulate)
+#pragma GCC unroll 4
+    for (int64_t r = 0; r < kRowTile; ++r)
+#pragma GCC unroll 4
+      for (int64_t j = 0; j < Vecs; ++j)
+        tile[r][j] = loadVec(c + r * ldc + j * kFloatLanes);
+  for (int64_t t = 0; t < depth; ++t) {
+    FloatVec row[Vecs];
+#pragma GCC unroll 4
+    for (int64_t j = 0; j < Vecs; ++j)
+      row[j] = loadVec(b + t * ldb + j * kFloatLanes);
+#pragma GCC unroll 4
+    for (int64_t r = 0; r < kRowTile; ++r) {
+      const FloatVec weight = splat(a[r * lda + t]);
+#pragma GCC unroll 4
+      for (int64_t j = 0; j < Vecs; ++j)
+        tile[r][j] += weight * row[j];
+    }
+  }
+#pragma GCC unroll 4
+  for (int64_t r = 0; r < kRowTile; ++r)
+#pragma GCC unroll 4
+    for (int64_t j = 0; j < Vecs; ++j)
+      storeVec(c + r * ldc + j * kFloatLanes, tile[r][j]);
+}
+
+/// The fp32 form (also the compute type of fp16 and bf16), on tiles of
+/// kRowTile rows x kTileCols columns of scores. Reads and writes whole
+/// tiles: rows up to roundUp(rows, kRowTile) and columns up to
+/// roundUp(cols, kTileCols); the caller pads q with zero rows and kT with
+/// zero columns, and ignores the padding's scores.
 void blockScores(const float *q, const float *kT, int64_t D, int64_t rows, int64_t cols,
                  float *s) {
-  using namespace simd;
   for (int64_t r0 = 0; r0 < rows; r0 += kRowTile)
-    for (int64_t c0 = 0; c0 < cols; c0 += kTileCols) {
-      FloatVec tile[kRowTile][kTileVecs] = {};
-      for (int64_t d = 0; d < D; ++d) {
-        FloatVec k[kTileVecs];
-#pragma GCC unroll 4
-        for (int64_t j = 0; j < kTileVecs; ++j)
-          k[j] = loadVec(kT + d * kBlockK + c0 + j * kFloatLanes);
-#pragma GCC unroll 4
-        for (int64_t r = 0; r < kRowTile; ++r) {
-          const FloatVec qrd = splat(q[(r0 + r) * D + d]);
-#pragma GCC unroll 4
-          for (int64_t j = 0; j < kTileVecs; ++j)
-            tile[r][j] += qrd * k[j];
-        }
-      }
-#pragma GCC unroll 4
-      for (int64_t r = 0; r < kRowTile; ++r)
-#pragma GCC unroll 4
-        for (int64_t j = 0; j < kTileVecs; ++j)
-          storeVec(s + (r0 + r) * kBlockK + c0 + j * kFloatLanes, tile[r][j]);
-    }
+    for (int64_t c0 = 0; c0 < cols; c0 += kTileCols)
+      tileProduct<kTileVecs>(q + r0 * D, D, kT + c0, kBlockK, D, s + r0 * kBlockK + c0, kBlockK,
+                             /*accumulate=*/false);
 }
 
 /// acc[r][e] += sum_c p[r][c] v[c][e] for r < rows, c < cols, e < Dv; p has
@@ -147,37 +164,6 @@ void blockValues(const C *p, const C *v, int64_t rows, int64_t cols, int64_t Dv,
   }
 }
 
-/// kRowTile rows x Vecs vectors of acc (row stride Dv) held in registers
-/// while c runs over the block's keys.
-template <int64_t Vecs>
-void valuesTile(const float *p, const float *v, int64_t cols, int64_t Dv, float *acc) {
-  using namespace simd;
-  FloatVec tile[kRowTile][Vecs];
-#pragma GCC unroll 4
-  for (int64_t r = 0; r < kRowTile; ++r)
-#pragma GCC unroll 4
-    for (int64_t j = 0; j < Vecs; ++j)
-      tile[r][j] = loadVec(acc + r * Dv + j * kFloatLanes);
-  for (int64_t c = 0; c < cols; ++c) {
-    FloatVec value[Vecs];
-#pragma GCC unroll 4
-    for (int64_t j = 0; j < Vecs; ++j)
-      value[j] = loadVec(v + c * Dv + j * kFloatLanes);
-#pragma GCC unroll 4
-    for (int64_t r = 0; r < kRowTile; ++r) {
-      const FloatVec weight = splat(p[r * kBlockK + c]);
-#pragma GCC unroll 4
-      for (int64_t j = 0; j < Vecs; ++j)
-        tile[r][j] += weight * value[j];
-    }
-  }
-#pragma GCC unroll 4
-  for (int64_t r = 0; r < kRowTile; ++r)
-#pragma GCC unroll 4
-    for (int64_t j = 0; j < Vecs; ++j)
-      storeVec(acc + r * Dv + j * kFloatLanes, tile[r][j]);
-}
-
 /// The fp32 form: register tiles of kRowTile rows over the value columns,
 /// whole vectors first, then the columns left over. Rows up to
 /// roundUp(rows, kRowTile) (the caller pads p and acc).
@@ -189,9 +175,9 @@ void blockValues(const float *p, const float *v, int64_t rows, int64_t cols, int
     float *accRows = acc + r0 * Dv;
     int64_t e0 = 0;
     for (; e0 + kTileCols <= Dv; e0 += kTileCols)
-      valuesTile<kTileVecs>(pRows, v + e0, cols, Dv, accRows + e0);
+      tileProduct<kTileVecs>(pRows, kBlockK, v + e0, Dv, cols, accRows + e0, Dv, true);
     for (; e0 + kFloatLanes <= Dv; e0 += kFloatLanes)
-      valuesTile<1>(pRows, v + e0, cols, Dv, accRows + e0);
+      tileProduct<1>(pRows, kBlockK, v + e0, Dv, cols, accRows + e0, Dv, true);
     for (int64_t r = 0; r < kRowTile && e0 < Dv; ++r)
       for (int64_t c = 0; c < cols; ++c)
         for (int64_t e = e0; e < Dv; ++e)
