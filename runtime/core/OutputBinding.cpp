@@ -1,6 +1,8 @@
 //===- OutputBinding.cpp - steps write the outputs into the caller's tensors -===//
 #include "runtime/core/OutputBinding.h"
 
+#include "runtime/core/ProgramChecks.h"
+
 #include <algorithm>
 #include <set>
 
@@ -11,12 +13,7 @@ OutputBinding::OutputBinding(const schema::Program &program, std::vector<TensorV
     : buffers_(buffers) {
   if (!program.outputs())
     return;
-  // A view names an earlier buffer (the executor checked the program).
-  std::vector<uint32_t> storage(program.buffers()->size());
-  for (uint32_t id = 0; id < storage.size(); ++id) {
-    const schema::Buffer &buffer = *program.buffers()->Get(id);
-    storage[id] = buffer.storage() == schema::Storage::View ? storage[buffer.index()] : id;
-  }
+  const std::vector<uint32_t> storage = storageRoots(program);
   std::set<uint32_t> taken;
   for (uint32_t i = 0; i < program.outputs()->size(); ++i) {
     const uint32_t buffer = program.outputs()->Get(i)->buffer();

@@ -202,4 +202,14 @@ Status checkProgram(const schema::Program &program, const std::vector<TensorSign
   return ProgramChecker(program, inputs, outputs, weights, path).run();
 }
 
+std::vector<uint32_t> storageRoots(const schema::Program &program) {
+  std::vector<uint32_t> roots(program.buffers()->size());
+  for (uint32_t id = 0; id < roots.size(); ++id) {
+    const schema::Buffer &buffer = *program.buffers()->Get(id);
+    // A view names an earlier buffer (checkProgram).
+    roots[id] = buffer.storage() == schema::Storage::View ? roots[buffer.index()] : id;
+  }
+  return roots;
+}
+
 } // namespace shardc::rt

@@ -36,6 +36,10 @@ Status checkProgram(const schema::Program &program, const std::vector<TensorSign
                     const std::vector<TensorSignature> &outputs,
                     const io::SafeTensorsFile &weights, const std::string &path);
 
+/// For a program checkProgram accepted: per buffer, the buffer whose memory
+/// it names (itself, or the buffer its chain of views ends at).
+std::vector<uint32_t> storageRoots(const schema::Program &program);
+
 } // namespace shardc::rt
 
 #endif

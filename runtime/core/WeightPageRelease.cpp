@@ -1,18 +1,15 @@
 //===- WeightPageRelease.cpp - drop a weight's file pages once it is copied -===//
 #include "runtime/core/WeightPageRelease.h"
 
+#include "runtime/core/ProgramChecks.h"
+
 namespace shardc::rt {
 
 WeightPageRelease::WeightPageRelease(const schema::Program &program,
                                      std::function<void(const std::string &)> release)
     : release_(std::move(release)) {
-  // A view reads the buffer it views: follow views to the buffer they name
-  // (a view names an earlier buffer; the executor checked the program).
-  std::vector<uint32_t> root(program.buffers()->size());
-  for (uint32_t id = 0; id < root.size(); ++id) {
-    const schema::Buffer &buffer = *program.buffers()->Get(id);
-    root[id] = buffer.storage() == schema::Storage::View ? root[buffer.index()] : id;
-  }
+  // A view reads the buffer it views.
+  const std::vector<uint32_t> root = storageRoots(program);
   reads_.resize(program.steps()->size());
   for (uint32_t s = 0; s < program.steps()->size(); ++s) {
     const schema::Step &step = *program.steps()->Get(s);
