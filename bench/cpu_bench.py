@@ -62,12 +62,17 @@ def save(model, path):
                     location=f"{path.stem}.weights", size_threshold=1024)
 
 
-def time_ort(model_path, ids, threads, iters):
-    """onnxruntime's median ms/iter on `threads` threads, and its output."""
+def ort_session(model_path, threads):
+    """onnxruntime's CPU session of `model_path` on `threads` threads."""
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
-    session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+
+
+def time_ort(model_path, ids, threads, iters):
+    """onnxruntime's median ms/iter on `threads` threads, and its output."""
+    session = ort_session(model_path, threads)
     reference = session.run(None, {"input_ids": ids})[0]
     return median_ms(lambda: session.run(None, {"input_ids": ids}), 2, iters), reference
 
@@ -116,10 +121,7 @@ def interleaved(timers, rounds):
 
 def ort_timer(model_path, threads, iters):
     """A function timing one onnxruntime session on `threads` threads (median ms)."""
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+    session = ort_session(model_path, threads)
     feed = {"input_ids": np.load(model_path.parent / "inputs.npz")["input_ids"]}
     return lambda: median_ms(lambda: session.run(None, feed), 2, iters)
 
