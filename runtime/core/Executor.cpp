@@ -182,11 +182,12 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
       for (uint32_t id : *step->outputs())
         prepared.outputs.push_back(executor->buffers_[id]);
     prepared.params = decodeParams(*step);
+    // "step 7 (linear for add_19)", for the errors below.
+    auto describe = [&] {
+      return "step " + std::to_string(executor->steps_.size()) + " (" + step->kernel()->str() +
+             " for " + (step->source() ? step->source()->str() : std::string("?")) + ")";
+    };
     if (prepared.params.has("mesh_axes")) {
-      auto describe = [&] {
-        return "step " + std::to_string(executor->steps_.size()) + " (" + step->kernel()->str() +
-               " for " + (step->source() ? step->source()->str() : std::string("?")) + ")";
-      };
       if (!groups)
         return Status::error(describe() + " is a collective, and no communicator was given");
       auto group = groups->group(prepared.params.strings("mesh_axes"));
@@ -200,10 +201,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
       if (Status status = check(KernelCall{prepared.inputs, prepared.outputs, prepared.params,
                                            prepared.communicator, nullptr, &device});
           !status)
-        return Status::error("step " + std::to_string(executor->steps_.size()) + " (" +
-                             step->kernel()->str() + " for " +
-                             (step->source() ? step->source()->str() : std::string("?")) +
-                             "): " + status.message());
+        return Status::error(describe() + ": " + status.message());
     if (KernelPrepare prepare = device.kernels().findPrepare(step->kernel()->str())) {
       std::vector<bool> constant;
       if (step->inputs())
@@ -213,10 +211,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
                                       prepared.communicator, nullptr, &device},
                            constant);
       if (!state)
-        return Status::error("step " + std::to_string(executor->steps_.size()) + " (" +
-                             step->kernel()->str() + " for " +
-                             (step->source() ? step->source()->str() : std::string("?")) +
-                             "): " + state.status().message());
+        return Status::error(describe() + ": " + state.status().message());
       prepared.state = std::move(*state);
     }
     if (release)
