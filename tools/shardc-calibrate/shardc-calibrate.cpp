@@ -75,13 +75,11 @@ struct Options {
 }
 
 int parseCount(const std::string &flag, const std::string &text, int minimum, int maximum) {
-  char *end = nullptr;
-  errno = 0;
-  long value = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno || value < minimum || value > maximum)
+  std::optional<long> value = shardrun::integerIn(text, minimum, maximum);
+  if (!value)
     die(flag + " '" + text + "': expected an integer from " + std::to_string(minimum) + " to " +
         std::to_string(maximum));
-  return int(value);
+  return int(*value);
 }
 
 Options parseOptions(int argc, char **argv) {

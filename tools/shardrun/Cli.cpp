@@ -55,11 +55,10 @@ constexpr const char *kUsage =
     "(the first rank of its last stage).\n";
 
 int parseCount(const std::string &flag, const std::string &text, int minimum) {
-  char *end = nullptr;
-  long value = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || value < minimum || value > 1000000)
+  std::optional<long> value = integerIn(text, minimum, 1000000);
+  if (!value)
     die(flag + " '" + text + "': expected an integer >= " + std::to_string(minimum));
-  return static_cast<int>(value);
+  return static_cast<int>(*value);
 }
 
 /// The longest --comm-timeout: about 11.6 days. Far longer ones overflow
