@@ -85,6 +85,12 @@ Status postOpsOf(const LinearEpilogue &epilogue, size_t extras, int64_t m, int64
 
 } // namespace
 
+int64_t paddedRowStride(int64_t n) {
+  constexpr int64_t lineFloats = 64 / sizeof(float);
+  const int64_t lines = (n + lineFloats - 1) / lineFloats;
+  return (lines | 1) * lineFloats;
+}
+
 struct PackedLinear::Impl {
   int64_t m, k, n;
   bool hasBias;
@@ -106,14 +112,23 @@ struct PackedLinear::Impl {
   void build() {
     threads = numThreads();
     const memory::desc srcDesc({m, k}, memory::data_type::f32, Tag::ab);
-    const memory::desc anyWeight({k, n}, memory::data_type::f32, Tag::any);
     const memory::desc biasDesc({1, n}, memory::data_type::f32, Tag::ab);
     const memory::desc dstDesc({m, n}, memory::data_type::f32, Tag::ab);
-    const dnnl::matmul::desc desc = hasBias ? dnnl::matmul::desc(srcDesc, anyWeight, biasDesc, dstDesc)
-                                            : dnnl::matmul::desc(srcDesc, anyWeight, dstDesc);
     dnnl::primitive_attr attributes;
     attributes.set_post_ops(postOps);
-    const dnnl::matmul::primitive_desc pd(desc, attributes, cpuEngine());
+    auto primitiveFor = [&](const memory::desc &weightDesc) {
+      return dnnl::matmul::primitive_desc(
+          hasBias ? dnnl::matmul::desc(srcDesc, weightDesc, biasDesc, dstDesc)
+                  : dnnl::matmul::desc(srcDesc, weightDesc, dstDesc),
+          attributes, cpuEngine());
+    };
+    dnnl::matmul::primitive_desc pd =
+        primitiveFor(memory::desc({k, n}, memory::data_type::f32, Tag::any));
+    // Where oneDNN keeps the weight row-major (its sgemm, without AVX-512),
+    // the rows get padded (paddedRowStride).
+    if (pd.weights_desc() == memory::desc({k, n}, memory::data_type::f32, Tag::ab))
+      pd = primitiveFor(
+          memory::desc({k, n}, memory::data_type::f32, memory::dims{paddedRowStride(n), 1}));
     primitive = dnnl::matmul(pd);
     if (!packed || pd.weights_desc() != packedDesc) {
       packedDesc = pd.weights_desc();
