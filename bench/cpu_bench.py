@@ -183,7 +183,7 @@ def parse_args(description):
     parser.add_argument("--iters", type=int, default=10)
     parser.add_argument("--layers", type=int, default=12)
     parser.add_argument("--build", type=pathlib.Path, default=REPO / "build")
-    parser.add_argument("--rounds", type=int, default=3,
+    parser.add_argument("--rounds", type=int, default=5,
                         help="with --scaling: interleaved rounds, each timing every "
                         "configuration once (medians of the rounds' medians)")
     parser.add_argument("--scaling", action="store_true",

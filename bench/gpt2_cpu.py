@@ -25,12 +25,13 @@ meets it: one rank x 2 threads >= 1.0x onnxruntime on 2 threads, tp=2 >=
 1.6x one rank x 1 thread and >= 0.9x one rank x 2 threads, dp=2 >= 1.8x one
 rank x 1 thread; the targets ask for medians of at least 10 iterations.
 The scaling configurations (and onnxruntime on 2 threads) are timed in
---rounds interleaved rounds (default 3), each round timing every one once,
+--rounds interleaved rounds (default 5), each round timing every one once,
 and each figure is the median of its rounds: on a shared machine whose speed
 drifts by 5-10% over minutes, timing one configuration after another made
-the ratios measure the drift. It also prices the tp=2 and dp=2 plans with a
-device file shardc-calibrate measures in the same run (the estimate beside
-the measured step).
+the ratios measure the drift, and on the Zen 3 machine bursts slowed a
+2-core run by 20-50% for a round or two. It also prices the tp=2 and dp=2
+plans with a device file shardc-calibrate measures in the same run (the
+estimate beside the measured step).
 
 The model is bench/cpu_models.py's `gpt2`, the timing bench/cpu_bench.py's,
 shared with bench/llama_cpu.py.
