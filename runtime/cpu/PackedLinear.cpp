@@ -92,10 +92,10 @@ int64_t paddedRowStride(int64_t n) {
 }
 
 struct PackedLinear::Impl {
-  int64_t m, k, n;
-  bool hasBias;
-  const float *weight;  // the step's weight as stored, [K, N] or [N, K]
-  bool transposeWeight; // [N, K]
+  int64_t m = 0, k = 0, n = 0;
+  bool hasBias = false;
+  const float *weight = nullptr; // the step's weight as stored, [K, N] or [N, K]
+  bool transposeWeight = false;  // [N, K]
   // oneDNN sizes a primitive's work split by the threads there are when it
   // is made; a later change of numThreads() makes it again (run).
   int threads = 0;
@@ -166,8 +166,11 @@ PackedLinear::prepare(const TensorView &input, const TensorView &weight, const T
     if (extra.dtype != DType::F32 || extra.numel() != dims.m * dims.n)
       return fail("linear", "an epilogue input is not float32 of the result's " +
                                 std::to_string(dims.m * dims.n) + " elements");
-  auto impl = std::make_unique<Impl>(Impl{dims.m, dims.k, dims.n, bias != nullptr,
-                                          weight.as<const float>(), transposeWeight});
+  auto impl = std::make_unique<Impl>();
+  impl->m = dims.m, impl->k = dims.k, impl->n = dims.n;
+  impl->hasBias = bias != nullptr;
+  impl->weight = weight.as<const float>();
+  impl->transposeWeight = transposeWeight;
   try {
     if (Status status =
             postOpsOf(epilogue, extras.size(), dims.m, dims.n, impl->postOps, impl->binary);
