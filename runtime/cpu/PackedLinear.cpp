@@ -10,6 +10,10 @@
 #include <optional>
 #include <unordered_map>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace shardc::rt::cpu {
 namespace {
 
@@ -22,22 +26,44 @@ const dnnl::engine &cpuEngine() {
   return engine;
 }
 
-Status dnnlFailure(const dnnl::error &error) {
-  return fail("linear", std::string("oneDNN's matmul failed: ") + error.what());
+Status dnnlFailure(const std::string &what) {
+  return fail("linear", "oneDNN's matmul failed: " + what);
 }
 
-/// A binary post-op of the chain: its position among the post-ops (how its
-/// operand is passed) and which extra input it reads.
-struct BinaryPostOp {
-  int position;
-  size_t extra;
+/// One op of the epilogue as a oneDNN post-op: an eltwise one, or a binary
+/// one reading extra input `extra` of the result's shape.
+struct PostOp {
+  dnnl::algorithm algorithm;
+  float alpha = 0.0f;
+  std::optional<size_t> extra;
 };
 
-/// `epilogue` as oneDNN post-ops on an [m, n] result with `extras` extra
-/// inputs; an error unless it is a chain post-ops can run.
-Status postOpsOf(const LinearEpilogue &epilogue, size_t extras, int64_t m, int64_t n,
-                 dnnl::post_ops &postOps, std::vector<BinaryPostOp> &binary) {
-  using dnnl::algorithm;
+/// An epilogue op's name (Fused.h) and the post-op that computes it.
+struct PostOpSpelling {
+  const char *name;
+  dnnl::algorithm algorithm;
+  bool binary;
+  float alpha; // swish's alpha is the sigmoid's scale: 1 gives silu
+};
+
+const PostOpSpelling kPostOps[] = {
+    {"gelu", dnnl::algorithm::eltwise_gelu_erf, false, 0.0f},
+    {"gelu_tanh", dnnl::algorithm::eltwise_gelu_tanh, false, 0.0f},
+    {"relu", dnnl::algorithm::eltwise_relu, false, 0.0f},
+    {"silu", dnnl::algorithm::eltwise_swish, false, 1.0f},
+    {"sigmoid", dnnl::algorithm::eltwise_logistic, false, 0.0f},
+    {"tanh", dnnl::algorithm::eltwise_tanh, false, 0.0f},
+    {"add", dnnl::algorithm::binary_add, true, 0.0f},
+    {"mul", dnnl::algorithm::binary_mul, true, 0.0f},
+    {"max", dnnl::algorithm::binary_max, true, 0.0f},
+    {"min", dnnl::algorithm::binary_min, true, 0.0f},
+    {"sub", dnnl::algorithm::binary_sub, true, 0.0f},
+    {"div", dnnl::algorithm::binary_div, true, 0.0f},
+};
+
+/// `epilogue` as oneDNN post-ops with `extras` extra inputs; an error
+/// unless it is a chain post-ops can run.
+Status postOpsOf(const LinearEpilogue &epilogue, size_t extras, std::vector<PostOp> &postOps) {
   auto broken = [](const std::string &why) {
     return fail("linear", "the epilogue is not a chain of post-ops: " + why);
   };
@@ -45,35 +71,22 @@ Status postOpsOf(const LinearEpilogue &epilogue, size_t extras, int64_t m, int64
   int64_t running = 0;
   for (size_t s = 0; s < epilogue.ops.size(); ++s) {
     const std::string &op = epilogue.ops[s];
-    std::optional<algorithm> unary =
-        op == "gelu"        ? algorithm::eltwise_gelu_erf
-        : op == "gelu_tanh" ? algorithm::eltwise_gelu_tanh
-        : op == "relu"      ? algorithm::eltwise_relu
-        : op == "silu"      ? algorithm::eltwise_swish
-        : op == "sigmoid"   ? algorithm::eltwise_logistic
-        : op == "tanh"      ? std::optional(algorithm::eltwise_tanh)
-                            : std::nullopt;
-    std::optional<algorithm> binaryOp = op == "add"   ? algorithm::binary_add
-                                        : op == "mul" ? algorithm::binary_mul
-                                        : op == "max" ? algorithm::binary_max
-                                        : op == "min" ? algorithm::binary_min
-                                        : op == "sub" ? algorithm::binary_sub
-                                        : op == "div" ? std::optional(algorithm::binary_div)
-                                                      : std::nullopt;
-    const size_t arity = unary ? 1 : binaryOp ? 2 : 0;
-    if (!arity)
+    const PostOpSpelling *spelling = nullptr;
+    for (const PostOpSpelling &candidate : kPostOps)
+      if (op == candidate.name)
+        spelling = &candidate;
+    if (!spelling)
       return broken("no post-op computes '" + op + "'");
+    const size_t arity = spelling->binary ? 2 : 1;
     if (next + arity > epilogue.args.size() || epilogue.args[next] != running)
       return broken("step " + std::to_string(s) + " does not read the running value first");
-    if (unary) {
-      // swish's alpha is the sigmoid's scale: 1 gives silu.
-      postOps.append_eltwise(1.0f, *unary, op == "silu" ? 1.0f : 0.0f, 0.0f);
+    if (!spelling->binary) {
+      postOps.push_back({spelling->algorithm, spelling->alpha, std::nullopt});
     } else {
       const int64_t extra = epilogue.args[next + 1];
       if (extra < 1 || extra > int64_t(extras))
         return broken("step " + std::to_string(s) + " reads no extra input");
-      binary.push_back({int(s), size_t(extra - 1)});
-      postOps.append_binary(*binaryOp, memory::desc({m, n}, memory::data_type::f32, Tag::ab));
+      postOps.push_back({spelling->algorithm, 0.0f, size_t(extra - 1)});
     }
     next += arity;
     running = 1 + int64_t(extras) + int64_t(s);
@@ -91,6 +104,40 @@ int64_t paddedRowStride(int64_t n) {
   return (lines | 1) * lineFloats;
 }
 
+std::vector<ColumnPanel> columnPanels(int64_t n, int threads) {
+  constexpr int64_t lineFloats = 64 / sizeof(float), minSlice = 4 * lineFloats;
+  constexpr int64_t panel = 1024, splitAbove = 4 * panel;
+  const int64_t lines = (n + lineFloats - 1) / lineFloats;
+  const int64_t workers = std::clamp<int64_t>(n / minSlice, 1, std::max(threads, 1));
+  std::vector<ColumnPanel> panels;
+  for (int64_t w = 0; w < workers; ++w) {
+    const int64_t begin = std::min(n, lines * w / workers * lineFloats);
+    const int64_t end = std::min(n, lines * (w + 1) / workers * lineFloats);
+    // Equal panels of whole cache lines rather than 1024s and a sliver.
+    const int64_t count = end - begin <= splitAbove ? 1 : (end - begin + panel - 1) / panel;
+    const int64_t width =
+        ((end - begin + count - 1) / count + lineFloats - 1) / lineFloats * lineFloats;
+    for (int64_t first = begin; first < end; first += width)
+      panels.push_back({first, std::min(width, end - first), int(w)});
+  }
+  return panels;
+}
+
+namespace {
+
+/// One primitive over the output columns [begin, begin + width) of an
+/// [m, n] result: its slice of the weight, packed, and the memory objects
+/// whose data handles each run points at the slices of its operands.
+struct Panel {
+  ColumnPanel columns;
+  dnnl::matmul primitive;
+  memory::desc packedDesc;
+  memory packed, dst, bias;
+  std::vector<memory> extras; // one per binary post-op
+};
+
+} // namespace
+
 struct PackedLinear::Impl {
   int64_t m = 0, k = 0, n = 0;
   bool hasBias = false;
@@ -100,53 +147,130 @@ struct PackedLinear::Impl {
   // is made; a later change of numThreads() makes it again (run).
   int threads = 0;
   dnnl::stream stream{cpuEngine()};
-  dnnl::matmul primitive;
-  memory::desc packedDesc;
-  memory packed, src, dst, biasMemory;
-  dnnl::post_ops postOps; // the epilogue
-  std::vector<BinaryPostOp> binary;
-  std::vector<memory> extraMemory; // one per binary post-op
+  std::vector<Panel> panels;
+  // Where the panels are split over threads, each runs single-threaded
+  // primitives on a stream and source memory of its own.
+  std::vector<dnnl::stream> workerStreams;
+  std::vector<memory> workerSources;
+  std::vector<PostOp> postOps; // the epilogue
 
-  /// (Re)makes the primitive for the current thread count, and packs the
-  /// weight when the layout it wants is not the one already packed.
+  /// The matmul primitive of `columns` of the result, whose weight slice is
+  /// laid out as `weightDesc` (Tag::any lets oneDNN choose). The result and
+  /// the binary post-ops' inputs are column slices of row-major [m, n].
+  dnnl::matmul::primitive_desc primitiveFor(const ColumnPanel &columns,
+                                            const memory::desc &weightDesc) const {
+    const int64_t width = columns.width;
+    const memory::desc srcDesc({m, k}, memory::data_type::f32, Tag::ab);
+    const memory::desc sliceDesc({m, width}, memory::data_type::f32, memory::dims{n, 1});
+    dnnl::post_ops sliceOps;
+    for (const PostOp &op : postOps) {
+      if (op.extra)
+        sliceOps.append_binary(op.algorithm, sliceDesc);
+      else
+        sliceOps.append_eltwise(1.0f, op.algorithm, op.alpha, 0.0f);
+    }
+    dnnl::primitive_attr attributes;
+    attributes.set_post_ops(sliceOps);
+    const memory::desc biasDesc({1, width}, memory::data_type::f32, Tag::ab);
+    return dnnl::matmul::primitive_desc(
+        hasBias ? dnnl::matmul::desc(srcDesc, weightDesc, biasDesc, sliceDesc)
+                : dnnl::matmul::desc(srcDesc, weightDesc, sliceDesc),
+        attributes, cpuEngine());
+  }
+
+  /// (Re)makes the primitives for the current thread count, and packs each
+  /// weight slice whose columns or wanted layout changed.
   void build() {
     threads = numThreads();
-    const memory::desc srcDesc({m, k}, memory::data_type::f32, Tag::ab);
-    const memory::desc biasDesc({1, n}, memory::data_type::f32, Tag::ab);
-    const memory::desc dstDesc({m, n}, memory::data_type::f32, Tag::ab);
-    dnnl::primitive_attr attributes;
-    attributes.set_post_ops(postOps);
-    auto primitiveFor = [&](const memory::desc &weightDesc) {
-      return dnnl::matmul::primitive_desc(
-          hasBias ? dnnl::matmul::desc(srcDesc, weightDesc, biasDesc, dstDesc)
-                  : dnnl::matmul::desc(srcDesc, weightDesc, dstDesc),
-          attributes, cpuEngine());
-    };
-    dnnl::matmul::primitive_desc pd =
-        primitiveFor(memory::desc({k, n}, memory::data_type::f32, Tag::any));
+    const memory::desc plain({k, n}, memory::data_type::f32, Tag::ab);
+    const bool sgemm = primitiveFor({0, n}, memory::desc({k, n}, memory::data_type::f32, Tag::any))
+                           .weights_desc() == plain;
     // Where oneDNN keeps the weight row-major (its sgemm, without AVX-512),
-    // the rows get padded (paddedRowStride).
-    if (pd.weights_desc() == memory::desc({k, n}, memory::data_type::f32, Tag::ab))
-      pd = primitiveFor(
-          memory::desc({k, n}, memory::data_type::f32, memory::dims{paddedRowStride(n), 1}));
-    primitive = dnnl::matmul(pd);
-    if (!packed || pd.weights_desc() != packedDesc) {
-      packedDesc = pd.weights_desc();
-      // The stored weight seen as the [K, N] operand: row-major, or its
-      // transpose (PyTorch's [N, K]) read column-major.
-      memory stored({{k, n}, memory::data_type::f32, transposeWeight ? Tag::ba : Tag::ab},
-                    cpuEngine(), const_cast<float *>(weight));
-      packed = memory(packedDesc, cpuEngine());
-      dnnl::reorder(stored, packed).execute(stream, stored, packed);
-      stream.wait();
+    // the result is split over the threads and cut into panels
+    // (columnPanels), and the rows of each panel's weight are padded
+    // (paddedRowStride). oneDNN's own threads run its blocked layouts.
+    const std::vector<ColumnPanel> columns =
+        sgemm ? columnPanels(n, hasOpenMP() ? threads : 1) : std::vector<ColumnPanel>{{0, n, 0}};
+    const int workers = columns.back().worker + 1;
+    std::optional<SingleThreadScope> singleThreaded;
+    if (workers > 1)
+      singleThreaded.emplace();
+    panels.resize(columns.size());
+    for (size_t p = 0; p < columns.size(); ++p) {
+      Panel &panel = panels[p];
+      const bool moved =
+          panel.columns.begin != columns[p].begin || panel.columns.width != columns[p].width;
+      panel.columns = columns[p];
+      const int64_t width = columns[p].width;
+      const memory::desc weightDesc =
+          sgemm ? memory::desc({k, width}, memory::data_type::f32,
+                               memory::dims{paddedRowStride(width), 1})
+                : memory::desc({k, width}, memory::data_type::f32, Tag::any);
+      const dnnl::matmul::primitive_desc pd = primitiveFor(columns[p], weightDesc);
+      panel.primitive = dnnl::matmul(pd);
+      if (moved || !panel.packed || pd.weights_desc() != panel.packedDesc)
+        pack(panel, pd.weights_desc());
+      const memory::desc sliceDesc({m, width}, memory::data_type::f32, memory::dims{n, 1});
+      panel.dst = memory(sliceDesc, cpuEngine(), DNNL_MEMORY_NONE);
+      if (hasBias)
+        panel.bias =
+            memory({{1, width}, memory::data_type::f32, Tag::ab}, cpuEngine(), DNNL_MEMORY_NONE);
+      panel.extras.clear();
+      for (const PostOp &op : postOps)
+        if (op.extra)
+          panel.extras.push_back(memory(sliceDesc, cpuEngine(), DNNL_MEMORY_NONE));
     }
-    src = memory(srcDesc, cpuEngine(), DNNL_MEMORY_NONE);
-    dst = memory(dstDesc, cpuEngine(), DNNL_MEMORY_NONE);
-    if (hasBias)
-      biasMemory = memory(biasDesc, cpuEngine(), DNNL_MEMORY_NONE);
-    extraMemory.clear();
-    for (size_t i = 0; i < binary.size(); ++i)
-      extraMemory.push_back(memory(dstDesc, cpuEngine(), DNNL_MEMORY_NONE));
+    workerStreams.clear();
+    workerSources.clear();
+    for (int w = 0; w < workers; ++w) {
+      workerStreams.emplace_back(cpuEngine());
+      workerSources.push_back(
+          memory({{m, k}, memory::data_type::f32, Tag::ab}, cpuEngine(), DNNL_MEMORY_NONE));
+    }
+  }
+
+  /// Runs the panels of thread `worker` (all of them for -1) on that
+  /// thread's stream: out = epilogue(input x weight + bias, extras...).
+  void runPanels(int worker, void *input, const TensorView *bias, float *result, ViewList extras) {
+    const size_t w = worker < 0 ? 0 : size_t(worker);
+    memory &src = workerSources[w];
+    src.set_data_handle(input);
+    for (Panel &panel : panels) {
+      if (worker >= 0 && panel.columns.worker != worker)
+        continue;
+      const int64_t begin = panel.columns.begin;
+      panel.dst.set_data_handle(result + begin);
+      std::unordered_map<int, memory> args{
+          {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, panel.packed}, {DNNL_ARG_DST, panel.dst}};
+      if (hasBias) {
+        panel.bias.set_data_handle(bias->as<float>() + begin);
+        args.emplace(DNNL_ARG_BIAS, panel.bias);
+      }
+      for (size_t i = 0, b = 0; i < postOps.size(); ++i) {
+        if (!postOps[i].extra)
+          continue;
+        memory &slice = panel.extras[b++];
+        slice.set_data_handle(extras[*postOps[i].extra].as<float>() + begin);
+        args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i)) | DNNL_ARG_SRC_1, slice);
+      }
+      panel.primitive.execute(workerStreams[w], args);
+    }
+    workerStreams[w].wait();
+  }
+
+  /// Reorders the panel's columns of the stored weight into `layout`.
+  void pack(Panel &panel, const memory::desc &layout) {
+    panel.packedDesc = layout;
+    const int64_t begin = panel.columns.begin, width = panel.columns.width;
+    // The stored weight's columns seen as a [K, width] operand: row-major
+    // with row stride n, or the rows of PyTorch's [N, K] read column-major.
+    const memory::desc columnsDesc({k, width}, memory::data_type::f32,
+                                   transposeWeight ? memory::dims{1, k} : memory::dims{n, 1});
+    const float *first = transposeWeight ? weight + begin * k : weight + begin;
+    memory stored(columnsDesc, cpuEngine(), const_cast<float *>(first));
+    panel.packed = memory(layout, cpuEngine());
+    dnnl::reorder(stored, panel.packed).execute(stream, stored, panel.packed);
+    stream.wait();
   }
 };
 
@@ -172,13 +296,11 @@ PackedLinear::prepare(const TensorView &input, const TensorView &weight, const T
   impl->weight = weight.as<const float>();
   impl->transposeWeight = transposeWeight;
   try {
-    if (Status status =
-            postOpsOf(epilogue, extras.size(), dims.m, dims.n, impl->postOps, impl->binary);
-        !status)
+    if (Status status = postOpsOf(epilogue, extras.size(), impl->postOps); !status)
       return status;
     impl->build();
   } catch (const dnnl::error &error) {
-    return dnnlFailure(error);
+    return dnnlFailure(error.what());
   }
   return std::unique_ptr<PackedLinear>(new PackedLinear(std::move(impl)));
 }
@@ -188,30 +310,42 @@ Status PackedLinear::run(const TensorView &input, const TensorView *bias, const 
   Impl &impl = *impl_;
   bool same = input.numel() == impl.m * impl.k && out.numel() == impl.m * impl.n &&
               (bias != nullptr) == impl.hasBias;
-  for (const BinaryPostOp &op : impl.binary)
-    same = same && op.extra < extras.size() && extras[op.extra].numel() == impl.m * impl.n;
+  for (const PostOp &op : impl.postOps)
+    same = same && (!op.extra ||
+                    (*op.extra < extras.size() && extras[*op.extra].numel() == impl.m * impl.n));
   if (!same)
     return fail("linear", "the operands are not the ones the step was prepared for");
   try {
     if (numThreads() != impl.threads)
       impl.build();
-    impl.src.set_data_handle(input.data);
-    impl.dst.set_data_handle(out.data);
-    std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, impl.src}, {DNNL_ARG_WEIGHTS, impl.packed}, {DNNL_ARG_DST, impl.dst}};
-    if (impl.hasBias) {
-      impl.biasMemory.set_data_handle(bias->data);
-      args.emplace(DNNL_ARG_BIAS, impl.biasMemory);
-    }
-    for (size_t i = 0; i < impl.binary.size(); ++i) {
-      impl.extraMemory[i].set_data_handle(extras[impl.binary[i].extra].data);
-      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(impl.binary[i].position) | DNNL_ARG_SRC_1,
-                   impl.extraMemory[i]);
-    }
-    impl.primitive.execute(impl.stream, args);
-    impl.stream.wait();
   } catch (const dnnl::error &error) {
-    return dnnlFailure(error);
+    return dnnlFailure(error.what());
+  }
+  float *result = out.as<float>();
+#ifdef _OPENMP
+  const int workers = int(impl.workerStreams.size());
+  if (workers > 1 && !omp_in_parallel()) {
+    // An exception must not leave an OpenMP region: each thread keeps its own.
+    std::vector<std::string> errors(static_cast<size_t>(workers));
+#pragma omp parallel num_threads(workers)
+    {
+      const int worker = omp_get_thread_num();
+      try {
+        impl.runPanels(worker, input.data, bias, result, extras);
+      } catch (const dnnl::error &error) {
+        errors[size_t(worker)] = error.what();
+      }
+    }
+    for (const std::string &error : errors)
+      if (!error.empty())
+        return dnnlFailure(error);
+    return Status::success();
+  }
+#endif
+  try {
+    impl.runPanels(-1, input.data, bias, result, extras);
+  } catch (const dnnl::error &error) {
+    return dnnlFailure(error.what());
   }
   return Status::success();
 }

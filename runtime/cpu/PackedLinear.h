@@ -14,6 +14,11 @@
 // on a Zen 3 core (AVX2, one thread, M = 128) [768, 3072] took 14.0 ms
 // against 7.1 for its transpose. The packed rows are padded to an odd number
 // of cache lines (paddedRowStride): 6.4 ms, and 768 x 768 1.80 -> 1.60 ms.
+// That sgemm also loses speed on wide results: GPT-2's [768, 50257] LM head
+// ran at 96 GFLOP/s on two threads and 56 on one. Cut into column panels
+// about 1024 wide (columnPanels), each its own primitive over a slice of
+// the weight, it ran at 121 and 74 (medians of 25; [768, 8192]: 85 -> 116).
+// Results up to 4096 wide gained nothing and stay whole.
 //
 // Only fp32 steps whose weight is constant (a Weight buffer) are prepared;
 // the others keep the sgemm path. The packed copy is the step's own: a
@@ -56,6 +61,20 @@ struct LinearEpilogue {
 /// oneDNN's sgemm: whole 64-byte cache lines, an odd number of them, so that
 /// rows a power of two apart do not map to the same cache sets.
 int64_t paddedRowStride(int64_t n);
+
+/// Output columns [begin, begin + width) of a linear's result, computed by
+/// thread `worker`.
+struct ColumnPanel {
+  int64_t begin = 0, width = 0;
+  int worker = 0;
+};
+
+/// How sgemm's row-major path splits an n-wide result over `threads`: one
+/// contiguous slice of whole cache lines per thread (fewer threads where a
+/// slice would be under 64 columns), each slice whole up to 4096 columns,
+/// else cut into equal panels of whole cache lines at most 1024 wide (the
+/// last one takes what is left).
+std::vector<ColumnPanel> columnPanels(int64_t n, int threads);
 
 class PackedLinear : public KernelState {
 public:

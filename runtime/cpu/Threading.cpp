@@ -61,6 +61,10 @@ int numThreads() {
   return threads;
 }
 
+SingleThreadScope::SingleThreadScope() { applyToCallingThread(1); }
+// numThreads() applies the setting to the calling thread again.
+SingleThreadScope::~SingleThreadScope() { (void)numThreads(); }
+
 bool hasOpenMP() {
 #ifdef _OPENMP
   return true;

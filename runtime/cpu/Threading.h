@@ -28,6 +28,18 @@ void setNumThreads(int n);
 /// The current setting (>= 1), applied to the calling thread's OpenMP setting.
 int numThreads();
 
+/// While alive, the calling thread's OpenMP setting is one thread (numThreads()
+/// is unchanged): oneDNN sizes a primitive for the threads the calling thread
+/// may use when it is made, and PackedLinear makes single-threaded ones that
+/// its own threads run side by side.
+class SingleThreadScope {
+public:
+  SingleThreadScope();
+  ~SingleThreadScope();
+  SingleThreadScope(const SingleThreadScope &) = delete;
+  SingleThreadScope &operator=(const SingleThreadScope &) = delete;
+};
+
 /// Whether the library was built with OpenMP; without it every kernel but the
 /// GEMMs runs on the calling thread.
 bool hasOpenMP();

@@ -5,6 +5,8 @@
 #include "runtime/cpu/Fused.h"
 #include "runtime/cpu/PackedLinear.h"
 
+#include <tuple>
+
 namespace shardc::rt::cpu::test {
 namespace {
 
@@ -35,10 +37,10 @@ TEST(CpuPackedLinearTest, MatchesTheUnpackedLinear) {
         HostTensor *bias = withBias ? &b : nullptr;
         auto packed = prepared(x, w, bias, transposed, packedOut);
         ASSERT_TRUE(packed);
-        ASSERT_TRUE(succeeded(packed->run(x.view(), bias ? ptr(b.view()) : nullptr,
-                                          packedOut.view())));
-        ASSERT_TRUE(succeeded(linear(x.view(), w.view(), bias ? ptr(b.view()) : nullptr,
-                                     transposed, plainOut.view())));
+        ASSERT_TRUE(
+            succeeded(packed->run(x.view(), bias ? ptr(b.view()) : nullptr, packedOut.view())));
+        ASSERT_TRUE(succeeded(linear(x.view(), w.view(), bias ? ptr(b.view()) : nullptr, transposed,
+                                     plainOut.view())));
         EXPECT_TRUE(closeTo(packedOut, shape, valuesOf(plainOut), 1e-5, 1e-5))
             << "transposed=" << transposed << " bias=" << withBias << " " << formatShape(xs);
       }
@@ -64,11 +66,12 @@ TEST(CpuPackedLinearTest, RunsOnEachRunsInputFromThePackedCopy) {
 }
 
 // A primitive is sized for the threads there were when it was made; after
-// setNumThreads it is made again and still gives the product.
+// setNumThreads it is made again (here: the result split over two threads,
+// each with its own slice of the weight) and still gives the product.
 TEST(CpuPackedLinearTest, FollowsAChangeOfThreadCount) {
   Rng rng(5);
-  HostTensor x = random(DType::F32, {64, 48}, rng), w = random(DType::F32, {48, 40}, rng);
-  HostTensor one(DType::F32, {64, 40}), two(DType::F32, {64, 40});
+  HostTensor x = random(DType::F32, {64, 48}, rng), w = random(DType::F32, {48, 200}, rng);
+  HostTensor one(DType::F32, {64, 200}), two(DType::F32, {64, 200});
   std::unique_ptr<PackedLinear> packed;
   {
     ThreadScope threads(1);
@@ -80,8 +83,8 @@ TEST(CpuPackedLinearTest, FollowsAChangeOfThreadCount) {
     ThreadScope threads(2);
     ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, two.view())));
   }
-  EXPECT_TRUE(closeTo(two, {64, 40}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
-  EXPECT_TRUE(closeTo(one, {64, 40}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
+  EXPECT_TRUE(closeTo(two, {64, 200}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
+  EXPECT_TRUE(closeTo(one, {64, 200}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
 }
 
 // Not prepared: a weight computed at run time, other element types, and
@@ -112,6 +115,93 @@ TEST(CpuPackedLinearTest, PadsRowsToAnOddNumberOfCacheLines) {
   EXPECT_EQ(paddedRowStride(768), 784);
   EXPECT_EQ(paddedRowStride(3072), 3088);
   EXPECT_EQ(paddedRowStride(50257), 50288);
+}
+
+/// The panels of an n-wide result over `threads` as (begin, width, worker).
+std::vector<std::tuple<int64_t, int64_t, int>> spans(int64_t n, int threads) {
+  std::vector<std::tuple<int64_t, int64_t, int>> out;
+  for (const ColumnPanel &panel : columnPanels(n, threads))
+    out.push_back({panel.begin, panel.width, panel.worker});
+  return out;
+}
+using Spans = std::vector<std::tuple<int64_t, int64_t, int>>;
+
+// On one thread, results up to 4096 wide stay whole; wider ones are cut into
+// equal panels of whole cache lines, none wider than 1024.
+TEST(CpuPackedLinearTest, CutsWideResultsIntoColumnPanels) {
+  EXPECT_EQ(spans(37, 1), (Spans{{0, 37, 0}}));
+  EXPECT_EQ(spans(4096, 1), (Spans{{0, 4096, 0}}));
+  EXPECT_EQ(spans(4097, 1),
+            (Spans{{0, 832, 0}, {832, 832, 0}, {1664, 832, 0}, {2496, 832, 0}, {3328, 769, 0}}));
+  EXPECT_EQ(spans(8192, 1).size(), 8u);
+  EXPECT_EQ(spans(8192, 1)[7], std::make_tuple(int64_t(7168), int64_t(1024), 0));
+  const std::vector<ColumnPanel> head = columnPanels(50257, 1);
+  ASSERT_EQ(head.size(), 50u);
+  int64_t next = 0;
+  for (const ColumnPanel &panel : head) {
+    EXPECT_EQ(panel.begin, next);
+    EXPECT_LE(panel.width, 1024);
+    next += panel.width;
+  }
+  EXPECT_EQ(next, 50257);
+  EXPECT_EQ(head.front().width, 1008);
+}
+
+// Over several threads, each takes one contiguous slice of whole cache
+// lines, cut into panels only where the slice is wider than 4096; slices
+// under 64 columns are not made (fewer threads work).
+TEST(CpuPackedLinearTest, SplitsColumnsOverThreads) {
+  EXPECT_EQ(spans(768, 2), (Spans{{0, 384, 0}, {384, 384, 1}}));
+  EXPECT_EQ(spans(770, 2), (Spans{{0, 384, 0}, {384, 386, 1}}));
+  EXPECT_EQ(spans(3072, 3), (Spans{{0, 1024, 0}, {1024, 1024, 1}, {2048, 1024, 2}}));
+  EXPECT_EQ(spans(100, 2), (Spans{{0, 100, 0}}));
+  EXPECT_EQ(spans(128, 4), (Spans{{0, 64, 0}, {64, 64, 1}}));
+  EXPECT_EQ(spans(37, 0), (Spans{{0, 37, 0}}));
+  const std::vector<ColumnPanel> head = columnPanels(50257, 2);
+  int64_t next = 0;
+  std::vector<int64_t> perWorker(2);
+  for (const ColumnPanel &panel : head) {
+    EXPECT_EQ(panel.begin, next);
+    EXPECT_LE(panel.width, 1024);
+    EXPECT_EQ(panel.begin % 16, 0);
+    next += panel.width;
+    perWorker[size_t(panel.worker)] += panel.width;
+  }
+  EXPECT_EQ(next, 50257);
+  EXPECT_EQ(perWorker, (std::vector<int64_t>{25136, 25121}));
+}
+
+// A result wide enough to be cut into panels, on one thread and split over
+// three: each panel reads its own columns of the weight (either layout), of
+// the bias and of the epilogue's extra inputs, and writes its own columns.
+TEST(CpuPackedLinearTest, PanelsComputeTheWholeProduct) {
+  Rng rng(43);
+  const int64_t m = 3, k = 20, n = 5000;
+  const LinearEpilogue swiglu{{"silu", "mul"}, {0, 2, 1}};
+  for (int threads : {1, 3})
+    for (bool transposed : {false, true}) {
+      ThreadScope scope(threads);
+      HostTensor x = random(DType::F32, {m, k}, rng);
+      HostTensor w = random(DType::F32, transposed ? Shape{n, k} : Shape{k, n}, rng);
+      HostTensor b = random(DType::F32, {n}, rng), up = random(DType::F32, {m, n}, rng);
+      HostTensor plain(DType::F32, {m, n}), out(DType::F32, {m, n});
+      auto bare = prepared(x, w, &b, transposed, plain);
+      ASSERT_TRUE(bare);
+      ASSERT_TRUE(succeeded(bare->run(x.view(), ptr(b.view()), plain.view())));
+      EXPECT_TRUE(closeTo(plain, {m, n}, naiveLinear(x, w, &b, transposed), 1e-5, 1e-5))
+          << "threads=" << threads << " transposed=" << transposed;
+
+      const std::vector<TensorView> extras{up.view()};
+      auto gated = PackedLinear::prepare(x.view(), w.view(), ptr(b.view()), transposed, out.view(),
+                                         true, swiglu, extras);
+      ASSERT_TRUE(gated.ok() && *gated) << gated.status().message();
+      ASSERT_TRUE(succeeded((*gated)->run(x.view(), ptr(b.view()), out.view(), extras)));
+      HostTensor want(DType::F32, {m, n});
+      const std::vector<TensorView> inputs{plain.view(), up.view()};
+      ASSERT_TRUE(succeeded(fused(inputs, swiglu.ops, swiglu.args, want.view())));
+      EXPECT_TRUE(closeTo(out, {m, n}, valuesOf(want), 1e-5, 1e-5))
+          << "threads=" << threads << " transposed=" << transposed;
+    }
 }
 
 /// An epilogue over [result, extra] and its name for messages.
@@ -166,8 +256,8 @@ TEST(CpuPackedLinearTest, EpiloguesMatchTheFusedKernelOnTheResult) {
     for (HostTensor &extra : extras)
       extraViews.push_back(extra.view());
     HostTensor packedOut(DType::F32, shape);
-    auto packed = PackedLinear::prepare(x.view(), w.view(), ptr(b.view()), false,
-                                        packedOut.view(), true, c.epilogue, extraViews);
+    auto packed = PackedLinear::prepare(x.view(), w.view(), ptr(b.view()), false, packedOut.view(),
+                                        true, c.epilogue, extraViews);
     ASSERT_TRUE(packed.ok() && *packed) << c.name << ": " << packed.status().message();
     ASSERT_TRUE(succeeded((*packed)->run(x.view(), ptr(b.view()), packedOut.view(), extraViews)));
     EXPECT_TRUE(closeTo(packedOut, shape, want, 1e-5, 1e-5)) << c.name;
@@ -228,8 +318,8 @@ TEST(CpuPackedLinearTest, TheKernelRefusesBadEpilogueParams) {
     params.set("epilogue_args", Param{args, {}, {}});
     return kernelTable().find("linear")(KernelCall{inputs, outputs, params});
   };
-  EXPECT_TRUE(failsWith(call({x.view(), w.view()}, 5, {"gelu"}, {0}),
-                        "epilogue_inputs 5 is out of range"));
+  EXPECT_TRUE(
+      failsWith(call({x.view(), w.view()}, 5, {"gelu"}, {0}), "epilogue_inputs 5 is out of range"));
   EXPECT_TRUE(failsWith(call({x.view(), w.view()}, -1, {"gelu"}, {0}),
                         "epilogue_inputs -1 is out of range"));
   EXPECT_TRUE(failsWith(call({x.view(), w.view(), extra.view()}, 1, {}, {}),
