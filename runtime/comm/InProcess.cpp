@@ -79,6 +79,20 @@ public:
     return exchange.end();
   }
 
+  Status allGatherRows(const void *in, void *out, size_t rows, size_t rowBytes) override {
+    Exchange exchange(*this, "all_gather", {in, out, rows * rowBytes, DType::U8});
+    if (Status status = exchange.begin(); !status)
+      return status;
+    const size_t n = static_cast<size_t>(size());
+    auto *to = static_cast<std::byte *>(out);
+    for (size_t peer = 0; peer < n; ++peer) {
+      const auto *from = static_cast<const std::byte *>(exchange.peers()[peer].in);
+      for (size_t row = 0; row < rows; ++row)
+        copyBytes(to + (row * n + peer) * rowBytes, from + row * rowBytes, rowBytes);
+    }
+    return exchange.end();
+  }
+
   Status gather(const void *in, void *out, size_t bytesPerRank, int root) override {
     if (Status status = checkPeer(root, "gather"); !status)
       return status;

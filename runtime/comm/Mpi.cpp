@@ -162,6 +162,32 @@ public:
     return check(MPI_Allgather(send, count, MPI_BYTE, out, count, MPI_BYTE, comm_), "all_gather");
   }
 
+  // Each rank's rows arrive as one element of a strided type: `rows` runs
+  // of rowBytes, size() rows apart, resized so that rank i's element starts
+  // at row i. MPI places them; nothing is staged.
+  Status allGatherRows(const void *in, void *out, size_t rows, size_t rowBytes) override {
+    if (Status status = fitsInt(rows * rowBytes, "all_gather"); !status)
+      return status;
+    if (Status status = fitsInt(rowBytes * size_, "all_gather"); !status)
+      return status;
+    Watched watched(*watchdog_, "all_gather");
+    const int count = static_cast<int>(rows), row = static_cast<int>(rowBytes);
+    MPI_Datatype strided = MPI_DATATYPE_NULL, placed = MPI_DATATYPE_NULL;
+    if (Status status =
+            check(MPI_Type_vector(count, row, row * size_, MPI_BYTE, &strided), "all_gather");
+        !status)
+      return status;
+    Status status = check(MPI_Type_create_resized(strided, 0, row, &placed), "all_gather");
+    MPI_Type_free(&strided);
+    if (!status)
+      return status;
+    status = check(MPI_Type_commit(&placed), "all_gather");
+    if (status)
+      status = check(MPI_Allgather(in, count * row, MPI_BYTE, out, 1, placed, comm_), "all_gather");
+    MPI_Type_free(&placed);
+    return status;
+  }
+
   Status gather(const void *in, void *out, size_t bytesPerRank, int root) override {
     if (Status status = fitsInt(bytesPerRank, "gather"); !status)
       return status;

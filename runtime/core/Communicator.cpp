@@ -2,6 +2,7 @@
 #include "runtime/core/Communicator.h"
 
 #include <cstring>
+#include <memory>
 
 namespace shardc::rt {
 
@@ -24,6 +25,26 @@ Status Communicator::gather(const void *in, void *out, size_t bytesPerRank, int 
       std::memcpy(block, in, bytesPerRank);
     }
   }
+  return {};
+}
+
+Status Communicator::allGatherRows(const void *in, void *out, size_t rows, size_t rowBytes) {
+  if (onDevice())
+    return Status::error("all_gather: interleaved rows need host memory");
+  const size_t n = static_cast<size_t>(size()), blockBytes = rows * rowBytes;
+  if (rows && rowBytes && (blockBytes / rows != rowBytes || blockBytes > SIZE_MAX / n))
+    return Status::error("all_gather: " + std::to_string(n) + " blocks of " +
+                         std::to_string(rows) + " rows of " + std::to_string(rowBytes) +
+                         " bytes overflow the address space");
+  // Not value-initialized: every byte is written by the gather.
+  std::unique_ptr<std::byte[]> blocks(new std::byte[n * blockBytes]);
+  if (Status status = allGather(in, blocks.get(), blockBytes); !status)
+    return status;
+  auto *to = static_cast<std::byte *>(out);
+  for (size_t rank = 0; rank < n; ++rank)
+    for (size_t row = 0; row < rows; ++row)
+      std::memcpy(to + (row * n + rank) * rowBytes, blocks.get() + (rank * rows + row) * rowBytes,
+                  rowBytes);
   return {};
 }
 

@@ -49,6 +49,12 @@ public:
   virtual Status allReduceSum(void *data, size_t count, DType dtype) = 0;
   /// `out` (size() * bytesPerRank) receives rank i's `in` at block i.
   virtual Status allGather(const void *in, void *out, size_t bytesPerRank) = 0;
+  /// allGather of a tensor along a dim that is not its first: `in` holds
+  /// `rows` rows of `rowBytes`, and row o of rank i lands at row
+  /// o * size() + i of `out`. By default (host memory only) allGather into
+  /// scratch memory, then a reorder; the in-process world copies each row
+  /// from its owner in place, MPI receives into a strided datatype.
+  virtual Status allGatherRows(const void *in, void *out, size_t rows, size_t rowBytes);
   /// `in` holds size() blocks of countPerRank elements; rank i's `out` gets
   /// the sum over the group of block i.
   virtual Status reduceScatterSum(const void *in, void *out, size_t countPerRank, DType dtype) = 0;

@@ -2,8 +2,9 @@
 //
 // The checks and the block layout are runtime/core/CollectivePlan's, shared
 // with the CUDA kernels; here the blocks move through host memory: contiguous
-// blocks are handed to the communicator as they are, interleaved ones go
-// through scratch memory with strided row copies.
+// blocks are handed to the communicator as they are; an all-gather of
+// interleaved ones too (Communicator::allGatherRows places the rows), the
+// other interleaved ones go through scratch memory with strided row copies.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Collectives.h"
@@ -58,15 +59,10 @@ Status allGatherKernel(const KernelCall &call) {
   auto blocks = planAllGather(op);
   if (!blocks)
     return blocks.status();
-  const int n = op.group().size();
   if (blocks->contiguous())
     return op.group().allGather(op.input().data, op.output().data, op.input().bytes());
-  Bytes gathered(op.output().bytes());
-  if (Status status = op.group().allGather(op.input().data, gathered.data(), op.input().bytes());
-      !status)
-    return status;
-  interleave(gathered.data(), mutableBytesOf(op.output()), n, blocks->outer, blocks->row);
-  return {};
+  return op.group().allGatherRows(op.input().data, op.output().data,
+                                  static_cast<size_t>(blocks->outer), blocks->row);
 }
 
 Status reduceScatterKernel(const KernelCall &call) {

@@ -151,6 +151,17 @@ inline void checkAllGather(Communicator &comm, DType dtype, int64_t countPerRank
       << "rank " << comm.rank() << " of " << comm.size();
 }
 
+/// allGatherRows: each rank's [rows, width] joined along dim 1.
+inline void checkAllGatherRows(Communicator &comm, DType dtype, int64_t rows, int64_t width) {
+  HostTensor mine = rankTensor(dtype, {rows, width}, comm.rank());
+  HostTensor all(dtype, {rows, width * comm.size()});
+  ASSERT_TRUE(succeeded(comm.allGatherRows(mine.bytes.data(), all.bytes.data(), size_t(rows),
+                                           size_t(width) * dtypeSize(dtype))));
+  EXPECT_TRUE(sameTensor(all, concatOf(everyRank(dtype, {rows, width}, comm.size()), 1)))
+      << dtypeName(dtype) << " " << rows << " x " << width << " on rank " << comm.rank()
+      << " of " << comm.size();
+}
+
 inline void checkReduceScatter(Communicator &comm, DType dtype, int64_t countPerRank) {
   const Shape whole{countPerRank * comm.size()};
   HostTensor mine = rankTensor(dtype, whole, comm.rank());

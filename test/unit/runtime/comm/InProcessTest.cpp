@@ -3,6 +3,7 @@
 
 #include "runtime/comm/InProcess.h"
 #include "runtime/core/Mesh.h"
+#include "test/unit/runtime/comm/WrappedGroup.h"
 
 #include <atomic>
 #include <chrono>
@@ -53,6 +54,23 @@ TEST_P(InProcessRanks, AllGatherAndAllToAll) {
       for (int64_t count : {0, 1, 7}) {
         checkAllGather(comm, dtype, count);
         checkAllToAll(comm, dtype, count);
+      }
+  });
+}
+
+// Gathered along a dim that is not the first: the in-process world places
+// each row from its owner; a wrapped group (which does not forward
+// allGatherRows) runs the base class's gather into scratch memory.
+TEST_P(InProcessRanks, AllGatherRows) {
+  onRanks(GetParam(), [](Communicator &comm) {
+    std::atomic<int> flushes{0};
+    auto everyone = comm.split(0, comm.rank());
+    ASSERT_TRUE(everyone.ok() && *everyone);
+    WrappedGroup wrapped(std::move(*everyone), flushes);
+    for (DType dtype : {DType::F32, DType::I8, DType::F16})
+      for (auto [rows, width] : {std::pair<int64_t, int64_t>{3, 5}, {1, 7}, {4, 1}, {0, 3}}) {
+        checkAllGatherRows(comm, dtype, rows, width);
+        checkAllGatherRows(wrapped, dtype, rows, width);
       }
   });
 }

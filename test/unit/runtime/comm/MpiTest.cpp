@@ -45,6 +45,7 @@ TEST(MpiTest, AllGatherAndAllToAll) {
   for (DType dtype : {DType::F32, DType::I8, DType::Bool, DType::F16, DType::I64})
     for (int64_t count : {0, 1, 7}) {
       checkAllGather(*gWorld, dtype, count);
+      checkAllGatherRows(*gWorld, dtype, 3, count);
       checkAllToAll(*gWorld, dtype, count);
     }
 }

@@ -93,8 +93,9 @@ TEST(OutputBindingTest, ExecutorWritesBoundOutputsInPlaceAndCopiesTheOthers) {
     const void *before = outputs.size() == 4 ? outputs[0].bytes.data() : nullptr;
     ASSERT_TRUE((*executor)->run({&x}, outputs).ok());
     ASSERT_EQ(outputs.size(), 4u);
-    if (before)
+    if (before) {
       EXPECT_EQ(outputs[0].bytes.data(), before) << "a bound output keeps its tensor";
+    }
     std::vector<float> a, c;
     for (float v : values(x)) {
       a.push_back(2 * v);
