@@ -105,21 +105,22 @@ int64_t paddedRowStride(int64_t n) {
 }
 
 std::vector<ColumnPanel> columnPanels(int64_t n, int threads) {
-  constexpr int64_t lineFloats = 64 / sizeof(float), minSlice = 4 * lineFloats;
-  constexpr int64_t panel = 1024, splitAbove = 4 * panel;
-  const int64_t lines = (n + lineFloats - 1) / lineFloats;
-  const int64_t workers = std::clamp<int64_t>(n / minSlice, 1, std::max(threads, 1));
-  std::vector<ColumnPanel> panels;
-  for (int64_t w = 0; w < workers; ++w) {
-    const int64_t begin = std::min(n, lines * w / workers * lineFloats);
-    const int64_t end = std::min(n, lines * (w + 1) / workers * lineFloats);
-    // Equal panels of whole cache lines rather than 1024s and a sliver.
-    const int64_t count = end - begin <= splitAbove ? 1 : (end - begin + panel - 1) / panel;
-    const int64_t width =
-        ((end - begin + count - 1) / count + lineFloats - 1) / lineFloats * lineFloats;
-    for (int64_t first = begin; first < end; first += width)
-      panels.push_back({first, std::min(width, end - first), int(w)});
+  constexpr int64_t lineFloats = 64 / sizeof(float), minWidth = 4 * lineFloats;
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  int64_t count = 1;
+  if (threads <= 1) {
+    count = n <= 4096 ? 1 : ceilDiv(n, 1024);
+  } else {
+    // About 384 wide, a multiple of the threads so that an even machine
+    // gives every thread the same share.
+    count = ceilDiv(ceilDiv(n, 384), threads) * threads;
+    count = std::clamp<int64_t>(n / minWidth, 1, count);
   }
+  // Equal panels of whole cache lines rather than full ones and a sliver.
+  const int64_t width = ceilDiv(ceilDiv(n, count), lineFloats) * lineFloats;
+  std::vector<ColumnPanel> panels;
+  for (int64_t begin = 0; begin < n; begin += width)
+    panels.push_back({begin, std::min(width, n - begin)});
   return panels;
 }
 
@@ -148,8 +149,9 @@ struct PackedLinear::Impl {
   int threads = 0;
   dnnl::stream stream{cpuEngine()};
   std::vector<Panel> panels;
-  // Where the panels are split over threads, each runs single-threaded
-  // primitives on a stream and source memory of its own.
+  // Where our threads share out the panels, each runs single-threaded
+  // primitives on a stream and source memory of its own; with one worker
+  // the calling thread runs every panel on oneDNN's threads.
   std::vector<dnnl::stream> workerStreams;
   std::vector<memory> workerSources;
   std::vector<PostOp> postOps; // the epilogue
@@ -186,12 +188,14 @@ struct PackedLinear::Impl {
     const bool sgemm = primitiveFor({0, n}, memory::desc({k, n}, memory::data_type::f32, Tag::any))
                            .weights_desc() == plain;
     // Where oneDNN keeps the weight row-major (its sgemm, without AVX-512),
-    // the result is split over the threads and cut into panels
-    // (columnPanels), and the rows of each panel's weight are padded
+    // the result is cut into column panels (columnPanels) that our threads
+    // share out, and the rows of each panel's weight are padded
     // (paddedRowStride). oneDNN's own threads run its blocked layouts.
+    const int panelThreads = hasOpenMP() ? threads : 1;
     const std::vector<ColumnPanel> columns =
-        sgemm ? columnPanels(n, hasOpenMP() ? threads : 1) : std::vector<ColumnPanel>{{0, n, 0}};
-    const int workers = columns.back().worker + 1;
+        sgemm ? columnPanels(n, panelThreads) : std::vector<ColumnPanel>{{0, n}};
+    const int workers =
+        sgemm && columns.size() > 1 ? std::min(panelThreads, int(columns.size())) : 1;
     std::optional<SingleThreadScope> singleThreaded;
     if (workers > 1)
       singleThreaded.emplace();
@@ -229,33 +233,27 @@ struct PackedLinear::Impl {
     }
   }
 
-  /// Runs the panels of thread `worker` (all of them for -1) on that
-  /// thread's stream: out = epilogue(input x weight + bias, extras...).
-  void runPanels(int worker, void *input, const TensorView *bias, float *result, ViewList extras) {
-    const size_t w = worker < 0 ? 0 : size_t(worker);
-    memory &src = workerSources[w];
-    src.set_data_handle(input);
-    for (Panel &panel : panels) {
-      if (worker >= 0 && panel.columns.worker != worker)
-        continue;
-      const int64_t begin = panel.columns.begin;
-      panel.dst.set_data_handle(result + begin);
-      std::unordered_map<int, memory> args{
-          {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, panel.packed}, {DNNL_ARG_DST, panel.dst}};
-      if (hasBias) {
-        panel.bias.set_data_handle(bias->as<float>() + begin);
-        args.emplace(DNNL_ARG_BIAS, panel.bias);
-      }
-      for (size_t i = 0, b = 0; i < postOps.size(); ++i) {
-        if (!postOps[i].extra)
-          continue;
-        memory &slice = panel.extras[b++];
-        slice.set_data_handle(extras[*postOps[i].extra].as<float>() + begin);
-        args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i)) | DNNL_ARG_SRC_1, slice);
-      }
-      panel.primitive.execute(workerStreams[w], args);
+  /// Runs panel `p` on worker `w`'s stream, without waiting for it:
+  /// its columns of out = epilogue(input x weight + bias, extras...).
+  void runPanel(size_t p, size_t w, const TensorView *bias, float *result, ViewList extras) {
+    Panel &panel = panels[p];
+    const int64_t begin = panel.columns.begin;
+    panel.dst.set_data_handle(result + begin);
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, workerSources[w]},
+                                         {DNNL_ARG_WEIGHTS, panel.packed},
+                                         {DNNL_ARG_DST, panel.dst}};
+    if (hasBias) {
+      panel.bias.set_data_handle(bias->as<float>() + begin);
+      args.emplace(DNNL_ARG_BIAS, panel.bias);
     }
-    workerStreams[w].wait();
+    for (size_t i = 0, b = 0; i < postOps.size(); ++i) {
+      if (!postOps[i].extra)
+        continue;
+      memory &slice = panel.extras[b++];
+      slice.set_data_handle(extras[*postOps[i].extra].as<float>() + begin);
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i)) | DNNL_ARG_SRC_1, slice);
+    }
+    panel.primitive.execute(workerStreams[w], args);
   }
 
   /// Reorders the panel's columns of the stored weight into `layout`.
@@ -322,18 +320,33 @@ Status PackedLinear::run(const TensorView &input, const TensorView *bias, const 
     return dnnlFailure(error.what());
   }
   float *result = out.as<float>();
+  for (memory &src : impl.workerSources)
+    src.set_data_handle(input.data);
 #ifdef _OPENMP
   const int workers = int(impl.workerStreams.size());
   if (workers > 1 && !omp_in_parallel()) {
-    // An exception must not leave an OpenMP region: each thread keeps its own.
+    // Panels are handed out one at a time: a thread slowed by the rest of
+    // the machine takes fewer. An exception must not leave the loop (the
+    // other threads would wait for it), so each thread keeps its own.
     std::vector<std::string> errors(static_cast<size_t>(workers));
+    const auto count = static_cast<int64_t>(impl.panels.size());
 #pragma omp parallel num_threads(workers)
     {
-      const int worker = omp_get_thread_num();
+      const auto worker = static_cast<size_t>(omp_get_thread_num());
+      std::string &failure = errors[worker];
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t p = 0; p < count; ++p) {
+        try {
+          if (failure.empty())
+            impl.runPanel(size_t(p), worker, bias, result, extras);
+        } catch (const dnnl::error &error) {
+          failure = error.what();
+        }
+      }
       try {
-        impl.runPanels(worker, input.data, bias, result, extras);
+        impl.workerStreams[worker].wait();
       } catch (const dnnl::error &error) {
-        errors[size_t(worker)] = error.what();
+        failure = error.what();
       }
     }
     for (const std::string &error : errors)
@@ -343,7 +356,9 @@ Status PackedLinear::run(const TensorView &input, const TensorView *bias, const 
   }
 #endif
   try {
-    impl.runPanels(-1, input.data, bias, result, extras);
+    for (size_t p = 0; p < impl.panels.size(); ++p)
+      impl.runPanel(p, 0, bias, result, extras);
+    impl.workerStreams[0].wait();
   } catch (const dnnl::error &error) {
     return dnnlFailure(error.what());
   }

@@ -15,14 +15,15 @@
 // against 7.1 for its transpose. The packed rows are padded to an odd number
 // of cache lines (paddedRowStride): 6.4 ms, and 768 x 768 1.80 -> 1.60 ms.
 // That sgemm also loses speed on wide results, and splits the work over
-// its threads less well than we can. On that path the result's columns are
-// split over the threads, one contiguous slice each, and a slice wider than
-// 4096 is cut into panels at most 1024 wide (columnPanels); each panel is a
-// single-threaded primitive over its columns of the weight, and each thread
-// runs its own panels. Two threads, interleaved in one process: GPT-2's
-// [768, 50257] LM head 90.9 ms whole, 76.6 in panels on oneDNN's threads,
-// 73.5 split as above (one thread: 177 -> 126); [768, 768] 1.26 -> 1.12 ms,
-// [3072, 768] 5.62 -> 4.98, [768, 3072] 4.95 -> 4.57.
+// its threads less well than we can. On that path the result is cut into
+// column panels (columnPanels), each a single-threaded primitive over its
+// columns of the weight, which our threads take one at a time. Two threads,
+// interleaved in one process: GPT-2's [768, 50257] LM head 90.9 ms whole
+// on oneDNN's threads, 75 in 384-512-wide panels; Llama's [768, 32000]
+// head 62 -> 52 ms (against one slice per thread); [768, 3072]
+// 6.1 -> 5.2 ms; [768, 2048] 3.6 -> 3.2; [768, 768] 1.26 -> 1.12 (two
+// panels). On one thread, panels at most 1024 wide: the LM head 177 -> 126
+// ms; up to 4096 columns, cutting gained nothing.
 //
 // Only fp32 steps whose weight is constant (a Weight buffer) are prepared;
 // the others keep the sgemm path. The packed copy is the step's own: a
@@ -66,18 +67,16 @@ struct LinearEpilogue {
 /// rows a power of two apart do not map to the same cache sets.
 int64_t paddedRowStride(int64_t n);
 
-/// Output columns [begin, begin + width) of a linear's result, computed by
-/// thread `worker`.
+/// Output columns [begin, begin + width) of a linear's result.
 struct ColumnPanel {
   int64_t begin = 0, width = 0;
-  int worker = 0;
 };
 
-/// How sgemm's row-major path splits an n-wide result over `threads`: one
-/// contiguous slice of whole cache lines per thread (fewer threads where a
-/// slice would be under 64 columns), each slice whole up to 4096 columns,
-/// else cut into equal panels of whole cache lines at most 1024 wide (the
-/// last one takes what is left).
+/// How sgemm's row-major path cuts an n-wide result into panels of whole
+/// cache lines, equal but for the last: on one thread whole up to 4096
+/// columns, else at most 1024 wide; on several, about 384 wide, as many as
+/// a multiple of the threads, none under 64 columns (fewer panels, down to
+/// one, where n is small).
 std::vector<ColumnPanel> columnPanels(int64_t n, int threads);
 
 class PackedLinear : public KernelState {

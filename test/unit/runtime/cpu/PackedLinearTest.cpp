@@ -117,58 +117,56 @@ TEST(CpuPackedLinearTest, PadsRowsToAnOddNumberOfCacheLines) {
   EXPECT_EQ(paddedRowStride(50257), 50288);
 }
 
-/// The panels of an n-wide result over `threads` as (begin, width, worker).
-std::vector<std::tuple<int64_t, int64_t, int>> spans(int64_t n, int threads) {
-  std::vector<std::tuple<int64_t, int64_t, int>> out;
+/// The panels of an n-wide result over `threads` as (begin, width).
+std::vector<std::pair<int64_t, int64_t>> spans(int64_t n, int threads) {
+  std::vector<std::pair<int64_t, int64_t>> out;
   for (const ColumnPanel &panel : columnPanels(n, threads))
-    out.push_back({panel.begin, panel.width, panel.worker});
+    out.push_back({panel.begin, panel.width});
   return out;
 }
-using Spans = std::vector<std::tuple<int64_t, int64_t, int>>;
+using Spans = std::vector<std::pair<int64_t, int64_t>>;
+
+/// Whether `panels` tile [0, n) in order, each starting on a cache line and
+/// at most `widest` wide.
+void expectTiling(const std::vector<ColumnPanel> &panels, int64_t n, int64_t widest) {
+  int64_t next = 0;
+  for (const ColumnPanel &panel : panels) {
+    EXPECT_EQ(panel.begin, next);
+    EXPECT_EQ(panel.begin % 16, 0);
+    EXPECT_GT(panel.width, 0);
+    EXPECT_LE(panel.width, widest);
+    next += panel.width;
+  }
+  EXPECT_EQ(next, n);
+}
 
 // On one thread, results up to 4096 wide stay whole; wider ones are cut into
 // equal panels of whole cache lines, none wider than 1024.
 TEST(CpuPackedLinearTest, CutsWideResultsIntoColumnPanels) {
-  EXPECT_EQ(spans(37, 1), (Spans{{0, 37, 0}}));
-  EXPECT_EQ(spans(4096, 1), (Spans{{0, 4096, 0}}));
-  EXPECT_EQ(spans(4097, 1),
-            (Spans{{0, 832, 0}, {832, 832, 0}, {1664, 832, 0}, {2496, 832, 0}, {3328, 769, 0}}));
+  EXPECT_EQ(spans(37, 1), (Spans{{0, 37}}));
+  EXPECT_EQ(spans(4096, 1), (Spans{{0, 4096}}));
+  EXPECT_EQ(spans(4097, 1), (Spans{{0, 832}, {832, 832}, {1664, 832}, {2496, 832}, {3328, 769}}));
   EXPECT_EQ(spans(8192, 1).size(), 8u);
-  EXPECT_EQ(spans(8192, 1)[7], std::make_tuple(int64_t(7168), int64_t(1024), 0));
   const std::vector<ColumnPanel> head = columnPanels(50257, 1);
-  ASSERT_EQ(head.size(), 50u);
-  int64_t next = 0;
-  for (const ColumnPanel &panel : head) {
-    EXPECT_EQ(panel.begin, next);
-    EXPECT_LE(panel.width, 1024);
-    next += panel.width;
-  }
-  EXPECT_EQ(next, 50257);
+  EXPECT_EQ(head.size(), 50u);
   EXPECT_EQ(head.front().width, 1008);
+  expectTiling(head, 50257, 1024);
+  EXPECT_EQ(spans(37, 0), (Spans{{0, 37}}));
 }
 
-// Over several threads, each takes one contiguous slice of whole cache
-// lines, cut into panels only where the slice is wider than 4096; slices
-// under 64 columns are not made (fewer threads work).
-TEST(CpuPackedLinearTest, SplitsColumnsOverThreads) {
-  EXPECT_EQ(spans(768, 2), (Spans{{0, 384, 0}, {384, 384, 1}}));
-  EXPECT_EQ(spans(770, 2), (Spans{{0, 384, 0}, {384, 386, 1}}));
-  EXPECT_EQ(spans(3072, 3), (Spans{{0, 1024, 0}, {1024, 1024, 1}, {2048, 1024, 2}}));
-  EXPECT_EQ(spans(100, 2), (Spans{{0, 100, 0}}));
-  EXPECT_EQ(spans(128, 4), (Spans{{0, 64, 0}, {64, 64, 1}}));
-  EXPECT_EQ(spans(37, 0), (Spans{{0, 37, 0}}));
+// On several threads, panels about 384 wide, as many as a multiple of the
+// threads; none under 64 columns, down to one panel for a small result.
+TEST(CpuPackedLinearTest, CutsIntoPanelsTheThreadsShareOut) {
+  EXPECT_EQ(spans(768, 2), (Spans{{0, 384}, {384, 384}}));
+  EXPECT_EQ(spans(1024, 2), (Spans{{0, 256}, {256, 256}, {512, 256}, {768, 256}}));
+  EXPECT_EQ(spans(3072, 2).size(), 8u);
+  expectTiling(columnPanels(3072, 2), 3072, 384);
+  EXPECT_EQ(spans(770, 3), (Spans{{0, 272}, {272, 272}, {544, 226}}));
+  EXPECT_EQ(spans(100, 2), (Spans{{0, 100}}));
+  EXPECT_EQ(spans(128, 4), (Spans{{0, 64}, {64, 64}}));
   const std::vector<ColumnPanel> head = columnPanels(50257, 2);
-  int64_t next = 0;
-  std::vector<int64_t> perWorker(2);
-  for (const ColumnPanel &panel : head) {
-    EXPECT_EQ(panel.begin, next);
-    EXPECT_LE(panel.width, 1024);
-    EXPECT_EQ(panel.begin % 16, 0);
-    next += panel.width;
-    perWorker[size_t(panel.worker)] += panel.width;
-  }
-  EXPECT_EQ(next, 50257);
-  EXPECT_EQ(perWorker, (std::vector<int64_t>{25136, 25121}));
+  EXPECT_EQ(head.size(), 131u);
+  expectTiling(head, 50257, 384);
 }
 
 // A result wide enough to be cut into panels, on one thread and split over
