@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Lowering/ElementwiseExpression.h"
 #include "passes/Lowering/Passes.h"
+#include "runtime/kernels/LinearEpilogueOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -23,12 +24,17 @@ namespace {
 
 using lowering::Expression;
 
-bool isPostOpUnary(StringRef op) {
-  return llvm::is_contained({"gelu", "gelu_tanh", "relu", "silu", "sigmoid", "tanh"}, op);
+using rt::kernels::EpilogueOpKind;
+
+/// Whether the linear can apply `op` (LinearEpilogueOps.h), read as `kind`.
+bool isEpilogueOp(StringRef op, EpilogueOpKind kind) {
+  const rt::kernels::EpilogueOp *known = rt::kernels::linearEpilogueOp({op.data(), op.size()});
+  return known && known->kind == kind;
 }
-bool isCommutative(StringRef op) { return llvm::is_contained({"add", "mul", "max", "min"}, op); }
+bool isPostOpUnary(StringRef op) { return isEpilogueOp(op, EpilogueOpKind::Unary); }
+bool isCommutative(StringRef op) { return isEpilogueOp(op, EpilogueOpKind::CommutativeBinary); }
 bool isPostOpBinary(StringRef op) {
-  return isCommutative(op) || op == "sub" || op == "div";
+  return isCommutative(op) || isEpilogueOp(op, EpilogueOpKind::Binary);
 }
 
 ArrayRef<int64_t> shapeOf(Value buffer) { return cast<MemRefType>(buffer.getType()).getShape(); }

@@ -4,6 +4,7 @@
 #include "runtime/cpu/Checks.h"
 #include "runtime/cpu/KernelSupport.h"
 #include "runtime/cpu/Threading.h"
+#include "runtime/kernels/LinearEpilogueOps.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -38,28 +39,35 @@ struct PostOp {
   std::optional<size_t> extra;
 };
 
-/// An epilogue op's name (Fused.h) and the post-op that computes it.
-struct PostOpSpelling {
-  const char *name;
+/// The oneDNN post-op that computes each op of kLinearEpilogueOps
+/// (LinearEpilogueOps.h), and its alpha.
+struct PostOpAlgorithm {
+  std::string_view name;
   dnnl::algorithm algorithm;
-  bool binary;
   float alpha; // swish's alpha is the sigmoid's scale: 1 gives silu
 };
 
-const PostOpSpelling kPostOps[] = {
-    {"gelu", dnnl::algorithm::eltwise_gelu_erf, false, 0.0f},
-    {"gelu_tanh", dnnl::algorithm::eltwise_gelu_tanh, false, 0.0f},
-    {"relu", dnnl::algorithm::eltwise_relu, false, 0.0f},
-    {"silu", dnnl::algorithm::eltwise_swish, false, 1.0f},
-    {"sigmoid", dnnl::algorithm::eltwise_logistic, false, 0.0f},
-    {"tanh", dnnl::algorithm::eltwise_tanh, false, 0.0f},
-    {"add", dnnl::algorithm::binary_add, true, 0.0f},
-    {"mul", dnnl::algorithm::binary_mul, true, 0.0f},
-    {"max", dnnl::algorithm::binary_max, true, 0.0f},
-    {"min", dnnl::algorithm::binary_min, true, 0.0f},
-    {"sub", dnnl::algorithm::binary_sub, true, 0.0f},
-    {"div", dnnl::algorithm::binary_div, true, 0.0f},
+const PostOpAlgorithm kPostOpAlgorithms[] = {
+    {"gelu", dnnl::algorithm::eltwise_gelu_erf, 0.0f},
+    {"gelu_tanh", dnnl::algorithm::eltwise_gelu_tanh, 0.0f},
+    {"relu", dnnl::algorithm::eltwise_relu, 0.0f},
+    {"silu", dnnl::algorithm::eltwise_swish, 1.0f},
+    {"sigmoid", dnnl::algorithm::eltwise_logistic, 0.0f},
+    {"tanh", dnnl::algorithm::eltwise_tanh, 0.0f},
+    {"add", dnnl::algorithm::binary_add, 0.0f},
+    {"mul", dnnl::algorithm::binary_mul, 0.0f},
+    {"max", dnnl::algorithm::binary_max, 0.0f},
+    {"min", dnnl::algorithm::binary_min, 0.0f},
+    {"sub", dnnl::algorithm::binary_sub, 0.0f},
+    {"div", dnnl::algorithm::binary_div, 0.0f},
 };
+
+const PostOpAlgorithm *postOpAlgorithm(std::string_view name) {
+  for (const PostOpAlgorithm &candidate : kPostOpAlgorithms)
+    if (candidate.name == name)
+      return &candidate;
+  return nullptr;
+}
 
 /// `epilogue` as oneDNN post-ops with `extras` extra inputs; an error
 /// unless it is a chain post-ops can run.
@@ -71,16 +79,15 @@ Status postOpsOf(const LinearEpilogue &epilogue, size_t extras, std::vector<Post
   int64_t running = 0;
   for (size_t s = 0; s < epilogue.ops.size(); ++s) {
     const std::string &op = epilogue.ops[s];
-    const PostOpSpelling *spelling = nullptr;
-    for (const PostOpSpelling &candidate : kPostOps)
-      if (op == candidate.name)
-        spelling = &candidate;
+    const kernels::EpilogueOp *known = kernels::linearEpilogueOp(op);
+    const PostOpAlgorithm *spelling = known ? postOpAlgorithm(op) : nullptr;
     if (!spelling)
       return broken("no post-op computes '" + op + "'");
-    const size_t arity = spelling->binary ? 2 : 1;
+    const bool binary = known->kind != kernels::EpilogueOpKind::Unary;
+    const size_t arity = binary ? 2 : 1;
     if (next + arity > epilogue.args.size() || epilogue.args[next] != running)
       return broken("step " + std::to_string(s) + " does not read the running value first");
-    if (!spelling->binary) {
+    if (!binary) {
       postOps.push_back({spelling->algorithm, spelling->alpha, std::nullopt});
     } else {
       const int64_t extra = epilogue.args[next + 1];

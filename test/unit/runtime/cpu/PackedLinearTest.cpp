@@ -4,6 +4,7 @@
 #include "runtime/cpu/CpuBackend.h"
 #include "runtime/cpu/Fused.h"
 #include "runtime/cpu/PackedLinear.h"
+#include "runtime/kernels/LinearEpilogueOps.h"
 
 #include <tuple>
 
@@ -280,6 +281,37 @@ TEST(CpuPackedLinearTest, EpiloguesMatchTheFusedKernelOnTheResult) {
     preparedCall.state = state->get();
     ASSERT_TRUE(succeeded(kernelTable().find("linear")(preparedCall))) << c.name;
     EXPECT_TRUE(closeTo(preparedOut, shape, want, 1e-5, 1e-5)) << c.name << " (prepared)";
+  }
+}
+
+// Every op the compiler may put in an epilogue (LinearEpilogueOps.h) runs as
+// a post-op and gives the fused kernel's result: an op added to the list
+// without a post-op fails here, not in a user's run.
+TEST(CpuPackedLinearTest, EveryListedEpilogueOpRunsAsAPostOp) {
+  Rng rng(23);
+  const Shape shape{4, 24};
+  HostTensor x = random(DType::F32, {4, 20}, rng), w = random(DType::F32, {20, 24}, rng);
+  HostTensor b = random(DType::F32, {24}, rng);
+  for (const kernels::EpilogueOp &op : kernels::kLinearEpilogueOps) {
+    const bool unary = op.kind == kernels::EpilogueOpKind::Unary;
+    const LinearEpilogue epilogue{{std::string(op.name)},
+                                  unary ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 1}};
+    std::vector<HostTensor> extras;
+    if (!unary) {
+      extras.push_back(random(DType::F32, shape, rng));
+      for (int64_t i = 0; i < extras.back().numel(); ++i) // away from zero: "div"
+        reinterpret_cast<float *>(extras.back().bytes.data())[i] += 3.0f;
+    }
+    const std::vector<double> want = valuesOf(reference(x, w, b, extras, epilogue, shape));
+    std::vector<TensorView> extraViews;
+    for (HostTensor &extra : extras)
+      extraViews.push_back(extra.view());
+    HostTensor out(DType::F32, shape);
+    auto packed = PackedLinear::prepare(x.view(), w.view(), ptr(b.view()), false, out.view(), true,
+                                        epilogue, extraViews);
+    ASSERT_TRUE(packed.ok() && *packed) << op.name << ": " << packed.status().message();
+    ASSERT_TRUE(succeeded((*packed)->run(x.view(), ptr(b.view()), out.view(), extraViews)));
+    EXPECT_TRUE(closeTo(out, shape, want, 1e-5, 1e-5)) << op.name;
   }
 }
 
