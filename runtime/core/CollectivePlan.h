@@ -9,9 +9,10 @@
 // The communicators move contiguous blocks, one per group rank. Cut along
 // dim 0 (or any dim with only size-1 dims before it) a tensor's blocks are
 // contiguous already; cut along another dim they interleave with the outer
-// dims: `outer` rows of `row` bytes per block, and the kernel first gathers
-// each rank's block into scratch memory (or scatters received blocks out of
-// it) with strided row copies.
+// dims: `outer` rows of `row` bytes per block. An all-gather hands those
+// rows to Communicator::allGatherRows; the other kernels first gather each
+// rank's block into scratch memory (or scatter received blocks out of it)
+// with strided row copies.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CORE_COLLECTIVEPLAN_H

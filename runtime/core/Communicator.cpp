@@ -33,19 +33,24 @@ Status Communicator::allGatherRows(const void *in, void *out, size_t rows, size_
     return Status::error("all_gather: interleaved rows need host memory");
   const size_t n = static_cast<size_t>(size()), blockBytes = rows * rowBytes;
   if (rows && rowBytes && (blockBytes / rows != rowBytes || blockBytes > SIZE_MAX / n))
-    return Status::error("all_gather: " + std::to_string(n) + " blocks of " +
-                         std::to_string(rows) + " rows of " + std::to_string(rowBytes) +
+    return Status::error("all_gather: " + std::to_string(n) + " blocks of " + std::to_string(rows) +
+                         " rows of " + std::to_string(rowBytes) +
                          " bytes overflow the address space");
   // Not value-initialized: every byte is written by the gather.
   std::unique_ptr<std::byte[]> blocks(new std::byte[n * blockBytes]);
   if (Status status = allGather(in, blocks.get(), blockBytes); !status)
     return status;
-  auto *to = static_cast<std::byte *>(out);
-  for (size_t rank = 0; rank < n; ++rank)
-    for (size_t row = 0; row < rows; ++row)
-      std::memcpy(to + (row * n + rank) * rowBytes, blocks.get() + (rank * rows + row) * rowBytes,
-                  rowBytes);
+  interleaveBlocks(blocks.get(), static_cast<std::byte *>(out), n, rows, rowBytes);
   return {};
+}
+
+void interleaveBlocks(const std::byte *blocks, std::byte *rows, size_t n, size_t outer,
+                      size_t row) {
+  if (!row)
+    return;
+  for (size_t j = 0; j < n; ++j)
+    for (size_t o = 0; o < outer; ++o)
+      std::memcpy(rows + (o * n + j) * row, blocks + (j * outer + o) * row, row);
 }
 
 } // namespace shardc::rt

@@ -105,6 +105,11 @@ public:
   virtual Status flush() { return {}; }
 };
 
+/// Host memory: n blocks of `outer` rows of `row` bytes each, laid out block
+/// by block, become `outer` rows of n blocks (row o of block j lands at row
+/// o * n + j): a gather along a dim that is not the first.
+void interleaveBlocks(const std::byte *blocks, std::byte *rows, size_t n, size_t outer, size_t row);
+
 } // namespace shardc::rt
 
 #endif

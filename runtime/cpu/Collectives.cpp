@@ -30,15 +30,7 @@ void copy(std::byte *to, const std::byte *from, size_t bytes) {
     std::memcpy(to, from, bytes);
 }
 
-/// to[o][j] = from[j][o], rows of `row` bytes: n blocks of `outer` rows
-/// each, laid out block by block, become `outer` rows of n blocks.
-void interleave(const std::byte *from, std::byte *to, int64_t n, int64_t outer, size_t row) {
-  for (int64_t j = 0; j < n; ++j)
-    for (int64_t o = 0; o < outer; ++o)
-      copy(to + (o * n + j) * row, from + (j * outer + o) * row, row);
-}
-
-/// The inverse: to[j][o] = from[o][j].
+/// The inverse of interleaveBlocks (Communicator.h): to[j][o] = from[o][j].
 void deinterleave(const std::byte *from, std::byte *to, int64_t n, int64_t outer, size_t row) {
   for (int64_t j = 0; j < n; ++j)
     for (int64_t o = 0; o < outer; ++o)
@@ -101,7 +93,8 @@ Status allToAllKernel(const KernelCall &call) {
   Bytes received(op.output().bytes());
   if (Status status = op.group().allToAll(send, received.data(), blockBytes); !status)
     return status;
-  interleave(received.data(), mutableBytesOf(op.output()), n, concat.outer, concat.row);
+  interleaveBlocks(received.data(), mutableBytesOf(op.output()), size_t(n), size_t(concat.outer),
+                   concat.row);
   return {};
 }
 
