@@ -4,6 +4,7 @@
 #include "compiler/Artifact/ElementTypes.h"
 #include "compiler/Artifact/PipelineManifest.h"
 #include "compiler/Artifact/ProgramSerializer.h"
+#include "compiler/Artifact/RankBlocks.h"
 
 #include "compiler/Artifact/WeightSlicing.h"
 #include "dialects/Graph/WeightBytes.h"
@@ -156,24 +157,13 @@ private:
     auto stored = source.read(weight);
     if (failed(stored))
       return failure();
+    FailureOr<RankBlock> block = rankBlockOf(weight, mesh, coords);
+    if (failed(block))
+      return failure();
     auto type = cast<MemRefType>(weight.getType());
-    // A transposed copy is cut in the stored orientation, then transposed.
     const bool transposed = weight->hasAttr(graph::kTransposedAttrName);
-    SmallVector<int64_t> local(type.getShape());
-    if (transposed)
-      std::reverse(local.begin(), local.end());
-    SmallVector<int64_t> global(local), offsets(local.size(), 0);
-    SmallVector<int64_t> storedShape(local);
-    sharding::ValueSharding cut = sharding::ValueSharding::replicated(local.size());
-    if (auto attr = weight->getAttrOfType<dist::ShardingAttr>(dist::kWeightShardAttrName)) {
-      std::optional<sharding::ValueSharding> parsed = sharding::fromAttr(attr, mesh);
-      if (!parsed)
-        return weight.emitOpError() << "has a sharding the mesh does not fit";
-      cut = *parsed;
-      for (auto [dim, axes] : llvm::enumerate(cut.dims))
-        global[dim] = local[dim] * mesh.groupSize(axes);
-      offsets = cut.localOffsets(global, mesh, coords);
-    }
+    ArrayRef<int64_t> local = block->local, global = block->global;
+    SmallVector<int64_t> offsets = block->offsets, storedShape(local);
     // A weight with repeated blocks: read the rank's box of the unrepeated
     // tensor whole along the repeated axis, then pick its blocks.
     std::optional<ArrayRef<int64_t>> repeat = weight.getRepeatBlocks();
@@ -187,7 +177,7 @@ private:
       for (auto [offset, box] : llvm::zip(offsets, *weight.getBoxOffsets()))
         offset += box;
     } else {
-      storedShape = global;
+      storedShape.assign(global.begin(), global.end());
     }
     Type storedElement = weight.getStoredType() ? *weight.getStoredType() : type.getElementType();
     int64_t width = graph::elementByteWidth(storedElement);
@@ -197,7 +187,7 @@ private:
                                  repeatedOffsets[(*repeat)[0]], local[(*repeat)[0]]);
     if (storedElement != type.getElementType())
       bytes = convertFloats(bytes, storedElement, type.getElementType());
-    if (!cut.holdsPartialValue(coords))
+    if (!block->holdsValue)
       std::fill(bytes.begin(), bytes.end(), 0);
     if (transposed)
       bytes = transposeMatrix(bytes, graph::elementByteWidth(type.getElementType()), local[0],
@@ -328,31 +318,80 @@ struct Programs {
   dist::PipelineOp pipeline;
 };
 
-/// Writes one program and its weights for the rank at `coords` of the
-/// stages' mesh; returns its manifest entry.
+/// The weight file a program copy reads: written by the first rank of the
+/// group that shares it, named by every member.
+struct WeightFile {
+  std::string name;
+  rt::io::SafeTensorsMetadata metadata; ///< the mesh and every rank that reads it
+  bool write = false;                   ///< this rank writes it
+};
+
+/// Groups the ranks that hold the same blocks of a program's weights; each
+/// group reads one file, named after its first rank ("rank0.safetensors", or
+/// "rank0.stage1.safetensors" in a pipeline).
+class WeightFileGroups {
+public:
+  /// Adds the copy of `program` (stage `stage`, -1 outside a pipeline) that
+  /// `rank` runs at `coords` of the stages' mesh.
+  LogicalResult add(func::FuncOp program, int64_t stage, int64_t rank,
+                    const sharding::MeshShape &stageMesh, ArrayRef<int64_t> coords) {
+    FailureOr<std::vector<int64_t>> key = blocksKey(program, stageMesh, coords);
+    if (failed(key))
+      return failure();
+    std::vector<int64_t> &members = groups[{stage, std::move(*key)}];
+    members.push_back(rank);
+    fileOf[{stage, rank}] = {stage, members.front()};
+    return success();
+  }
+
+  /// The file `rank`'s copy of stage `stage` reads; `mesh` is the devices'.
+  WeightFile fileFor(int64_t stage, int64_t rank, const sharding::MeshShape &mesh) const {
+    auto [groupStage, first] = fileOf.at({stage, rank});
+    std::string stem = "rank" + std::to_string(first);
+    if (stage >= 0)
+      stem += ".stage" + std::to_string(stage);
+    std::string members;
+    for (const auto &[key, ranks] : groups)
+      if (key.first == stage && ranks.front() == first)
+        for (int64_t member : ranks)
+          members += (members.empty() ? "" : ",") + std::to_string(member);
+    return {stem + ".safetensors", {{"mesh", mesh.describe()}, {"ranks", members}}, first == rank};
+  }
+
+private:
+  std::map<std::pair<int64_t, std::vector<int64_t>>, std::vector<int64_t>> groups;
+  std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>> fileOf;
+};
+
+/// Writes one program for the rank at `coords` of the stages' mesh, and the
+/// weight file when the rank is the first of those that read it; returns
+/// the rank's manifest entry.
 FailureOr<llvm::json::Object> writeProgramFiles(func::FuncOp program, ArrayRef<uint8_t> bytes,
                                                 WeightSource &source,
                                                 const sharding::MeshShape &mesh,
                                                 ArrayRef<int64_t> coords,
-                                                const rt::io::SafeTensorsMetadata &metadata,
-                                                StringRef stem, FileList &files) {
+                                                const WeightFile &weightFile, StringRef stem,
+                                                FileList &files) {
   Location location = program.getLoc();
-  std::string programFile = (stem + ".program").str(), weightFile = (stem + ".safetensors").str();
-  if (failed(writeBytes(location, files.path(programFile), bytes)))
+  std::string programFile = (stem + ".program").str();
+  if (failed(writeBytes(location, files.path(programFile), bytes)) ||
+      failed(files.add(location, programFile)))
     return failure();
-  WeightCollector weights(source, mesh, coords);
-  for (Operation &op : program.getBody().front())
-    if (failed(weights.add(op)))
+  if (weightFile.write) {
+    WeightCollector weights(source, mesh, coords);
+    for (Operation &op : program.getBody().front())
+      if (failed(weights.add(op)))
+        return failure();
+    if (rt::Status status = rt::io::writeSafeTensors(files.path(weightFile.name), weights.views(),
+                                                     weightFile.metadata);
+        !status)
+      return emitError(location) << status.message();
+    if (failed(files.add(location, weightFile.name)))
       return failure();
-  if (rt::Status status =
-          rt::io::writeSafeTensors(files.path(weightFile), weights.views(), metadata);
-      !status)
-    return emitError(location) << status.message();
-  if (failed(files.add(location, programFile)) || failed(files.add(location, weightFile)))
-    return failure();
+  }
   auto arena = program->getAttrOfType<IntegerAttr>(exec::kArenaBytesAttrName);
   return llvm::json::Object{{"program", programFile},
-                            {"weights", weightFile},
+                            {"weights", weightFile.name},
                             {"arena_bytes", arena ? arena.getInt() : 0}};
 }
 
@@ -377,23 +416,35 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
       return failure();
     bytes.push_back(std::move(*serialized));
   }
+  // Which ranks share a weight file is known before any is written: the
+  // file's metadata lists them all.
+  WeightFileGroups weightFiles;
+  for (int64_t rank = 0; rank < mesh.devices(); ++rank) {
+    std::vector<int64_t> coords = mesh.coordinates(rank);
+    for (auto [stage, program] : llvm::enumerate(programs.stages)) {
+      if (!programs.pipeline) {
+        if (failed(weightFiles.add(program, -1, rank, stageMesh, coords)))
+          return failure();
+      } else if (int64_t(stage) % pipelineRanks == coords.front() &&
+                 failed(weightFiles.add(program, stage, rank, stageMesh,
+                                        ArrayRef<int64_t>(coords).drop_front()))) {
+        return failure();
+      }
+    }
+  }
   WeightSource source;
   FileList files(directory);
   llvm::json::Array ranks;
   for (int64_t rank = 0; rank < mesh.devices(); ++rank) {
     std::vector<int64_t> coords = mesh.coordinates(rank);
     llvm::json::Object coordinates;
-    std::string coordText;
-    for (auto [axis, coord] : llvm::enumerate(coords)) {
+    for (auto [axis, coord] : llvm::enumerate(coords))
       coordinates[mesh.names[axis]] = coord;
-      coordText += (axis ? "," : "") + mesh.names[axis] + "=" + std::to_string(coord);
-    }
-    rt::io::SafeTensorsMetadata metadata = {
-        {"rank", std::to_string(rank)}, {"mesh", mesh.describe()}, {"coords", coordText}};
     llvm::json::Object entry{{"rank", rank}, {"coords", std::move(coordinates)}};
     if (!programs.pipeline) {
       auto rankFiles = writeProgramFiles(programs.stages.front(), bytes.front(), source, stageMesh,
-                                      coords, metadata, ("rank" + Twine(rank)).str(), files);
+                                         coords, weightFiles.fileFor(-1, rank, mesh),
+                                         ("rank" + Twine(rank)).str(), files);
       if (failed(rankFiles))
         return failure();
       for (auto &[key, value] : *rankFiles)
@@ -404,9 +455,10 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
       for (auto [stage, program] : llvm::enumerate(programs.stages)) {
         if (int64_t(stage) % pipelineRanks != coords.front())
           continue;
-        auto stageFiles =
-            writeProgramFiles(program, bytes[stage], source, stageMesh, stageCoords, metadata,
-                              ("rank" + Twine(rank) + ".stage" + Twine(stage)).str(), files);
+        auto stageFiles = writeProgramFiles(
+            program, bytes[stage], source, stageMesh, stageCoords,
+            weightFiles.fileFor(stage, rank, mesh),
+            ("rank" + Twine(rank) + ".stage" + Twine(stage)).str(), files);
         if (failed(stageFiles))
           return failure();
         (*stageFiles)["stage"] = int64_t(stage);

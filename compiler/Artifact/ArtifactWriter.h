@@ -20,7 +20,7 @@
 namespace shardc::artifact {
 
 /// The artifact format this compiler writes; the runtime refuses others.
-constexpr int kArtifactVersion = 1;
+constexpr int kArtifactVersion = 2;
 
 /// The largest arena (per rank) an artifact may plan: 1 TiB, several times
 /// any device's or host's memory today.

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 
 #include <sys/stat.h>
@@ -206,14 +207,26 @@ StatusOr<MeshShape> meshOf(const schema::Program &program, const nlohmann::json 
   return mesh;
 }
 
-/// "dp=1,tp=0": the rank's coordinates as the compiler records them in its
-/// weight file's metadata.
+/// "dp=1,tp=0": the rank's coordinates, as errors name them.
 std::string coordinatesText(const MeshShape &mesh, int rank) {
   std::vector<int64_t> coords = mesh.coordinates(rank);
   std::string text;
   for (size_t i = 0; i < coords.size(); ++i)
     text += (i ? "," : "") + mesh.names[i] + "=" + std::to_string(coords[i]);
   return text;
+}
+
+/// Whether the comma-separated decimal ranks of `list` ("0,2") name `rank`.
+bool listsRank(const std::string &list, int rank) {
+  const std::string wanted = std::to_string(rank);
+  size_t begin = 0;
+  while (begin <= list.size()) {
+    size_t end = std::min(list.find(',', begin), list.size());
+    if (list.compare(begin, end - begin, wanted) == 0)
+      return true;
+    begin = end + 1;
+  }
+  return false;
 }
 
 /// The manifest's entry for `rank` and the rank's weight file must both be
@@ -235,11 +248,15 @@ Status checkRankIdentity(const nlohmann::json &entry, const MeshShape &mesh, int
     auto found = metadata.find(key);
     return found == metadata.end() ? std::string("(none)") : io::printable(found->second);
   };
-  if (value("rank") != std::to_string(rank) || value("coords") != coordinatesText(mesh, rank))
-    return fail(weights.path(), "holds the weights of rank " + value("rank") + " (" +
-                                    value("coords") + " of mesh " + value("mesh") +
-                                    "); expected rank " + std::to_string(rank) + " (" +
-                                    io::printable(coordinatesText(mesh, rank)) + ")");
+  // A file serves every rank its metadata lists: ranks that hold the same
+  // blocks of every weight (data-parallel replicas) share one.
+  auto ranks = metadata.find("ranks");
+  if (value("mesh") != io::printable(mesh.describe()) || ranks == metadata.end() ||
+      !listsRank(ranks->second, rank))
+    return fail(weights.path(), "holds the weights of rank(s) " + value("ranks") + " of mesh (" +
+                                    value("mesh") + "); expected rank " + std::to_string(rank) +
+                                    " (" + io::printable(coordinatesText(mesh, rank)) +
+                                    ") of mesh (" + io::printable(mesh.describe()) + ")");
   return {};
 }
 
@@ -312,11 +329,13 @@ std::vector<TensorSignature> tensorsOf(const std::vector<StageTensor> &side) {
 }
 
 /// Every rank of a pipeline lists exactly the stages its pp coordinate
-/// holds, in stage order, and no file is named twice (two ranks sharing a
-/// weight file would pass every CRC and load the wrong shard).
+/// holds, in stage order; no program file is named twice, and a weight file
+/// only for one stage (ranks of a stage may share one: each checks that the
+/// file's metadata lists it).
 Status checkRankStages(const nlohmann::json &manifest, const PipelinePlan &plan,
                        const MeshShape &mesh, const std::string &manifestPath) {
-  std::set<std::string> files;
+  std::set<std::string> programs;
+  std::map<std::string, int64_t> weightStages;
   const nlohmann::json &ranks = manifest.at("ranks");
   for (size_t rank = 0; rank < ranks.size(); ++rank) {
     const std::string at = "ranks[" + std::to_string(rank) + "].stages";
@@ -335,10 +354,15 @@ Status checkRankStages(const nlohmann::json &manifest, const PipelinePlan &plan,
                                       " (pp " + std::to_string(coordinate) + "'s stages in order)");
       if (listed[i].arenaBytes < 0)
         return fail(manifestPath, entry + ".arena_bytes: must not be negative");
-      for (const std::string &file : {listed[i].program, listed[i].weights})
-        if (!files.insert(file).second)
-          return fail(manifestPath, entry + ": the file '" + io::printable(file) +
-                                        "' is named twice in the ranks' stages");
+      if (!programs.insert(listed[i].program).second)
+        return fail(manifestPath, entry + ": the file '" + io::printable(listed[i].program) +
+                                      "' is named twice in the ranks' stages");
+      auto [weights, first] = weightStages.try_emplace(listed[i].weights, listed[i].stage);
+      if (!first && weights->second != listed[i].stage)
+        return fail(manifestPath, entry + ": the file '" + io::printable(listed[i].weights) +
+                                      "' holds weights of stage " +
+                                      std::to_string(weights->second) + ", not of stage " +
+                                      std::to_string(listed[i].stage));
     }
   }
   return {};

@@ -36,7 +36,7 @@ namespace shardc::rt {
 /// The artifact format and program versions this runtime reads. Program
 /// version 2 added the mesh; a version 1 program (no mesh, one device) reads
 /// the same, so both are accepted.
-constexpr int kArtifactVersion = 1;
+constexpr int kArtifactVersion = 2;
 constexpr uint32_t kProgramVersion = 2;
 constexpr uint32_t kOldestProgramVersion = 1;
 

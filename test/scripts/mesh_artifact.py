@@ -237,8 +237,7 @@ def make(args):
         coords = {name: int(c) for name, c in coords.items()}
         (out / f"rank{rank}.program").write_bytes(program)
         write_safetensors(out / f"rank{rank}.safetensors", tensors,
-                          {"rank": str(rank), "mesh": ",".join(f"{n}={s}" for n, s in mesh),
-                           "coords": ",".join(f"{n}={c}" for n, c in coords.items())})
+                          {"mesh": ", ".join(f"{n}={s}" for n, s in mesh), "ranks": str(rank)})
         ranks.append({"rank": rank, "coords": coords, "program": f"rank{rank}.program",
                       "weights": f"rank{rank}.safetensors", "arena_bytes": 0})
         for name in (f"rank{rank}.program", f"rank{rank}.safetensors"):
@@ -247,7 +246,7 @@ def make(args):
     def signature(arrays):
         return [{"name": n, "dtype": "float32", "shape": list(a.shape)} for n, a in arrays.items()]
 
-    manifest = {"format": "shardc-artifact", "version": 1, "target": args.target,
+    manifest = {"format": "shardc-artifact", "version": 2, "target": args.target,
                 "cuda_arch": args.cuda_arch if args.target == "cuda" else None,
                 "model": f"mesh_artifact.py {args.case}", "inputs": signature(inputs),
                 "outputs": signature(expected), "mesh": {"axes": dict(mesh)},

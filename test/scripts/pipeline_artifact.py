@@ -91,12 +91,12 @@ def widen_mesh(schema, program_path, tp, out_path):
     return program.arenaBytes
 
 
-def relabel_weights(path, out_path, rank, coords, mesh):
+def relabel_weights(path, out_path, rank, mesh):
     """The safetensors file with the rank's identity in its metadata."""
     data = path.read_bytes()
     length = int.from_bytes(data[:8], "little")
     header = json.loads(data[8:8 + length])
-    header["__metadata__"] = {"rank": str(rank), "coords": coords, "mesh": mesh}
+    header["__metadata__"] = {"mesh": mesh, "ranks": str(rank)}
     text = json.dumps(header).encode()
     text += b" " * (-(8 + len(text)) % 64)
     out_path.write_bytes(len(text).to_bytes(8, "little") + text + data[8 + length:])
@@ -136,19 +136,17 @@ def make(args):
     stage0, stage1 = compiled
     transfer = stage0["outputs"][0]
     mesh_axes = {"pp": 2, "tp": tp} if tp > 1 else {"pp": 2}
-    mesh_text = "pp=2,tp=%d" % tp if tp > 1 else "pp=2"
+    mesh_text = "pp=2, tp=%d" % tp if tp > 1 else "pp=2"
     ranks, files = [], {}
     for rank in range(2 * tp):
         pp, t = divmod(rank, tp)
         coords = {"pp": pp, "tp": t} if tp > 1 else {"pp": pp}
-        coords_text = ",".join(f"{k}={v}" for k, v in coords.items())
         source_dir = work / f"stage{pp}"
         source = compiled[pp]["ranks"][t]
         program = f"rank{rank}.stage{pp}.program"
         weights = f"rank{rank}.stage{pp}.safetensors"
         arena = widen_mesh(args.schema, source_dir / source["program"], tp, out / program)
-        relabel_weights(source_dir / source["weights"], out / weights, rank, coords_text,
-                        mesh_text)
+        relabel_weights(source_dir / source["weights"], out / weights, rank, mesh_text)
         for name in (program, weights):
             files[name] = {"bytes": (out / name).stat().st_size, "crc32": crc32(out / name)}
         ranks.append({"rank": rank, "coords": coords, "stages": [
@@ -169,7 +167,7 @@ def make(args):
     inputs = caller(stage0["inputs"], feeds)
     outputs = caller(stage1["outputs"], names)
     manifest = {
-        "format": "shardc-artifact", "version": 1, "target": "cpu",
+        "format": "shardc-artifact", "version": 2, "target": "cpu",
         "cuda_arch": None, "cuda_kernels": None, "model": args.model,
         "mesh": {"axes": mesh_axes}, "inputs": inputs, "outputs": outputs,
         "pipeline": {
