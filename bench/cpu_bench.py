@@ -6,7 +6,9 @@ same run and with the same thread count times onnxruntime's CPU session and
 ratio (throughput of shardrun / onnxruntime), the largest output difference,
 shardrun's planned arena against its measured peak RSS and where its time
 goes. With --scaling it adds strong scaling on two cores, tp=2 and dp=2
-against one rank, each ratio beside its acceptance target (`scaling`).
+against one rank, each ratio beside its acceptance target, and in the same
+rounds how far the machine itself scales a compute-only loop from one core
+to two: the ceiling those ratios run into (`scaling`).
 """
 import argparse
 import json
@@ -50,6 +52,14 @@ def shardrun_ms(build, artifact, inputs, outputs, threads, iters, ranks=None, mp
         command += ["--np", str(ranks)]
     run = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
     return float(re.search(r"([0-9.]+) ms/iter", run.stdout).group(1))
+
+
+def cores_ms(build, threads):
+    """Milliseconds `threads` threads take to run a register-only FMA loop at
+    once (bench/CoreScalingBench.cpp): the machine's compute alone."""
+    run = subprocess.run([str(build / "bin" / "shardc-bench-cores"), str(threads)], check=True,
+                         capture_output=True, text=True)
+    return float(re.search(r"([0-9.]+) ms", run.stdout).group(1))
 
 
 def verdict(ratio, target):
@@ -146,7 +156,8 @@ def scaling(args, build_model, model_path, tmp, rng, seq, vocab):
     timers = {"ort_2": ort_timer(model_path, 2, iters),
               "one_1": run("artifact", inputs, 1), "one_2": run("artifact", inputs, 2),
               "tp2": run("tp2", inputs, 2, ranks=2), "batch_1": run("batch2", inputs2, 1),
-              "dp2": run("dp2", inputs2, 1, ranks=2)}
+              "dp2": run("dp2", inputs2, 1, ranks=2),
+              "cores_1": lambda: cores_ms(build, 1), "cores_2": lambda: cores_ms(build, 2)}
     mpi = shutil.which("mpirun")
     if mpi:
         timers["tp2_mpi"] = run("tp2", inputs, 1, ranks=2, mpi=True)
@@ -155,6 +166,9 @@ def scaling(args, build_model, model_path, tmp, rng, seq, vocab):
     one_1, one_2, tp2, batch_1, dp2 = ms["one_1"], ms["one_2"], ms["tp2"], ms["batch_1"], ms["dp2"]
     print(f"  scaling ({args.rounds} interleaved rounds of medians of {iters}): 1 rank x 1 thread "
           f"{one_1:.1f} ms, 1 rank x 2 threads {one_2:.1f} ms, tp=2 as 2 threads x 1 {tp2:.1f} ms")
+    print(f"    the machine's own 2-core scaling, a register-only FMA loop on 1 and on 2 "
+          f"threads at once ({ms['cores_1']:.1f}, {ms['cores_2']:.1f} ms): "
+          f"{2 * ms['cores_1'] / ms['cores_2']:.2f}x of the ideal 2.0x")
     print(f"    1 rank x 2 threads vs onnxruntime on 2 threads ({ms['ort_2']:.1f} ms): "
           f"{verdict(ms['ort_2'] / one_2, 1.0)}")
     print(f"    tp=2 (threads) vs 1 rank x 1 thread: {verdict(one_1 / tp2, 1.6)}; "
