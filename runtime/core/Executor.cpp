@@ -216,9 +216,11 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
     }
     if (release)
       release->stepPrepared(executor->steps_.size(), prepared.state.get());
+    const bool collective = prepared.communicator != nullptr;
     executor->steps_.push_back(std::move(prepared));
-    executor->profile_.push_back(
-        {step->kernel()->str(), step->source() ? step->source()->str() : "", 0.0});
+    executor->profile_.push_back({step->kernel()->str(),
+                                  step->source() ? step->source()->str() : "", 0.0, {},
+                                  collective});
   }
   if (program.outputs())
     for (const schema::Output *output : *program.outputs())

@@ -39,6 +39,7 @@ struct StepProfile {
   std::string source;
   double seconds = 0;
   StepCounters counters;
+  bool collective = false; ///< the step talks to other ranks (it has a group)
 };
 
 class Executor {

@@ -71,6 +71,7 @@ int runUnderMpi(const Options &options, Opened &opened, int &argc, char **&argv)
     comm::MpiSession::abortJob(1);
   });
   RankRun run;
+  std::vector<RankTimes> ranks;
   {
     auto world = session->world();
     if (!world)
@@ -78,13 +79,20 @@ int runUnderMpi(const Options &options, Opened &opened, int &argc, char **&argv)
     if (Status status = artifact.runRank(rank, **world, inputs.ordered, runOptionsOf(options), run);
         !status)
       failAlone(status.message());
+    // Every rank has the same options: all of them take part, or none.
+    if (options.profile) {
+      auto gathered = gatherRankTimes(rankTimesOf(run.profile), **world);
+      if (!gathered)
+        failAlone(gathered.status().message());
+      ranks = std::move(*gathered);
+    }
   } // the communicators go before MPI_Finalize
   if (!options.trace.empty())
     if (std::string error = writeTrace(traceFileOfRank(options.trace, rank), {{rank, &run.trace}});
         !error.empty())
       failAlone(error);
   if (rank == artifact.outputRank())
-    if (std::string error = finish(options, artifact, run, "under MPI"); !error.empty())
+    if (std::string error = finish(options, artifact, run, "under MPI", &ranks); !error.empty())
       failAlone(error);
   session.reset();
   return 0;

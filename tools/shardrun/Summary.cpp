@@ -33,7 +33,7 @@ std::string megabytes(int64_t bytes) {
 /// The output rank's part at the end: the outputs and the summary. An error message,
 /// or empty.
 std::string finish(const Options &options, const rt::Session &session, rt::RankRun &run,
-                   const std::string &how) {
+                   const std::string &how, const std::vector<RankTimes> *rankTimes) {
   const rt::ArtifactLayout &artifact = session.layout();
   const rt::DevicePlan &plan = session.device();
   if (!options.outputs.empty()) {
@@ -77,6 +77,8 @@ std::string finish(const Options &options, const rt::Session &session, rt::RankR
       if (!counted.empty())
         std::printf("      per iter: %s\n", counted.c_str());
     }
+    if (rankTimes && rankTimes->size() > 1)
+      std::printf("%s", rankBalanceTable(*rankTimes, options.iters).c_str());
   }
   std::fflush(stdout);
   return "";

@@ -4,15 +4,17 @@
 
 #include "runtime/session/Session.h"
 #include "tools/shardrun/Cli.h"
+#include "tools/shardrun/RankBalance.h"
 
 #include <string>
 
 namespace shardc::shardrun {
 
-/// The output rank's part at the end: the outputs and the summary. An error message,
-/// or empty.
+/// The output rank's part at the end: the outputs and the summary; with
+/// --profile the step table, then `rankTimes` (every rank's, when known)
+/// as one line per rank. An error message, or empty.
 std::string finish(const Options &options, const rt::Session &session, rt::RankRun &run,
-                   const std::string &how);
+                   const std::string &how, const std::vector<RankTimes> *rankTimes = nullptr);
 
 } // namespace shardc::shardrun
 

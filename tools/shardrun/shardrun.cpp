@@ -66,7 +66,11 @@ int runAsThreads(const Options &options, Opened &opened) {
     if (std::string error = writeTrace(options.trace, events); !error.empty())
       die(error);
   }
-  if (std::string error = finish(options, session, runs[session.outputRank()], "as threads");
+  std::vector<RankTimes> ranks;
+  for (const RankRun &run : runs)
+    ranks.push_back(rankTimesOf(run.profile));
+  if (std::string error =
+          finish(options, session, runs[session.outputRank()], "as threads", &ranks);
       !error.empty())
     die(error);
   return 0;
