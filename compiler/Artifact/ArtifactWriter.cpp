@@ -340,27 +340,29 @@ public:
       return failure();
     std::vector<int64_t> &members = groups[{stage, std::move(*key)}];
     members.push_back(rank);
-    fileOf[{stage, rank}] = {stage, members.front()};
+    groupOf[{stage, rank}] = &members;
     return success();
   }
 
   /// The file `rank`'s copy of stage `stage` reads; `mesh` is the devices'.
   WeightFile fileFor(int64_t stage, int64_t rank, const sharding::MeshShape &mesh) const {
-    auto [groupStage, first] = fileOf.at({stage, rank});
-    std::string stem = "rank" + std::to_string(first);
+    const std::vector<int64_t> &members = *groupOf.at({stage, rank});
+    std::string stem = "rank" + std::to_string(members.front());
     if (stage >= 0)
       stem += ".stage" + std::to_string(stage);
-    std::string members;
-    for (const auto &[key, ranks] : groups)
-      if (key.first == stage && ranks.front() == first)
-        for (int64_t member : ranks)
-          members += (members.empty() ? "" : ",") + std::to_string(member);
-    return {stem + ".safetensors", {{"mesh", mesh.describe()}, {"ranks", members}}, first == rank};
+    std::string listed;
+    for (int64_t member : members)
+      listed += (listed.empty() ? "" : ",") + std::to_string(member);
+    return {stem + ".safetensors",
+            {{"mesh", mesh.describe()}, {"ranks", listed}},
+            members.front() == rank};
   }
 
 private:
+  /// (stage, key) -> the ranks with that key, in rank order.
   std::map<std::pair<int64_t, std::vector<int64_t>>, std::vector<int64_t>> groups;
-  std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>> fileOf;
+  /// (stage, rank) -> its group (map values stay put).
+  std::map<std::pair<int64_t, int64_t>, const std::vector<int64_t> *> groupOf;
 };
 
 /// Writes one program for the rank at `coords` of the stages' mesh, and the
