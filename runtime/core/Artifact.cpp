@@ -368,9 +368,30 @@ Status checkRankStages(const nlohmann::json &manifest, const PipelinePlan &plan,
   return {};
 }
 
+/// The weight file `file`: the one `opened` holds, or else opened here
+/// once its size and CRC-32 are checked (and added to `opened`).
+StatusOr<std::shared_ptr<const io::SafeTensorsFile>>
+openWeights(const std::string &file, const nlohmann::json &manifest, const std::string &directory,
+            OpenedWeightFiles *opened) {
+  if (opened)
+    if (auto found = opened->find(file); found != opened->end())
+      return found->second;
+  auto path = checkedFile(file, manifest, directory);
+  if (!path)
+    return path.status();
+  auto weights = io::SafeTensorsFile::open(*path);
+  if (!weights)
+    return weights.status();
+  auto shared = std::make_shared<const io::SafeTensorsFile>(std::move(*weights));
+  if (opened)
+    opened->emplace(file, shared);
+  return shared;
+}
+
 } // namespace
 
-StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int rank) {
+StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int rank,
+                                           OpenedWeightFiles *opened) {
   const std::string &directory = layout.directory;
   const nlohmann::json &manifest = *layout.manifest;
   const bool pipeline = layout.pipeline != nullptr;
@@ -386,19 +407,14 @@ StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int ran
       return fail(manifestPath, "lists rank " + std::to_string(integerOf(entry.at("rank"))) +
                                     " in place " + std::to_string(rank));
     const std::vector<RankProgram> mine = programsOf(entry, pipeline);
-    // The other ranks' files are theirs to check, and what the layout
-    // checked is not read again.
+    // The other ranks' files are theirs to check, the rank's own are checked
+    // as they are read below, and what the layout checked is not read again.
     std::set<std::string> skipped = layout.checkedFiles;
     for (const nlohmann::json &other : ranks)
       for (const RankProgram &program : programsOf(other, pipeline)) {
         skipped.insert(program.program);
         skipped.insert(program.weights);
       }
-    for (const RankProgram &program : mine) {
-      skipped.erase(program.weights);
-      if (program.program != layout.firstProgramFile)
-        skipped.erase(program.program);
-    }
     if (Status status = checkFiles(manifest, directory, skipped); !status)
       return status;
     for (const RankProgram &files : mine) {
@@ -427,14 +443,11 @@ StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int ran
           return programBytes.status();
         artifact.programBytes = std::move(*programBytes);
       }
-      auto weightsPath = checkedFile(files.weights, manifest, directory);
-      if (!weightsPath)
-        return weightsPath.status();
       artifact.program = schema::GetProgram(artifact.programBytes.data());
-      auto weights = io::SafeTensorsFile::open(*weightsPath);
+      auto weights = openWeights(files.weights, manifest, directory, opened);
       if (!weights)
         return weights.status();
-      artifact.weights = std::make_unique<io::SafeTensorsFile>(std::move(*weights));
+      artifact.weights = std::move(*weights);
       auto mesh = meshOf(*artifact.program, manifest, programPath, manifestPath);
       if (!mesh)
         return mesh.status();

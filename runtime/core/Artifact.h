@@ -25,6 +25,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <map>
 #include <memory>
 #include <set>
 #include <optional>
@@ -51,11 +52,19 @@ struct Artifact {
   int stage = -1;
   /// The program's signature: the caller's, or a pipeline stage's.
   std::vector<TensorSignature> inputs, outputs;
-  /// The loaded rank's program (points into programBytes) and weights.
+  /// The loaded rank's program (points into programBytes) and weights,
+  /// which other ranks of the process may share (OpenedWeightFiles).
   std::vector<uint8_t> programBytes;
   const schema::Program *program = nullptr;
-  std::unique_ptr<io::SafeTensorsFile> weights;
+  std::shared_ptr<const io::SafeTensorsFile> weights;
 };
+
+/// The weight files earlier loads of this process opened, by their name in
+/// the manifest. Ranks whose blocks are equal share a file (artifact
+/// version 2); ranks loaded into one process with the same map share its
+/// mapping too, so the file is checked and mapped once, and the CPU's packed
+/// copies of its weights are made once (runtime/cpu/SharedPackedWeights.h).
+using OpenedWeightFiles = std::map<std::string, std::shared_ptr<const io::SafeTensorsFile>>;
 
 /// An output the program returns split along `dim` over batch axes (dp,
 /// ep): `axes` are mesh positions, major first, and `pieces` their group
@@ -113,8 +122,10 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory);
 StatusOr<Artifact> loadArtifact(const ArtifactLayout &layout, int rank);
 
 /// Every program `rank` runs: loadArtifact's one outside a pipeline, else
-/// one per stage the rank holds, in stage order.
-StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int rank);
+/// one per stage the rank holds, in stage order. A weight file `opened`
+/// holds is taken from it (already checked); one opened here is added.
+StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int rank,
+                                           OpenedWeightFiles *opened = nullptr);
 
 } // namespace shardc::rt
 

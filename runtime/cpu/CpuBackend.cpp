@@ -19,6 +19,7 @@
 #include "runtime/cpu/Normalization.h"
 #include "runtime/cpu/PackedLinear.h"
 #include "runtime/cpu/Reduction.h"
+#include "runtime/cpu/SharedPackedWeights.h"
 #include "runtime/cpu/Threading.h"
 
 #include <thread>
@@ -390,5 +391,7 @@ void setThreads(int count) {
 }
 
 int threads() { return numThreads(); }
+
+size_t peakPackedWeightBytes() { return livePackedBlocks().peakBytes; }
 
 } // namespace shardc::rt::cpu

@@ -4,6 +4,8 @@
 
 #include "runtime/core/Kernel.h"
 
+#include <cstddef>
+
 namespace shardc::rt::cpu {
 
 /// Every CPU kernel by the name exec programs use ("add", "linear", "fused"...).
@@ -12,6 +14,11 @@ const KernelTable &kernelTable();
 /// Threads the kernels (GEMMs included) use; 0 means one per core.
 void setThreads(int threads);
 int threads();
+
+/// The most bytes of packed weight copies the process held at once
+/// (PackedLinear.h: one per weight block, however many steps and in-process
+/// ranks read it).
+size_t peakPackedWeightBytes();
 
 } // namespace shardc::rt::cpu
 

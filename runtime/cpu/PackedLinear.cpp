@@ -3,6 +3,7 @@
 
 #include "runtime/cpu/Checks.h"
 #include "runtime/cpu/KernelSupport.h"
+#include "runtime/cpu/SharedPackedWeights.h"
 #include "runtime/cpu/Threading.h"
 #include "runtime/kernels/LinearEpilogueOps.h"
 
@@ -134,13 +135,14 @@ std::vector<ColumnPanel> columnPanels(int64_t n, int threads) {
 namespace {
 
 /// One primitive over the output columns [begin, begin + width) of an
-/// [m, n] result: its slice of the weight, packed, and the memory objects
+/// [m, n] result: its slice of the weight, packed (shared with the steps of
+/// the process that pack the same slice alike), and the memory objects
 /// whose data handles each run points at the slices of its operands.
 struct Panel {
   ColumnPanel columns;
   dnnl::matmul primitive;
-  memory::desc packedDesc;
-  memory packed, dst, bias;
+  std::shared_ptr<const memory> packed;
+  memory dst, bias;
   std::vector<memory> extras; // one per binary post-op
 };
 
@@ -219,7 +221,7 @@ struct PackedLinear::Impl {
                 : memory::desc({k, width}, memory::data_type::f32, Tag::any);
       const dnnl::matmul::primitive_desc pd = primitiveFor(columns[p], weightDesc);
       panel.primitive = dnnl::matmul(pd);
-      if (moved || !panel.packed || pd.weights_desc() != panel.packedDesc)
+      if (moved || !panel.packed || pd.weights_desc() != panel.packed->get_desc())
         pack(panel, pd.weights_desc());
       const memory::desc sliceDesc({m, width}, memory::data_type::f32, memory::dims{n, 1});
       panel.dst = memory(sliceDesc, cpuEngine(), DNNL_MEMORY_NONE);
@@ -247,7 +249,7 @@ struct PackedLinear::Impl {
     const int64_t begin = panel.columns.begin;
     panel.dst.set_data_handle(result + begin);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, workerSources[w]},
-                                         {DNNL_ARG_WEIGHTS, panel.packed},
+                                         {DNNL_ARG_WEIGHTS, *panel.packed},
                                          {DNNL_ARG_DST, panel.dst}};
     if (hasBias) {
       panel.bias.set_data_handle(bias->as<float>() + begin);
@@ -263,19 +265,23 @@ struct PackedLinear::Impl {
     panel.primitive.execute(workerStreams[w], args);
   }
 
-  /// Reorders the panel's columns of the stored weight into `layout`.
+  /// The panel's columns of the stored weight reordered into `layout`:
+  /// the copy the process already holds, or a new one.
   void pack(Panel &panel, const memory::desc &layout) {
-    panel.packedDesc = layout;
     const int64_t begin = panel.columns.begin, width = panel.columns.width;
-    // The stored weight's columns seen as a [K, width] operand: row-major
-    // with row stride n, or the rows of PyTorch's [N, K] read column-major.
-    const memory::desc columnsDesc({k, width}, memory::data_type::f32,
-                                   transposeWeight ? memory::dims{1, k} : memory::dims{n, 1});
-    const float *first = transposeWeight ? weight + begin * k : weight + begin;
-    memory stored(columnsDesc, cpuEngine(), const_cast<float *>(first));
-    panel.packed = memory(layout, cpuEngine());
-    dnnl::reorder(stored, panel.packed).execute(stream, stored, panel.packed);
-    stream.wait();
+    const WeightBlock block{weight, transposeWeight, k, n, begin, width};
+    panel.packed = sharedPackedBlock(block, layout, [&] {
+      // The stored weight's columns seen as a [K, width] operand: row-major
+      // with row stride n, or the rows of PyTorch's [N, K] read column-major.
+      const memory::desc columnsDesc({k, width}, memory::data_type::f32,
+                                     transposeWeight ? memory::dims{1, k} : memory::dims{n, 1});
+      const float *first = transposeWeight ? weight + begin * k : weight + begin;
+      memory stored(columnsDesc, cpuEngine(), const_cast<float *>(first));
+      memory packed(layout, cpuEngine());
+      dnnl::reorder(stored, packed).execute(stream, stored, packed);
+      stream.wait();
+      return packed;
+    });
   }
 };
 

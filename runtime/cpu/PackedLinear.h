@@ -26,8 +26,10 @@
 // ms; up to 4096 columns, cutting gained nothing.
 //
 // Only fp32 steps whose weight is constant (a Weight buffer) are prepared;
-// the others keep the sgemm path. The packed copy is the step's own: a
-// weight read by several linears is packed once per step.
+// the others keep the sgemm path. Steps of the process that pack the same
+// columns of the same weight alike share one packed copy
+// (SharedPackedWeights.h): a tied weight's readers, and in-process ranks
+// whose weight file is one.
 //
 // A linear step may carry an epilogue (passes/Lowering/FuseLinearEpilogue):
 // elementwise work on the GEMM's result, which the primitive applies as

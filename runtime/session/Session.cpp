@@ -34,8 +34,10 @@ Status Session::planDevice() {
 
 Status Session::loadRanks(int first, int count) {
   std::vector<std::vector<Artifact>> loaded;
+  // Ranks of this process that read the same weight file share its mapping.
+  OpenedWeightFiles opened;
   for (int rank = first; rank < first + count; ++rank) {
-    auto programs = loadStages(layout_, rank);
+    auto programs = loadStages(layout_, rank, &opened);
     if (!programs)
       return programs.status();
     loaded.push_back(std::move(*programs));

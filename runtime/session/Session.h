@@ -51,7 +51,7 @@ public:
   const DevicePlan &device() const { return plan_; }
 
   /// Reads and checks the files of ranks first .. first + count - 1, all of
-  /// them before any runs.
+  /// them before any runs. Ranks that read one weight file share it.
   Status loadRanks(int first, int count);
   /// A loaded rank's programs, weights and signatures: one, or one per
   /// pipeline stage the rank holds.

@@ -54,9 +54,14 @@ std::string finish(const Options &options, const rt::Session &session, rt::RankR
   std::string where = plan.cuda ? " on " + plan.description
                                 : ", " + std::to_string(rt::cpu::threads()) + " thread(s)" +
                                       (artifact.ranks > 1 ? " per rank" : "");
-  std::printf("shardrun: %s%s, %.3f ms/iter (median of %d), arena %s, peak RSS %s\n", ranks.c_str(),
-              where.c_str(), median * 1e3, options.iters, megabytes(run.arenaBytes).c_str(),
-              megabytes(peakRssBytes()).c_str());
+  // The CPU's packed GEMM weights are the process's, shared by its ranks.
+  std::string packed =
+      plan.cuda ? ""
+                : ", packed weights " + megabytes(int64_t(rt::cpu::peakPackedWeightBytes()));
+  std::printf("shardrun: %s%s, %.3f ms/iter (median of %d), arena %s, peak RSS %s%s\n",
+              ranks.c_str(), where.c_str(), median * 1e3, options.iters,
+              megabytes(run.arenaBytes).c_str(), megabytes(peakRssBytes()).c_str(),
+              packed.c_str());
   if (options.profile) {
     std::printf("%-5s %-18s %10s %6s  %s\n", "step", "kernel", "ms/iter", "share", "ONNX nodes");
     double total = 0;
