@@ -12,8 +12,8 @@ namespace {
 
 using BlockKey = std::tuple<std::uintptr_t, bool, int64_t, int64_t, int64_t, int64_t>;
 
-/// One packed copy, or the promise of one: the thread that made the entry
-/// packs while holding `packing`, and threads asking meanwhile wait on it.
+/// One packed copy, or the promise of one: the first thread to take
+/// `packing` packs, and threads asking meanwhile wait on it.
 struct Entry {
   dnnl::memory::desc layout;
   std::mutex packing;
@@ -65,9 +65,11 @@ struct Registry {
   }
 };
 
+/// Never destroyed: a packed copy freed during exit (a step held by a
+/// static, or by an interpreter finalizing late) still finds it.
 Registry &registry() {
-  static Registry instance;
-  return instance;
+  static Registry *instance = new Registry();
+  return *instance;
 }
 
 } // namespace
