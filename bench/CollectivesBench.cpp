@@ -6,7 +6,7 @@
 // - run directly: 2 ranks as threads of one process (InProcessWorld), against
 //   one thread's memcpy of the same bytes (the shared-memory bound);
 // - under mpirun: shardc's MPI communicator against MPI_Allreduce itself on
-//   the same buffer, in the same run.
+//   the same buffer, the two taking turns within each repeat.
 // Bandwidth is reported as bytes / seconds ("algorithm bandwidth").
 //
 // Then all-to-all-v (MoE's dispatch and combine) of the same bytes per rank
@@ -38,16 +38,27 @@ double median(std::vector<double> samples) {
   return samples[samples.size() / 2];
 }
 
-/// Median seconds of `run` over `repeats` calls, after one warm-up call.
-double timeMedian(int repeats, const std::function<void()> &run) {
-  run();
-  std::vector<double> samples;
-  for (int i = 0; i < repeats; ++i) {
-    Clock::time_point start = Clock::now();
+/// Median seconds of each of `runs` over `repeats` rounds, after one
+/// warm-up round. Within a round the runs take turns, so a slow spell of a
+/// shared machine falls on all of them alike and their ratio stays honest.
+std::vector<double> timeMedians(int repeats, const std::vector<std::function<void()>> &runs) {
+  for (const auto &run : runs)
     run();
-    samples.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  return median(samples);
+  std::vector<std::vector<double>> samples(runs.size());
+  for (int i = 0; i < repeats; ++i)
+    for (size_t r = 0; r < runs.size(); ++r) {
+      Clock::time_point start = Clock::now();
+      runs[r]();
+      samples[r].push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    }
+  std::vector<double> medians;
+  for (std::vector<double> &taken : samples)
+    medians.push_back(median(std::move(taken)));
+  return medians;
+}
+
+double timeMedian(int repeats, const std::function<void()> &run) {
+  return timeMedians(repeats, {run})[0];
 }
 
 void report(const char *what, size_t bytes, double seconds) {
@@ -146,17 +157,20 @@ int underMpi(int &argc, char **&argv, size_t count, int repeats) {
   const size_t bytes = count * sizeof(float);
   std::vector<float> data(count, 1.f);
   Status failed;
-  double ours = timeMedian(repeats, [&] {
-    if (Status status = (*world)->allReduceSum(data.data(), count, DType::F32); !status)
-      failed = status;
-  });
+  std::vector<double> medians = timeMedians(
+      repeats,
+      {[&] {
+         if (Status status = (*world)->allReduceSum(data.data(), count, DType::F32); !status)
+           failed = status;
+       },
+       [&] {
+         MPI_Allreduce(MPI_IN_PLACE, data.data(), int(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+       }});
   if (!failed) {
     std::fprintf(stderr, "all_reduce failed: %s\n", failed.message().c_str());
     return 1;
   }
-  double theirs = timeMedian(repeats, [&] {
-    MPI_Allreduce(MPI_IN_PLACE, data.data(), int(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-  });
+  const double ours = medians[0], theirs = medians[1];
   if ((*session)->rank() == 0) {
     report("shardc MPI all_reduce", bytes, ours);
     report("MPI_Allreduce", bytes, theirs);
@@ -167,16 +181,6 @@ int underMpi(int &argc, char **&argv, size_t count, int repeats) {
   for (size_t size : allToAllVSizes(bytes)) {
     Blocks blocks = unequalBlocks(size, n, rank);
     std::vector<char> in(blocks.sent), out(blocks.received);
-    double shardc = timeMedian(repeats, [&] {
-      if (Status status = (*world)->allToAllV(in.data(), blocks.send.data(), out.data(),
-                                              blocks.receive.data());
-          !status)
-        failed = status;
-    });
-    if (!failed) {
-      std::fprintf(stderr, "all_to_all_v failed: %s\n", failed.message().c_str());
-      return 1;
-    }
     std::vector<int> sendCounts, sendOffsets, receiveCounts, receiveOffsets;
     for (int j = 0, sent = 0, received = 0; j < n; ++j) {
       sendCounts.push_back(int(blocks.send[j]));
@@ -186,10 +190,23 @@ int underMpi(int &argc, char **&argv, size_t count, int repeats) {
       sent += sendCounts.back();
       received += receiveCounts.back();
     }
-    double mpi = timeMedian(repeats, [&] {
-      MPI_Alltoallv(in.data(), sendCounts.data(), sendOffsets.data(), MPI_BYTE, out.data(),
-                    receiveCounts.data(), receiveOffsets.data(), MPI_BYTE, MPI_COMM_WORLD);
-    });
+    std::vector<double> medians = timeMedians(
+        repeats,
+        {[&] {
+           if (Status status = (*world)->allToAllV(in.data(), blocks.send.data(), out.data(),
+                                                   blocks.receive.data());
+               !status)
+             failed = status;
+         },
+         [&] {
+           MPI_Alltoallv(in.data(), sendCounts.data(), sendOffsets.data(), MPI_BYTE, out.data(),
+                         receiveCounts.data(), receiveOffsets.data(), MPI_BYTE, MPI_COMM_WORLD);
+         }});
+    if (!failed) {
+      std::fprintf(stderr, "all_to_all_v failed: %s\n", failed.message().c_str());
+      return 1;
+    }
+    const double shardc = medians[0], mpi = medians[1];
     if (rank == 0) {
       char what[64];
       std::snprintf(what, sizeof what, "shardc MPI all_to_all_v %.2f MiB", size / 1048576.0);

@@ -18,8 +18,20 @@ constexpr int kPointToPoint = 0;
 /// wakes it at once, this only bounds the damage of a missed wakeup.
 constexpr std::chrono::milliseconds kPollInterval(100);
 
-/// How long a rank at a barrier spins before it sleeps (meet).
-constexpr std::chrono::microseconds kSpinInterval(50);
+/// How long a rank at a barrier spins before it sleeps (meet), when each
+/// rank can have a core, and when ranks outnumber the cores.
+///
+/// Ranks of a tensor-parallel program arrive within microseconds to a few
+/// hundred of each other, and waking a thread that slept on the condition
+/// variable costs 15-30 us on one machine and about 100 us on another (an
+/// all-reduce meets three times; GPT-2's tp=2 step has 25). With a core
+/// each, a waiting rank has nothing else to run, so it spins long enough to
+/// cover a late peer: a 384 KiB all-reduce between 2 rank threads took
+/// 0.137 ms with a 50 us spin and 0.040 ms with 1 ms (shardc-bench-
+/// collectives 0.375 200, 2-vCPU Zen 4). Oversubscribed, a spinning rank
+/// would take the time of the peer it waits for.
+constexpr std::chrono::microseconds kSpinWithCores(1000);
+constexpr std::chrono::microseconds kSpinOversubscribed(50);
 
 void copyBytes(void *to, const void *from, size_t bytes) {
   if (bytes)
@@ -330,7 +342,10 @@ private:
 } // namespace
 
 InProcessWorld::InProcessWorld(int ranks, std::chrono::milliseconds timeout)
-    : timeoutMs_(timeout.count()) {
+    : timeoutMs_(timeout.count()),
+      spinInterval_(static_cast<unsigned>(ranks) <= std::thread::hardware_concurrency()
+                        ? kSpinWithCores
+                        : kSpinOversubscribed) {
   for (int i = 0; i < std::max(ranks, 1); ++i)
     mailboxes_.push_back(std::make_unique<Mailbox>());
 }
@@ -442,14 +457,11 @@ Status InProcessWorld::meet(Rendezvous &rendezvous, int groupRank, const std::ve
     rendezvous.changed.notify_all();
     return {};
   }
-  // Ranks of a tensor-parallel program arrive within microseconds of each
-  // other, and waking a thread that slept on the condition variable took
-  // 15-30 us per barrier on the 2-core CI machine (an all-reduce meets three
-  // times; GPT-2's tp=2 step has 25). So first spin a while on the
-  // generation, without the lock; only a peer that is late puts this rank
-  // to sleep.
+  // Ranks arrive close together and waking a sleeper is slow (see
+  // kSpinWithCores), so first spin a while on the generation, without the
+  // lock; only a peer that is late puts this rank to sleep.
   lock.unlock();
-  const Clock::time_point spinUntil = Clock::now() + kSpinInterval;
+  const Clock::time_point spinUntil = Clock::now() + spinInterval_;
   while (rendezvous.generation.load(std::memory_order_acquire) == generation &&
          Clock::now() < spinUntil)
     std::this_thread::yield();

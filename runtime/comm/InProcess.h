@@ -65,6 +65,11 @@ public:
   /// The rank that aborted first (-1 while none).
   int failedRank() const;
 
+  /// How long a rank that reaches a barrier first spins before it sleeps:
+  /// long when every rank can have a core of its own, short when ranks
+  /// outnumber the cores and a spinning rank would hold up a peer's work.
+  std::chrono::microseconds spinInterval() const { return spinInterval_; }
+
   /// How long one collective or receive may wait before it fails.
   void setTimeout(std::chrono::milliseconds timeout) { timeoutMs_.store(timeout.count()); }
   std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(timeoutMs_.load()); }
@@ -137,6 +142,7 @@ private:
 
   std::vector<std::unique_ptr<Mailbox>> mailboxes_;
   std::atomic<int64_t> timeoutMs_;
+  std::chrono::microseconds spinInterval_;
   std::atomic<bool> failed_{false};
   mutable std::mutex failureMutex_;
   int failedRank_ = -1;

@@ -5,6 +5,7 @@
 #include "runtime/core/Mesh.h"
 #include "test/unit/runtime/comm/WrappedGroup.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
@@ -386,6 +387,15 @@ TEST(InProcessTest, ManyWorldsInARowLeaveNoThreads) {
     });
     ASSERT_TRUE(status.ok()) << status.message();
   }
+}
+
+TEST(InProcessTest, RanksSpinLongerOnlyWhenEachHasACore) {
+  // A rank spinning at a barrier on a core its peer needs would delay the
+  // very peer it waits for: oversubscribed worlds must yield early.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  InProcessWorld fits(cores), oversubscribed(cores + 1);
+  EXPECT_EQ(fits.spinInterval(), 1000us);
+  EXPECT_EQ(oversubscribed.spinInterval(), 50us);
 }
 
 } // namespace
