@@ -25,14 +25,6 @@ std::atomic<char *> slots[kSlots];
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 struct sigaction previous[std::size(kSignals)];
 
-/// Set when a stopping signal's handler starts: the process is about to die
-/// of that signal.
-std::atomic<bool> stopping{false};
-
-/// The longest exit() waits for a stopping signal to end the process, should
-/// the handler before ours not end it.
-constexpr int kStopWaitMs = 10000;
-
 /// getdents64's record (the kernel's struct linux_dirent64, which glibc
 /// does not declare).
 struct DirectoryEntry {
@@ -72,7 +64,6 @@ void removeFlat(const char *path) {
 }
 
 void onStoppingSignal(int signal) {
-  stopping.store(true);
   for (std::atomic<char *> &slot : slots)
     if (char *path = slot.exchange(nullptr))
       removeFlat(path); // the string is not freed: free() is not signal-safe
@@ -84,18 +75,7 @@ void onStoppingSignal(int signal) {
   ::raise(signal);
 }
 
-/// The signal may land on any thread of the process. While its handler
-/// removes the staging there, another thread can find its output gone, fail
-/// and return from main with status 1 before the signal ends the process
-/// (output_paths.test saw "exit status 1, expected death by SIGHUP" once).
-/// So exit() waits, bounded, for the signal to finish the job.
-void awaitStoppingSignal() {
-  for (int waited = 0; stopping.load() && waited < kStopWaitMs; ++waited)
-    ::usleep(1000);
-}
-
 void installHandlers() {
-  std::atexit(awaitStoppingSignal);
   struct sigaction action {};
   action.sa_handler = onStoppingSignal;
   sigemptyset(&action.sa_mask);

@@ -13,11 +13,6 @@
 // fails with EFBIG like one on a full disk, and is cleaned up the same way,
 // instead of killing the process.
 //
-// The signal may run its handler on any thread. A thread that meanwhile
-// finds its staging gone and ends the process with an error status would
-// hide the signal from the caller, so exit() first waits (10 s at most) for
-// a stopping signal in progress to end the process.
-//
 // The handler only unlinks and removes directories (async-signal-safe
 // calls); a registered directory must hold files only, no subfolders.
 //
