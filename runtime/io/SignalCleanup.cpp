@@ -106,6 +106,19 @@ SignalCleanup::SignalCleanup(const std::string &path) {
   std::free(copy);
 }
 
+IgnoredStoppingSignals::IgnoredStoppingSignals() {
+  for (int signal : kSignals) {
+    struct sigaction current {};
+    if (::sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_IGN)
+      ignored_.push_back(signal);
+  }
+}
+
+void IgnoredStoppingSignals::reapply() const {
+  for (int signal : ignored_)
+    std::signal(signal, SIG_IGN);
+}
+
 SignalCleanup::SignalCleanup(SignalCleanup &&other) noexcept
     : slot_(std::exchange(other.slot_, -1)) {}
 

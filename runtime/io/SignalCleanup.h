@@ -21,6 +21,7 @@
 #define SHARDC_RUNTIME_IO_SIGNALCLEANUP_H
 
 #include <string>
+#include <vector>
 
 namespace shardc::rt::io {
 
@@ -41,6 +42,21 @@ public:
 
 private:
   int slot_ = -1;
+};
+
+/// The stopping signals (SIGINT, SIGTERM, SIGHUP) the process was started
+/// with ignored: nohup's SIGHUP, a background job's SIGINT. LLVM's InitLLVM
+/// installs its handlers over an ignored signal, so `nohup shardc` died of
+/// the hangup it was meant to survive (staging removed, then "cannot
+/// write"). Read them before InitLLVM and reapply() after it.
+class IgnoredStoppingSignals {
+public:
+  IgnoredStoppingSignals();
+  /// Ignores again the signals that were ignored at construction.
+  void reapply() const;
+
+private:
+  std::vector<int> ignored_;
 };
 
 } // namespace shardc::rt::io

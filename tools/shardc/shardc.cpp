@@ -18,6 +18,7 @@
 #include "compiler/Driver/Compile.h"
 #include "compiler/Driver/Diagnostics.h"
 #include "runtime/core/MeshAxes.h"
+#include "runtime/io/SignalCleanup.h"
 #include "tools/Version.h"
 
 #include "mlir/IR/AsmState.h"
@@ -222,7 +223,9 @@ driver::CompileOptions compileOptions() {
 } // namespace
 
 int main(int argc, char **argv) {
+  const rt::io::IgnoredStoppingSignals startedIgnored;
   llvm::InitLLVM initLLVM(argc, argv);
+  startedIgnored.reapply();
   // Past `ulimit -f` a write fails with EFBIG, reported as one line, instead
   // of SIGXFSZ killing the process (LLVM's handler would print a stack dump).
   std::signal(SIGXFSZ, SIG_IGN);
