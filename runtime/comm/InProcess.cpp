@@ -343,7 +343,8 @@ private:
 
 InProcessWorld::InProcessWorld(int ranks, std::chrono::milliseconds timeout)
     : timeoutMs_(timeout.count()),
-      spinInterval_(static_cast<unsigned>(ranks) <= std::thread::hardware_concurrency()
+      // hardware_concurrency() is 0 where the count is unknown: one core.
+      spinInterval_(static_cast<unsigned>(ranks) <= std::max(1u, std::thread::hardware_concurrency())
                         ? kSpinWithCores
                         : kSpinOversubscribed) {
   for (int i = 0; i < std::max(ranks, 1); ++i)
