@@ -35,10 +35,11 @@
 namespace shardc::rt {
 
 /// The artifact format and program versions this runtime reads. Program
-/// version 2 added the mesh; a version 1 program (no mesh, one device) reads
-/// the same, so both are accepted.
+/// version 2 added the mesh, version 3 state buffers (training); an older
+/// program (no mesh: one device; no state) reads the same, so all are
+/// accepted.
 constexpr int kArtifactVersion = 2;
-constexpr uint32_t kProgramVersion = 2;
+constexpr uint32_t kProgramVersion = 3;
 constexpr uint32_t kOldestProgramVersion = 1;
 
 struct Artifact {

@@ -34,6 +34,18 @@ Params decodeParams(const schema::Step &step) {
   return params;
 }
 
+/// Zeros `bytes` of device memory at `memory`. Devices copy but do not
+/// fill, so zeros go from the host a chunk at a time.
+Status zeroFill(Device &device, void *memory, size_t bytes) {
+  static const std::vector<std::byte> zeros(size_t(1) << 20);
+  for (size_t done = 0; done < bytes; done += zeros.size())
+    if (Status status = device.copyToDevice(static_cast<std::byte *>(memory) + done, zeros.data(),
+                                            std::min(zeros.size(), bytes - done));
+        !status)
+      return status;
+  return {};
+}
+
 /// `total` += `run`, counter by counter (a kernel reports the same names in
 /// every run, so the common case is a match at the same position).
 void addCounters(StepCounters &total, const StepCounters &run) {
@@ -101,7 +113,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
 
   // Every buffer's memory, fixed for the executor's life.
   executor->inputs_.resize(artifact.inputs.size());
-  std::map<std::string, void *> deviceWeights;
+  std::map<std::string, void *> deviceWeights, states;
   for (uint32_t id = 0; id < program.buffers()->size(); ++id) {
     const schema::Buffer &buffer = *program.buffers()->Get(id);
     TensorView view{nullptr, static_cast<DType>(buffer.dtype()), shapeOf(buffer)};
@@ -134,6 +146,31 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
         copy = *memory;
       }
       view.data = copy;
+      break;
+    }
+    case schema::Storage::State: {
+      // Memory of the executor's own, even where kernels could read the
+      // weight file: the steps write it, and other ranks map the same file.
+      auto &memory = states[buffer.name()->str()];
+      if (!memory) {
+        const TensorView *initial =
+            buffer.zero_init() ? nullptr : artifact.weights->find(buffer.name()->str());
+        if (!buffer.zero_init() &&
+            (!initial || initial->dtype != view.dtype || initial->shape != view.shape))
+          return Status::error("state '" + buffer.name()->str() +
+                               "' is not in the weight file as the program expects it");
+        auto allocated = device.allocate(view.bytes());
+        if (!allocated)
+          return allocated.status();
+        executor->allocations_.push_back(*allocated);
+        if (Status status = initial ? device.copyToDevice(*allocated, initial->data, view.bytes())
+                                    : zeroFill(device, *allocated, view.bytes());
+            !status)
+          return status;
+        memory = *allocated;
+        executor->states_.push_back({buffer.name()->str(), {memory, view.dtype, view.shape}});
+      }
+      view.data = memory;
       break;
     }
     case schema::Storage::Input: {
@@ -203,6 +240,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
           !status)
         return Status::error(describe() + ": " + status.message());
     if (KernelPrepare prepare = device.kernels().findPrepare(step->kernel()->str())) {
+      // Only a weight is constant: a state changes from run to run.
       std::vector<bool> constant;
       if (step->inputs())
         for (uint32_t id : *step->inputs())
@@ -292,6 +330,34 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
       return status;
   }
   return {};
+}
+
+const StateTensor *Executor::findState(const std::string &name) const {
+  auto found = std::find_if(states_.begin(), states_.end(),
+                            [&](const StateTensor &state) { return state.name == name; });
+  return found == states_.end() ? nullptr : &*found;
+}
+
+StatusOr<HostTensor> Executor::readState(const std::string &name) const {
+  const StateTensor *state = findState(name);
+  if (!state)
+    return Status::error("the program has no state '" + name + "'");
+  HostTensor value(state->view.dtype, state->view.shape);
+  if (Status status = device_.copyToHost(value.bytes.data(), state->view.data, value.bytes.size());
+      !status)
+    return status;
+  return value;
+}
+
+Status Executor::writeState(const std::string &name, const TensorView &value) {
+  const StateTensor *state = findState(name);
+  if (!state)
+    return Status::error("the program has no state '" + name + "'");
+  if (value.dtype != state->view.dtype || value.shape != state->view.shape)
+    return Status::error("state '" + name + "' is " + dtypeName(state->view.dtype) + " " +
+                         formatShape(state->view.shape) + "; the value given is " +
+                         dtypeName(value.dtype) + " " + formatShape(value.shape));
+  return device_.copyToDevice(state->view.data, value.data, value.bytes());
 }
 
 Status checkInputs(const std::vector<TensorSignature> &signature,

@@ -7,6 +7,16 @@
 // the CPU the steps write most outputs into the caller's tensors instead,
 // OutputBinding.h).
 //
+// A training step's program also has state buffers (Storage::State: the
+// parameters and the optimizer's state), which the steps update and the
+// runs keep: each executor allocates its own copy of every state, one per
+// name, and fills it from the weight file (or with zeros) when it prepares,
+// so ranks that share one mapped weight file (data-parallel replicas, as
+// threads) each train their own, and a new executor starts afresh. Kernels
+// see a state as an input that is not constant, so none keeps anything
+// derived from its contents (PackedLinear packs weights only). Between runs
+// the states can be read and overwritten on the host (checkpoints).
+//
 // A program for a mesh of several devices runs on every rank with the rank's
 // world Communicator. Each collective step names the mesh axes it reduces or
 // gathers over (`mesh_axes`); prepare() makes one sub-group per distinct list
@@ -42,6 +52,12 @@ struct StepProfile {
   bool collective = false; ///< the step talks to other ranks (it has a group)
 };
 
+/// A state buffer's memory: the rank's own copy of the tensor `name`.
+struct StateTensor {
+  std::string name;
+  TensorView view; ///< device memory
+};
+
 class Executor {
 public:
   /// Binds `artifact`'s program to `device` and, for collective steps, to
@@ -67,6 +83,16 @@ public:
   int64_t arenaBytes() const { return arenaBytes_; }
   const std::vector<StepProfile> &profile() const { return profile_; }
 
+  /// The program's states, one per name, in the order of their first buffer.
+  const std::vector<StateTensor> &states() const { return states_; }
+  /// The state called `name`, or null.
+  const StateTensor *findState(const std::string &name) const;
+  /// State `name` copied to the host, between runs.
+  StatusOr<HostTensor> readState(const std::string &name) const;
+  /// Overwrites state `name`, between runs, with `value` (host memory of
+  /// the state's type and shape).
+  Status writeState(const std::string &name, const TensorView &value);
+
 private:
   struct PreparedStep {
     KernelFunction function;
@@ -83,8 +109,10 @@ private:
 
   Device &device_;
   std::unique_ptr<Stream> stream_;
-  /// Device memory: the arena, then one buffer per input (its views alias it).
+  /// Device memory: the arena, the inputs, the weights' device copies (a
+  /// GPU's) and the states; views alias them.
   std::vector<void *> allocations_;
+  std::vector<StateTensor> states_;
   int64_t arenaBytes_ = 0;
   std::vector<TensorView> buffers_;
   /// The device buffer of each of the caller's inputs, in input order.

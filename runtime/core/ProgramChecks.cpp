@@ -6,6 +6,7 @@
 #include "runtime/io/TensorBytes.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 
 namespace shardc::rt {
@@ -28,7 +29,7 @@ template <typename T> bool aligned(const flatbuffers::Vector<T> *vector) {
 /// The checks of one program, buffer by buffer, then step by step. A
 /// buffer's `root` is the buffer whose memory it is (itself but for views);
 /// a root is `written` once a step wrote it, or from the start when its
-/// bytes come from the caller or the weight file.
+/// bytes come from the caller, the weight file or a state's initial value.
 class ProgramChecker {
 public:
   ProgramChecker(const schema::Program &program, const std::vector<TensorSignature> &inputs,
@@ -112,6 +113,11 @@ private:
       written = true;
       break;
     }
+    case schema::Storage::State:
+      if (Status status = checkState(id, dtype, shape); !status)
+        return status;
+      written = true;
+      break;
     case schema::Storage::View: {
       if (buffer.index() >= id)
         return fail("view " + std::to_string(id) + " refers to a later buffer");
@@ -128,6 +134,37 @@ private:
     }
     roots.push_back(root);
     writtenRoots.push_back(written); // only roots' entries are read
+    return {};
+  }
+
+  /// A state starts as the weight file's tensor of its name (checked like a
+  /// weight's) or as zeros; buffers that name one state must agree on it,
+  /// since they share its memory.
+  Status checkState(uint32_t id, DType dtype, const Shape &shape) {
+    const schema::Buffer &buffer = *program.buffers()->Get(id);
+    const std::string name = buffer.name() ? buffer.name()->str() : std::string();
+    if (name.empty())
+      return fail("buffer " + std::to_string(id) + " is a state without a name");
+    if (!buffer.zero_init()) {
+      const TensorView *initial = weights.find(name);
+      if (!initial)
+        return fail("state '" + io::printable(name) + "' is missing from " + weights.path() +
+                    " (and is not zero_init)");
+      if (initial->dtype != dtype || initial->shape != shape)
+        return fail("state '" + io::printable(name) + "' is " +
+                    describe(initial->dtype, initial->shape) + " in " + weights.path() +
+                    "; the program expects " + describe(dtype, shape));
+    }
+    auto [first, added] = states.try_emplace(name, id);
+    if (added)
+      return {};
+    const schema::Buffer &other = *program.buffers()->Get(first->second);
+    if (other.dtype() != buffer.dtype() ||
+        Shape(other.shape()->begin(), other.shape()->end()) != shape ||
+        other.zero_init() != buffer.zero_init())
+      return fail("buffers " + std::to_string(first->second) + " and " + std::to_string(id) +
+                  " are the state '" + io::printable(name) +
+                  "' with another element type, shape or initial value");
     return {};
   }
 
@@ -155,6 +192,12 @@ private:
       for (uint32_t id : *step.outputs()) {
         if (id >= count)
           return fail(where + " refers to a missing buffer");
+        // Weights are read-only (the CPU reads the file's mapping itself);
+        // what a step updates from run to run is a state.
+        const schema::Buffer &root = *program.buffers()->Get(roots[id]);
+        if (root.storage() == schema::Storage::Weight)
+          return fail(where + " writes buffer " + std::to_string(id) + ", the weight '" +
+                      io::printable(root.name()->str()) + "', which is read-only");
         writtenRoots[roots[id]] = true;
       }
     return {};
@@ -192,6 +235,7 @@ private:
   const std::string &path;
   std::vector<uint32_t> roots;
   std::vector<bool> writtenRoots;
+  std::map<std::string, uint32_t> states; // the first buffer of each state
 };
 
 } // namespace

@@ -27,11 +27,13 @@ struct TensorSignature;
 /// Checks `program` (the file at `path`) against the manifest's `inputs` and
 /// `outputs` and the rank's `weights`: the version; every buffer's element
 /// type, storage and shape (byte counts within int64); arena buffers inside
-/// the arena; weights of the file's type and shape; inputs of the
-/// manifest's, each manifest input bound; views of an earlier buffer with
-/// its type and element count; steps naming existing buffers and reading
-/// only what was written before; the outputs, by name, type and shape,
-/// exactly the manifest's. One line naming the file and the field.
+/// the arena; weights of the file's type and shape; states named, of the
+/// file's type and shape unless zero_init, alike in every buffer that names
+/// one; inputs of the manifest's, each manifest input bound; views of an
+/// earlier buffer with its type and element count; steps naming existing
+/// buffers, reading only what was written before and writing no weight; the
+/// outputs, by name, type and shape, exactly the manifest's. One line naming
+/// the file and the field.
 Status checkProgram(const schema::Program &program, const std::vector<TensorSignature> &inputs,
                     const std::vector<TensorSignature> &outputs,
                     const io::SafeTensorsFile &weights, const std::string &path);

@@ -220,6 +220,12 @@ Status expandKernel(const KernelCall &call) {
   return expand(call.inputs[0], call.outputs[0]);
 }
 
+Status copyKernel(const KernelCall &call) {
+  if (Status status = expectOperands(call, 1, 1, 1); !status)
+    return status;
+  return copy(call.inputs[0], call.outputs[0]);
+}
+
 /// The graph dialect's ScatterReduction enum (none, add, mul, max, min) of
 /// scatter_elements and scatter_nd.
 Status scatterReduction(const char *op, const KernelCall &call, ScatterReduction &reduction) {
@@ -363,6 +369,7 @@ KernelTable makeTable() {
   table.add("split", splitKernel);
   table.add("gather", gatherKernel);
   table.add("expand", expandKernel);
+  table.add("copy", copyKernel);
   table.add("scatter_elements", scatterElementsKernel);
   table.add("gather_elements", gatherElementsKernel);
   table.add("gather_nd", gatherNdKernel);

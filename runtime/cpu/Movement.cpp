@@ -38,17 +38,10 @@ void copyBlocks(int64_t outer, int64_t piece, int64_t whole, int64_t offset,
   });
 }
 
-} // namespace
-
-Status copy(const TensorView &input, const TensorView &out) {
-  const char *name = "reshape";
-  SHARDC_KERNEL_TRY(checkSameType(name, input, out));
-  if (input.numel() != out.numel())
-    return fail(name, "element counts differ; " + str(input.shape) + " has " +
-                          std::to_string(input.numel()) + " but " + str(out.shape) + " has " +
-                          std::to_string(out.numel()));
+/// out's bytes = input's, of equal size, split by pages over the threads.
+void copyBytes(const TensorView &input, const TensorView &out) {
   if (input.data == out.data || input.numel() == 0)
-    return Status::success();
+    return;
   const size_t bytes = input.bytes();
   const int64_t chunks = int64_t(bytes / 4096) + 1; // pages, to split the copy
   parallelFor(chunks, 4096, [&](int64_t begin, int64_t end) {
@@ -57,6 +50,24 @@ Status copy(const TensorView &input, const TensorView &out) {
     std::memcpy(static_cast<char *>(out.data) + from,
                 static_cast<const char *>(input.data) + from, to - from);
   });
+}
+
+} // namespace
+
+Status reshape(const TensorView &input, const TensorView &out) {
+  const char *name = "reshape";
+  SHARDC_KERNEL_TRY(checkSameType(name, input, out));
+  if (input.numel() != out.numel())
+    return fail(name, "element counts differ; " + str(input.shape) + " has " +
+                          std::to_string(input.numel()) + " but " + str(out.shape) + " has " +
+                          std::to_string(out.numel()));
+  copyBytes(input, out);
+  return Status::success();
+}
+
+Status copy(const TensorView &input, const TensorView &out) {
+  SHARDC_KERNEL_TRY(checkCopy(input, out));
+  copyBytes(input, out);
   return Status::success();
 }
 

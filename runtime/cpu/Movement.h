@@ -22,8 +22,11 @@ using kernels::ViewList;
 /// graph.reshape as a copy: same type and element count, any shapes. A
 /// reshape the executor can alias needs no kernel; this is for when it
 /// cannot. out == input is a no-op.
+Status reshape(const TensorView &input, const TensorView &out);
+
+/// The `copy` kernel, a state's write (graph.assign): same type and shape.
+/// out == input is a no-op.
 Status copy(const TensorView &input, const TensorView &out);
-inline Status reshape(const TensorView &input, const TensorView &out) { return copy(input, out); }
 
 /// graph.transpose: out.shape[i] = input.shape[perm[i]].
 Status transpose(const TensorView &input, const std::vector<int64_t> &perm,

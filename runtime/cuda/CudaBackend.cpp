@@ -189,6 +189,11 @@ Status expandKernel(const KernelCall &call, const LaunchContext &context) {
   return expand(call.inputs[0], call.outputs[0], context);
 }
 
+Status copyKernel(const KernelCall &call, const LaunchContext &context) {
+  SHARDC_EXPECT(1, 1, 1);
+  return copy(call.inputs[0], call.outputs[0], context);
+}
+
 /// The graph dialect's ScatterReduction enum (none, add, mul, max, min) of
 /// scatter_elements and scatter_nd.
 Status scatterReduction(const char *op, const KernelCall &call,
@@ -331,6 +336,7 @@ KernelTable makeTable() {
   add<splitKernel>(table, "split");
   add<gatherKernel>(table, "gather");
   add<expandKernel>(table, "expand");
+  add<copyKernel>(table, "copy");
   add<scatterElementsKernel>(table, "scatter_elements");
   add<gatherElementsKernel>(table, "gather_elements");
   add<gatherNdKernel>(table, "gather_nd");

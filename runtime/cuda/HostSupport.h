@@ -100,8 +100,9 @@ inline bool isAligned(const void *pointer, size_t bytes) {
 /// Where kernels on `stream` record device-side errors (null if nowhere).
 DeviceError *deviceErrors(cudaStream_t stream);
 
-/// The scatters' result starts as `data`: copied into `out` on `stream`
-/// unless the step runs in place (out is data), then the updates land on it.
+/// `out` = `data` (as many bytes) on `stream`, unless they are one buffer:
+/// the scatters' result starts so (the updates then land on it), and the
+/// copy kernel is nothing else.
 Status copyDataToResult(const TensorView &data, const TensorView &out, cudaStream_t stream);
 
 } // namespace detail

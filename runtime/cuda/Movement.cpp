@@ -123,6 +123,13 @@ Status expand(const TensorView &input, const TensorView &out, const LaunchContex
                      context.stream);
 }
 
+Status copy(const TensorView &input, const TensorView &out, const LaunchContext &context) {
+  SHARDC_KERNEL_TRY(checkCopy(input, out));
+  if (context.checkOnly)
+    return Status::success();
+  return copyDataToResult(input, out, context.stream);
+}
+
 Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
               const TensorView &out, const LaunchContext &context) {
   const char *name = "gather";

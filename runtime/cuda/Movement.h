@@ -40,6 +40,8 @@ Status concat(kernels::ViewList inputs, int64_t axis, const TensorView &out,
 Status split(const TensorView &input, int64_t axis, kernels::ViewList outs,
              const LaunchContext &context);
 Status expand(const TensorView &input, const TensorView &out, const LaunchContext &context);
+/// The `copy` kernel (a state's write): one device-to-device copy.
+Status copy(const TensorView &input, const TensorView &out, const LaunchContext &context);
 Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
               const TensorView &out, const LaunchContext &context);
 Status scatterElements(const TensorView &data, const TensorView &indices, const TensorView &updates,

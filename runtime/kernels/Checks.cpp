@@ -137,6 +137,12 @@ Status checkExpand(const TensorView &input, const TensorView &out) {
   return Status::success();
 }
 
+Status checkCopy(const TensorView &input, const TensorView &out) {
+  const char *name = "copy";
+  SHARDC_KERNEL_TRY(checkSameType(name, input, out));
+  return checkShape(name, "result", out, input.shape);
+}
+
 Status checkIndexType(const char *op, const TensorView &indices) {
   if (indices.dtype != DType::I64 && indices.dtype != DType::I32)
     return fail(op,

@@ -60,6 +60,9 @@ Status checkSplit(const TensorView &input, int64_t axis, ViewList outs);
 /// expand: same type, input broadcasting to out.
 Status checkExpand(const TensorView &input, const TensorView &out);
 
+/// copy (a state's write, graph.assign): out of input's type and shape.
+Status checkCopy(const TensorView &input, const TensorView &out);
+
 /// Index tensors are I32 or I64.
 Status checkIndexType(const char *op, const TensorView &indices);
 

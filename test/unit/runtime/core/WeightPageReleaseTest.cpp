@@ -75,5 +75,28 @@ TEST(WeightPageReleaseTest, KeepsAWeightThatOneReaderReadsInPlace) {
   EXPECT_EQ(released, std::vector<std::string>{"b"});
 }
 
+TEST(WeightPageReleaseTest, NeverReleasesAState) {
+  // A state's initial value is copied when the executor prepares; the file
+  // tensor of its name is no weight any step reads.
+  flatbuffers::FlatBufferBuilder b;
+  const std::vector<int64_t> shape{2, 2};
+  std::vector<flatbuffers::Offset<schema::Buffer>> buffers{
+      schema::CreateBufferDirect(b, schema::Storage::Input, schema::DType::F32, &shape, 0,
+                                 nullptr, 0),
+      schema::CreateBufferDirect(b, schema::Storage::State, schema::DType::F32, &shape, 0, "s", 0),
+      schema::CreateBufferDirect(b, schema::Storage::Arena, schema::DType::F32, &shape, 0, nullptr,
+                                 0)};
+  const std::vector<uint32_t> inputs{0, 1}, outputs{2};
+  std::vector<flatbuffers::Offset<schema::Step>> steps{
+      schema::CreateStepDirect(b, "linear", &inputs, &outputs, nullptr, "s")};
+  const std::vector<uint8_t> bytes = test::finishProgram(b, 64, buffers, steps, {}, MeshShape{});
+  std::vector<std::string> released;
+  WeightPageRelease release(*schema::GetProgram(bytes.data()),
+                            [&](const std::string &name) { released.push_back(name); });
+  CopiedInputs stateCopied({1});
+  release.stepPrepared(0, &stateCopied);
+  EXPECT_TRUE(released.empty());
+}
+
 } // namespace
 } // namespace shardc::rt

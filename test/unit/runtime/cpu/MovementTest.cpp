@@ -135,16 +135,26 @@ TEST(CpuMovementTest, ExpandMatchesReference) {
                         "expand: input [3] does not broadcast to the result [2, 4]"));
 }
 
-TEST(CpuMovementTest, CopyIsReshape) {
+TEST(CpuMovementTest, ReshapeAndCopy) {
   Rng rng(75);
   HostTensor x = random(DType::I16, {3, 1000}, rng, -100, 100);
   HostTensor out(DType::I16, {30, 10, 10});
   ASSERT_TRUE(succeeded(reshape(x.view(), out.view())));
   EXPECT_EQ(x.bytes, out.bytes);
-  ASSERT_TRUE(succeeded(copy(x.view(), x.view())));
+  ASSERT_TRUE(succeeded(reshape(x.view(), x.view())));
   HostTensor wrong(DType::I16, {7});
-  EXPECT_TRUE(failsWith(copy(x.view(), wrong.view()),
+  EXPECT_TRUE(failsWith(reshape(x.view(), wrong.view()),
                         "reshape: element counts differ; [3, 1000] has 3000 but [7] has 7"));
+  // copy keeps the shape: a state's new value written over the state.
+  HostTensor same(DType::I16, {3, 1000});
+  ASSERT_TRUE(succeeded(copy(x.view(), same.view())));
+  EXPECT_EQ(x.bytes, same.bytes);
+  ASSERT_TRUE(succeeded(copy(x.view(), x.view())));
+  EXPECT_TRUE(failsWith(copy(x.view(), out.view()),
+                        "copy: result shape differs; expected [3, 1000] but got [30, 10, 10]"));
+  HostTensor floats(DType::F32, {3, 1000});
+  EXPECT_TRUE(failsWith(copy(x.view(), floats.view()),
+                        "copy: result element type differs; expected int16 but got float32"));
   EXPECT_TRUE(failsWith(transpose(x.view(), {0, 0}, out.view()),
                         "transpose: perm [0, 0] is not a permutation of the 2 dims of [3, 1000]"));
 }

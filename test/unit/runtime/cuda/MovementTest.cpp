@@ -85,6 +85,8 @@ TEST(CudaMovement, ConcatSplitExpand) {
         describe("concat of aligned rows", dtype), true);
     expectSameAsCpu("expand", {random(dtype, {3, 1, 5}, rng, -9, 9)}, {{dtype, {2, 3, 4, 5}}},
                     Params(), describe("expand", dtype), true);
+    expectSameAsCpu("copy", {random(dtype, {3, 7}, rng, -9, 9)}, {{dtype, {3, 7}}}, Params(),
+                    describe("copy", dtype), true);
   }
 }
 
