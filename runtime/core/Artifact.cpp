@@ -538,6 +538,10 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory) {
     layout.mesh = std::move(*mesh);
     if (Status status = readOutputSplits(manifest->at("outputs"), layout, manifestPath); !status)
       return status;
+    auto training = parseTrainingSpec(*manifest, layout.inputs, layout.outputs, manifestPath);
+    if (!training)
+      return training.status();
+    layout.training = std::move(*training);
     if (pipeline) {
       auto plan = parsePipelinePlan(*manifest, layout.mesh, layout.inputs, layout.rankOutputs,
                                     manifestPath);

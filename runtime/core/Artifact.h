@@ -10,7 +10,8 @@
 // A pipeline artifact (docs/pipeline.md) gives each rank one program and
 // weight file per stage it holds; its manifest's `pipeline` section is
 // checked whole when the layout is read, and each stage's program against
-// that stage's signature when the rank loads it.
+// that stage's signature when the rank loads it. A training artifact's
+// `training` section (TrainingSpec.h) is checked when the layout is read.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CORE_ARTIFACT_H
@@ -20,6 +21,7 @@
 #include "runtime/core/PipelinePlan.h"
 #include "runtime/core/Status.h"
 #include "runtime/core/Tensor.h"
+#include "runtime/core/TrainingSpec.h"
 #include "runtime/io/SafeTensors.h"
 #include "runtime/schemas/program_generated.h"
 
@@ -100,6 +102,9 @@ struct ArtifactLayout {
   std::vector<TensorSignature> rankOutputs;
   /// The schedule of a pipeline artifact; null for any other.
   std::shared_ptr<const PipelinePlan> pipeline;
+  /// What a training artifact's steps take and give (manifest "training");
+  /// none for an inference artifact.
+  std::optional<TrainingSpec> training;
   /// The rank that holds the whole outputs once a run ends (pipeline.output_rank; 0 otherwise).
   int outputRank() const { return pipeline ? pipeline->outputRank : 0; }
   /// "4 ranks (mesh dp=2, tp=2)", "1 rank", for messages.
