@@ -25,9 +25,8 @@ std::pair<std::string, std::string> splitPath(const std::string &path) {
   return {path.substr(0, slash + 1), path.substr(slash + 1)};
 }
 
-/// Makes the rename durable: without syncing the directory, a crash right
-/// after commit() could lose the new name even though the data was synced.
-/// Best effort: some file systems refuse fsync on a directory.
+} // namespace
+
 void syncDirectory(const std::string &dir) {
   int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd >= 0) {
@@ -35,7 +34,6 @@ void syncDirectory(const std::string &dir) {
     ::close(fd);
   }
 }
-} // namespace
 
 StatusOr<std::string> replaceableFile(const std::string &path) {
   struct stat info;

@@ -28,6 +28,12 @@ namespace shardc::rt::io {
 /// ("--outputs /dev/full" run as root), a FIFO, a socket, a dangling link.
 StatusOr<std::string> replaceableFile(const std::string &path);
 
+/// Makes a rename in the folder `dir` ("" for the working one) durable:
+/// without syncing the folder, a crash right after it could lose the new
+/// name even though the data was synced. Best effort: some file systems
+/// refuse fsync on a directory.
+void syncDirectory(const std::string &dir);
+
 class AtomicFile {
 public:
   /// Creates `<dir>/.<name>.tmp.<pid>.<n>` next to the file `path` names

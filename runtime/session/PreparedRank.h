@@ -61,6 +61,10 @@ public:
   Status run(const std::vector<const HostTensor *> &inputs, const RunOptions &options,
              RankRun &result);
 
+  /// The program's executor, whose states a training checkpoints; null for
+  /// a pipeline rank, which has one per stage.
+  Executor *executor() { return executor_.get(); }
+
 private:
   PreparedRank(std::unique_ptr<Device> device, OutputGather gather)
       : device_(std::move(device)), gather_(std::move(gather)) {}

@@ -35,6 +35,10 @@ public:
   Status run(const std::vector<const HostTensor *> &inputs, const RunOptions &options,
              std::vector<RankRun> &results);
 
+  /// The prepared ranks, by index among the session's loaded ranks.
+  int size() const { return static_cast<int>(ranks_.size()); }
+  PreparedRank &rank(int index) { return *ranks_.at(static_cast<size_t>(index)); }
+
 private:
   ThreadedRanks(int ranks, std::chrono::milliseconds timeout);
 

@@ -1,0 +1,86 @@
+//===- Checkpoint.h - a training run's state on disk ------------*- C++ -*-===//
+//
+// A checkpoint is a folder: checkpoint.json and, per rank,
+// rank{r}.safetensors with every state buffer of the rank's program
+// (parameters, optimizer state, the step counter; Executor::states) by
+// name, bit for bit.
+//
+//   {"format": "shardc-checkpoint", "version": 1, "step": 12, "ranks": 2,
+//    "signature": {"inputs": [...], "outputs": [...], "mesh": {...},
+//                  "training": {...}},
+//    "files": {"rank0.safetensors": {"bytes": 4160, "crc32": "0a1b2c3d"}, ...}}
+//
+// `signature` is the artifact manifest's inputs, outputs, mesh and training
+// objects: a checkpoint resumes into an artifact with the same ones (the
+// same model compiled the same way, for any target), and each rank's
+// states must then match its file's tensors name for name, type and shape.
+// Data-parallel replicas hold equal states but each writes its own file:
+// a rank never depends on another's file to resume.
+//
+// The folder is written into a staging folder beside it and renamed into
+// place (io/StagedDirectory.h); an existing folder is replaced only when it
+// is a checkpoint holding nothing but its own files.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_SESSION_CHECKPOINT_H
+#define SHARDC_RUNTIME_SESSION_CHECKPOINT_H
+
+#include "runtime/core/Artifact.h"
+#include "runtime/core/Executor.h"
+#include "runtime/io/SafeTensors.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardc::rt {
+
+constexpr const char *kCheckpointFormat = "shardc-checkpoint";
+constexpr int kCheckpointVersion = 1;
+
+/// Whether the existing folder `directory` may be replaced by a checkpoint
+/// (io::ReplaceCheck): it holds a checkpoint.json of this format and
+/// besides it only regular files that it lists.
+Status checkReplaceableCheckpoint(const std::string &directory);
+
+/// A rank's file as checkpoint.json lists it.
+struct CheckpointFile {
+  uint64_t bytes = 0;
+  std::string crc32;
+};
+
+/// Writes `executor`'s states (between runs) as `folder`/rank{rank}.safetensors,
+/// the rank and `step` in its metadata; returns its size and CRC-32.
+StatusOr<CheckpointFile> writeRankStates(const std::string &folder, int rank, int64_t step,
+                                         const Executor &executor);
+
+/// Writes `folder`/checkpoint.json of a checkpoint of `layout`'s artifact
+/// after `step` steps, whose rank r wrote files[r].
+Status writeCheckpointManifest(const std::string &folder, const ArtifactLayout &layout,
+                               int64_t step, const std::vector<CheckpointFile> &files);
+
+/// A checkpoint's checkpoint.json, checked against an artifact.
+struct Checkpoint {
+  std::string directory;
+  int64_t step = 0;
+  std::vector<CheckpointFile> files; ///< by rank
+};
+
+/// Reads `directory`/checkpoint.json and checks it against `layout`: the
+/// format and version, as many ranks, the same signature. One line naming
+/// the file and what differs.
+StatusOr<Checkpoint> readCheckpoint(const std::string &directory, const ArtifactLayout &layout);
+
+/// Rank `rank`'s file of `checkpoint`, once its size and CRC-32 match and
+/// it holds `executor`'s states: each by name, of its type and shape, and
+/// nothing else. An error names the file and the tensor.
+StatusOr<io::SafeTensorsFile> openRankStates(const Checkpoint &checkpoint, int rank,
+                                             const Executor &executor);
+
+/// Overwrites `executor`'s states (between runs) with the tensors of their
+/// names in `file` (openRankStates'), bit for bit.
+Status loadRankStates(const io::SafeTensorsFile &file, Executor &executor);
+
+} // namespace shardc::rt
+
+#endif

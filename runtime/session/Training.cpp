@@ -1,0 +1,209 @@
+//===- Training.cpp - run a training artifact step by step, checkpoint it -===//
+#include "runtime/session/Training.h"
+
+#include "runtime/io/StagedDirectory.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace shardc::rt {
+namespace {
+
+/// A line rank 0 tells every rank of `world` (a folder or an error), with
+/// whether it is good news; the others' `ok` and `text` become rank 0's.
+Status tellFromRankZero(Communicator &world, bool &ok, std::string &text) {
+  char message[4096] = {};
+  message[0] = ok ? 1 : 0;
+  std::strncpy(message + 1, text.c_str(), sizeof(message) - 2);
+  if (Status status = world.broadcast(message, sizeof(message), 0); !status)
+    return status;
+  ok = message[0] != 0;
+  text = message + 1;
+  return {};
+}
+
+/// What a rank tells the others of the file it wrote: its size and CRC-32,
+/// or kFailed.
+struct WrittenFile {
+  uint64_t bytes = 0;
+  char crc32[8] = {};
+};
+constexpr uint64_t kFailed = ~uint64_t(0);
+
+} // namespace
+
+Status checkTrainable(const ArtifactLayout &layout) {
+  if (!layout.training)
+    return Status::error(layout.directory +
+                         ": is not a training artifact (its manifest has no \"training\"; "
+                         "compile it with shardc --train)");
+  if (layout.pipeline)
+    return Status::error(layout.directory + ": training a pipeline artifact is not supported yet");
+  return {};
+}
+
+StatusOr<std::unique_ptr<Training>> Training::prepare(const Session &session,
+                                                      std::chrono::milliseconds timeout) {
+  if (Status status = checkTrainable(session.layout()); !status)
+    return status;
+  std::unique_ptr<Training> training(new Training(session, *session.layout().training));
+  auto ranks = ThreadedRanks::prepare(session, timeout);
+  if (!ranks)
+    return ranks.status();
+  training->threads_ = std::move(*ranks);
+  return training;
+}
+
+StatusOr<std::unique_ptr<Training>> Training::prepare(const Session &session, Communicator &world) {
+  if (Status status = checkTrainable(session.layout()); !status)
+    return status;
+  if (world.onDevice())
+    return Status::error("training coordinates its ranks' checkpoints over a host communicator "
+                         "(MPI's); a device one (NCCL's) is not supported yet");
+  std::unique_ptr<Training> training(new Training(session, *session.layout().training));
+  auto rank = session.prepareRank(session.firstLoadedRank(), world);
+  if (!rank)
+    return rank.status();
+  training->rank_ = std::move(*rank);
+  training->world_ = &world;
+  return training;
+}
+
+Executor &Training::executor(int index) {
+  // Prepared without a pipeline (checkTrainable): each rank has its executor.
+  return threads_ ? *threads_->rank(index).executor() : *rank_->executor();
+}
+
+StepLoss Training::lossOf(const std::vector<HostTensor> &outputs) const {
+  // Both float32 scalars (parseTrainingSpec), as the program returns them.
+  StepLoss loss;
+  std::memcpy(&loss.loss, outputs.at(spec_.lossOutput).bytes.data(), sizeof(float));
+  std::memcpy(&loss.gradNorm, outputs.at(spec_.gradNormOutput).bytes.data(), sizeof(float));
+  return loss;
+}
+
+Status Training::keep(Status status) {
+  if (!status && broken_)
+    broken_ = Status::error("the training failed after step " + std::to_string(steps_) +
+                            ", and its states are lost: " + status.message());
+  return status;
+}
+
+StatusOr<StepLoss> Training::step(const std::vector<const HostTensor *> &inputs) {
+  if (!broken_)
+    return broken_;
+  const int outputRank = session_.outputRank();
+  if (threads_) {
+    if (Status status = keep(threads_->run(inputs, RunOptions{}, runs_)); !status)
+      return status;
+    ++steps_;
+    return lossOf(runs_.at(static_cast<size_t>(outputRank - session_.firstLoadedRank())).outputs);
+  }
+  RankRun run;
+  if (Status status = keep(rank_->run(inputs, RunOptions{}, run)); !status)
+    return status;
+  ++steps_;
+  // Only the output rank may hold the outputs; every rank learns the loss.
+  float values[2] = {};
+  if (world_->rank() == outputRank) {
+    const StepLoss loss = lossOf(run.outputs);
+    values[0] = loss.loss;
+    values[1] = loss.gradNorm;
+  }
+  if (Status status = keep(world_->broadcast(values, sizeof(values), outputRank)); !status)
+    return status;
+  return StepLoss{values[0], values[1]};
+}
+
+Status Training::save(const std::string &directory) {
+  if (!broken_)
+    return broken_;
+  if (world_)
+    return saveOnRank(directory);
+  auto staging = io::StagedDirectory::create(directory, checkReplaceableCheckpoint);
+  if (!staging)
+    return staging.status();
+  std::vector<CheckpointFile> files;
+  for (int index = 0; index < threads_->size(); ++index) {
+    auto file = writeRankStates((*staging)->path(), session_.firstLoadedRank() + index, steps_,
+                                executor(index));
+    if (!file)
+      return file.status();
+    files.push_back(std::move(*file));
+  }
+  if (Status status = writeCheckpointManifest((*staging)->path(), session_.layout(), steps_, files);
+      !status)
+    return status;
+  return (*staging)->commit();
+}
+
+Status Training::saveOnRank(const std::string &directory) {
+  Communicator &world = *world_;
+  // Rank 0 makes the staging folder (which it removes should the save fail).
+  std::unique_ptr<io::StagedDirectory> staging;
+  bool ok = false;
+  std::string text;
+  if (world.rank() == 0) {
+    auto created = io::StagedDirectory::create(directory, checkReplaceableCheckpoint);
+    ok = created.ok();
+    text = ok ? (*created)->path() : created.message();
+    if (ok)
+      staging = std::move(*created);
+  }
+  if (Status status = tellFromRankZero(world, ok, text); !status)
+    return status;
+  if (!ok)
+    return Status::error(text);
+  const std::string folder = text;
+  // Every rank writes its file; each learns whether all did.
+  auto file = writeRankStates(folder, world.rank(), steps_, executor(0));
+  WrittenFile mine;
+  mine.bytes = file ? file->bytes : kFailed;
+  if (file)
+    std::memcpy(mine.crc32, file->crc32.data(), std::min(file->crc32.size(), sizeof(mine.crc32)));
+  std::vector<WrittenFile> written(static_cast<size_t>(world.size()));
+  if (Status status = world.allGather(&mine, written.data(), sizeof(WrittenFile)); !status)
+    return status;
+  if (!file)
+    return file.status();
+  for (size_t rank = 0; rank < written.size(); ++rank)
+    if (written[rank].bytes == kFailed)
+      return Status::error("rank " + std::to_string(rank) +
+                           " could not write its part of the checkpoint '" + directory + "'");
+  // Rank 0 lists the files and moves the folder into place.
+  if (world.rank() == 0) {
+    std::vector<CheckpointFile> files;
+    for (const WrittenFile &entry : written)
+      files.push_back({entry.bytes, std::string(entry.crc32, sizeof(entry.crc32))});
+    Status status = writeCheckpointManifest(folder, session_.layout(), steps_, files);
+    if (status)
+      status = staging->commit();
+    ok = status.ok();
+    text = status.message();
+  }
+  if (Status status = tellFromRankZero(world, ok, text); !status)
+    return status;
+  return ok ? Status() : Status::error(text);
+}
+
+Status Training::resume(const Checkpoint &checkpoint) {
+  if (!broken_)
+    return broken_;
+  const int ranks = threads_ ? threads_->size() : 1;
+  // Every file is checked before the first state is overwritten.
+  std::vector<io::SafeTensorsFile> files;
+  for (int index = 0; index < ranks; ++index) {
+    auto file = openRankStates(checkpoint, session_.firstLoadedRank() + index, executor(index));
+    if (!file)
+      return file.status();
+    files.push_back(std::move(*file));
+  }
+  for (int index = 0; index < ranks; ++index)
+    if (Status status = keep(loadRankStates(files[static_cast<size_t>(index)], executor(index)));
+        !status)
+      return status;
+  steps_ = checkpoint.step;
+  return {};
+}
+
+} // namespace shardc::rt
