@@ -6,7 +6,7 @@
 Asserts exit code 1 (not a crash, not a hang: 60 s limit), exactly one line on
 stderr that starts with "<tool>: error: ", nothing on stdout, no file at the
 command's -o path, and nothing new beside its output paths (-o, --outputs,
---report) whose name holds theirs: nothing half-written, no staging left
+--report, --save) whose name holds theirs: nothing half-written, no staging left
 (staging is named after its target; other tests may write in the same folder
 meanwhile). Prints the error
 line so FileCheck can check its text.
@@ -24,7 +24,7 @@ import resource
 import subprocess
 import sys
 
-OUTPUT_FLAGS = ("-o", "--outputs", "--report")
+OUTPUT_FLAGS = ("-o", "--outputs", "--report", "--save")
 
 
 def snapshot(path):

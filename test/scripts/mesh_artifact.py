@@ -54,25 +54,30 @@ def write_safetensors(path, tensors, metadata):
 
 
 class ProgramWriter:
-    """One rank's program: buffers, then steps, then outputs."""
+    """One rank's program: buffers, then steps, then outputs. Buffers are
+    float32 [4 bytes an element] unless `dtype` says otherwise; a State
+    buffer (program version 3) may start as zeros (`zero_init`). Step
+    parameters are integers, or lists of them."""
 
-    def __init__(self, schema):
+    def __init__(self, schema, version=2):
         import flatbuffers
         self.fb = flatbuffers
         self.s = schema
+        self.version = version
         self.buffers, self.steps, self.outputs = [], [], []
         self.arena = 0
 
-    def buffer(self, storage, shape, name=None, index=0):
+    def buffer(self, storage, shape, name=None, index=0, dtype="F32", zero_init=False):
         offset = 0
         if storage == "Arena":
             offset = self.arena
-            self.arena += (int(np.prod(shape)) * 4 + 63) // 64 * 64
-        self.buffers.append((storage, shape, offset, name, index))
+            size = np.dtype({"F32": np.float32, "I64": np.int64}[dtype]).itemsize
+            self.arena += (int(np.prod(shape)) * size + 63) // 64 * 64
+        self.buffers.append((storage, shape, offset, name, index, dtype, zero_init))
         return len(self.buffers) - 1
 
-    def step(self, kernel, inputs, outputs, axes, **ints):
-        self.steps.append((kernel, inputs, outputs, axes, ints))
+    def step(self, kernel, inputs, outputs, mesh_axes, **ints):
+        self.steps.append((kernel, inputs, outputs, mesh_axes, ints))
 
     def output(self, name, buffer):
         self.outputs.append((name, buffer))
@@ -86,17 +91,19 @@ class ProgramWriter:
     def bytes(self, mesh):
         s, b = self.s, self.fb.Builder(1024)
         buffers = []
-        for storage, shape, offset, name, index in self.buffers:
+        for storage, shape, offset, name, index, dtype, zero_init in self.buffers:
             shape_vec = b.CreateNumpyVector(np.array(shape, np.int64))
             name_off = b.CreateString(name) if name else None
             s.Buffer.BufferStart(b)
             s.Buffer.BufferAddStorage(b, getattr(s.Storage.Storage, storage))
-            s.Buffer.BufferAddDtype(b, s.DType.DType.F32)
+            s.Buffer.BufferAddDtype(b, getattr(s.DType.DType, dtype))
             s.Buffer.BufferAddShape(b, shape_vec)
             s.Buffer.BufferAddOffset(b, offset)
             if name_off is not None:
                 s.Buffer.BufferAddName(b, name_off)
             s.Buffer.BufferAddIndex(b, index)
+            if zero_init:
+                s.Buffer.BufferAddZeroInit(b, True)
             buffers.append(s.Buffer.BufferEnd(b))
         steps = []
         for kernel, inputs, outputs, axes, ints in self.steps:
@@ -110,7 +117,8 @@ class ProgramWriter:
                 s.Param.ParamAddStrings(b, strings)
                 params.append(s.Param.ParamEnd(b))
             for name, value in ints.items():
-                values = b.CreateNumpyVector(np.array([value], np.int64))
+                values = b.CreateNumpyVector(np.array(value if isinstance(value, list) else [value],
+                                                      np.int64))
                 key = b.CreateString(name)
                 s.Param.ParamStart(b)
                 s.Param.ParamAddKey(b, key)
@@ -147,7 +155,7 @@ class ProgramWriter:
             (s.Program.ProgramStartOutputsVector, outputs),
             (s.Program.ProgramStartMeshVector, axes)]]
         s.Program.ProgramStart(b)
-        s.Program.ProgramAddVersion(b, 2)
+        s.Program.ProgramAddVersion(b, self.version)
         s.Program.ProgramAddArenaBytes(b, self.arena)
         s.Program.ProgramAddBuffers(b, vectors[0])
         s.Program.ProgramAddSteps(b, vectors[1])

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace shardc::shardrun {
@@ -22,6 +23,9 @@ constexpr const char *kUsage =
     "usage: shardrun ARTIFACT_DIR --inputs IN.npz [--outputs OUT.npz] [--warmup W] [--iters I]\n"
     "                [--threads N] [--profile] [--np N] [--comm threads|mpi|nccl]\n"
     "                [--comm-timeout S] [--trace FILE.json]\n"
+    "       shardrun ARTIFACT_DIR --train --data DATA.npz --steps N [--log LOSS.jsonl]\n"
+    "                [--save DIR [--save-every K]] [--resume DIR] [--threads N] [--np N]\n"
+    "                [--comm threads|mpi] [--comm-timeout S]\n"
     "       mpirun -np N shardrun ARTIFACT_DIR ...\n"
     "       RANK=r WORLD_SIZE=N MASTER_ADDR=HOST MASTER_PORT=P shardrun ARTIFACT_DIR ...\n"
     "\n"
@@ -47,6 +51,25 @@ constexpr const char *kUsage =
     "                     (forward, send, recv) or per run (per step with --profile). Ranks\n"
     "                     run as threads share FILE.json; under mpirun (or NCCL) each rank\n"
     "                     writes its own, FILE.rank<r>.json\n"
+    "\n"
+    "Training (an artifact compiled with `shardc --train`; each run is one step):\n"
+    "  --train            run the artifact's training step --steps times\n"
+    "  --data DATA.npz    every input of the step by name; a batch input (the manifest's\n"
+    "                     training.batch_inputs, labels, target) stacked on dim 0: step i\n"
+    "                     takes rows [(i-1)*B, i*B), B its dim 0 in the artifact; any other\n"
+    "                     input whole, for every step. Every rank gets the whole step batch\n"
+    "  --steps N          the last step to run (resuming at step k runs k+1 to N); prints\n"
+    "                     `step I loss X grad_norm G` per step, the loss before its update,\n"
+    "                     and stops at a loss that is nan or inf\n"
+    "  --log LOSS.jsonl   also write {\"step\": I, \"loss\": X, \"grad_norm\": G, \"ms\": T} per\n"
+    "                     step (T its milliseconds); appended to when resuming\n"
+    "  --save DIR         save a checkpoint at the end: DIR/checkpoint.json and every rank's\n"
+    "                     states (parameters, optimizer state) as DIR/rank<r>.safetensors,\n"
+    "                     written beside DIR and renamed into place; an existing DIR is\n"
+    "                     replaced only if it is a checkpoint holding nothing else\n"
+    "  --save-every K     with --save, also save after every K-th step\n"
+    "  --resume DIR       start from the checkpoint DIR (same model, mesh and training setup)\n"
+    "\n"
     "  --help             this text\n"
     "  --version          shardrun's version and the artifact version it reads\n"
     "\n"
@@ -55,8 +78,9 @@ constexpr const char *kUsage =
     "writes the outputs and the summary: rank 0, or a pipeline artifact's output_rank\n"
     "(the first rank of its last stage).\n";
 
-int parseCount(const std::string &flag, const std::string &text, int minimum) {
-  std::optional<long> value = integerIn(text, minimum, 1000000);
+int parseCount(const std::string &flag, const std::string &text, int minimum,
+               long maximum = 1000000) {
+  std::optional<long> value = integerIn(text, minimum, maximum);
   if (!value)
     die(flag + " '" + text + "': expected an integer >= " + std::to_string(minimum));
   return static_cast<int>(*value);
@@ -75,9 +99,17 @@ double parseSeconds(const std::string &flag, const std::string &text) {
 }
 
 /// Every flag parseOptions takes, for "did you mean".
-const std::vector<std::string> kFlags = {"--inputs",  "--outputs",      "--warmup", "--iters",
-                                         "--threads", "--np",           "--comm",   "--profile",
-                                         "--help",    "--comm-timeout", "--version", "--trace"};
+const std::vector<std::string> kFlags = {
+    "--inputs",  "--outputs", "--warmup",       "--iters",      "--threads", "--np",    "--comm",
+    "--profile", "--help",    "--comm-timeout", "--version",    "--trace",   "--train", "--data",
+    "--steps",   "--log",     "--save",         "--save-every", "--resume"};
+
+/// The flags of inference runs only and of training only: each kind is
+/// refused with the other.
+const std::vector<std::string> kInferenceFlags = {"--inputs", "--outputs", "--warmup",
+                                                  "--iters",  "--profile", "--trace"};
+const std::vector<std::string> kTrainingFlags = {"--data", "--steps",      "--log",
+                                                 "--save", "--save-every", "--resume"};
 
 } // namespace
 
@@ -98,8 +130,10 @@ void printError(const std::string &message) {
 Options parseOptions(int argc, char **argv) {
   Options options;
   FlagArgs args(argc, argv, die);
+  std::set<std::string> given;
   while (args.next()) {
     const std::string arg = args.arg();
+    given.insert(arg);
     auto value = [&] { return args.value(); };
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
@@ -130,6 +164,20 @@ Options parseOptions(int argc, char **argv) {
       options.trace = value();
     } else if (arg == "--profile") {
       options.profile = true;
+    } else if (arg == "--train") {
+      options.train = true;
+    } else if (arg == "--data") {
+      options.data = value();
+    } else if (arg == "--steps") {
+      options.steps = parseCount(arg, value(), 1, 1000000000);
+    } else if (arg == "--log") {
+      options.log = value();
+    } else if (arg == "--save") {
+      options.save = value();
+    } else if (arg == "--save-every") {
+      options.saveEvery = parseCount(arg, value(), 1, 1000000000);
+    } else if (arg == "--resume") {
+      options.resume = value();
     } else if (!arg.empty() && arg[0] == '-') {
       std::string closest = closestFlag(arg, kFlags);
       die("unknown flag '" + arg + "'" +
@@ -142,8 +190,24 @@ Options parseOptions(int argc, char **argv) {
   }
   if (options.artifact.empty())
     die("no artifact directory given; see shardrun --help");
-  if (options.inputs.empty())
-    die("--inputs IN.npz is required");
+  if (options.train) {
+    for (const std::string &flag : kInferenceFlags)
+      if (given.count(flag))
+        die(flag + " is for inference runs; it cannot be combined with --train (which reads "
+                   "each step's batch from --data)");
+    if (options.data.empty())
+      die("--train needs --data DATA.npz");
+    if (!options.steps)
+      die("--train needs --steps N");
+  } else {
+    for (const std::string &flag : kTrainingFlags)
+      if (given.count(flag))
+        die(flag + " needs --train");
+    if (options.inputs.empty())
+      die("--inputs IN.npz is required");
+  }
+  if (options.saveEvery && options.save.empty())
+    die("--save-every needs --save DIR");
   return options;
 }
 

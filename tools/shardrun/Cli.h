@@ -7,6 +7,7 @@
 #ifndef SHARDC_TOOLS_SHARDRUN_CLI_H
 #define SHARDC_TOOLS_SHARDRUN_CLI_H
 
+#include <cstdint>
 #include <string>
 
 namespace shardc::shardrun {
@@ -16,6 +17,10 @@ struct Options {
   int warmup = 1, iters = 1, threads = 0, np = 0;
   double commTimeout = 600;
   bool profile = false;
+  /// --train: a training artifact's steps on --data's batches (TrainLoop.h).
+  bool train = false;
+  std::string data, log, save, resume;
+  int64_t steps = 0, saveEvery = 0;
 };
 
 /// The flags; --help and --version print and exit, a bad flag is an error.

@@ -12,6 +12,7 @@
 #include "runtime/session/Launch.h"
 #include "tools/shardrun/Summary.h"
 #include "tools/shardrun/TraceFile.h"
+#include "tools/shardrun/TrainLoop.h"
 
 #ifdef SHARDC_WITH_CUDA
 #include "runtime/comm/Nccl.h"
@@ -70,6 +71,20 @@ int runUnderMpi(const Options &options, Opened &opened, int &argc, char **&argv)
     printError(message);
     comm::MpiSession::abortJob(1);
   });
+  if (options.train) {
+    {
+      auto world = session->world();
+      if (!world)
+        failAlone(world.status().message());
+      auto training = Training::prepare(artifact, **world);
+      if (!training)
+        failAlone(training.message());
+      trainLoop(options, artifact, **training, *inputs.training, rank == artifact.outputRank(),
+                "under MPI", failEverywhere, failAlone);
+    } // the ranks and communicators go before MPI_Finalize
+    session.reset();
+    return 0;
+  }
   RankRun run;
   std::vector<RankTimes> ranks;
   {

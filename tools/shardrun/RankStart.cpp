@@ -2,6 +2,7 @@
 #include "tools/shardrun/RankStart.h"
 
 #include "runtime/io/Npz.h"
+#include "runtime/session/Training.h"
 
 #include <cmath>
 
@@ -16,15 +17,25 @@ Session &start(const Options &options, Opened &opened, int launched, int firstRa
   Session &session = *opened;
   if (Status status = session.checkLaunch(launched); !status)
     failEverywhere(status.message());
+  if (options.train)
+    if (Status status = checkTrainable(session.layout()); !status)
+      failEverywhere(status.message());
   if (Status status = session.planDevice(); !status)
     failAlone(status.message());
-  auto read = io::readNpz(options.inputs);
+  auto read = io::readNpz(options.train ? options.data : options.inputs);
   if (!read)
     failEverywhere(read.message());
-  inputs.tensors = std::move(*read);
   // Every rank's files are checked before any rank starts.
   if (Status status = session.loadRanks(firstRank, count); !status)
     failAlone(status.message());
+  if (options.train) {
+    auto data = TrainingData::make(std::move(*read), session.layout(), options.steps, options.data);
+    if (!data)
+      failEverywhere(data.message());
+    inputs.training = std::move(*data);
+    return session;
+  }
+  inputs.tensors = std::move(*read);
   NamedInputs named;
   for (const io::NamedTensor &input : inputs.tensors)
     named.emplace_back(input.name, &input.tensor);

@@ -3,6 +3,8 @@
 //   shardrun OUT/ --inputs in.npz [--outputs out.npz] [--warmup W] [--iters I]
 //            [--threads N] [--profile] [--np N] [--comm threads|mpi|nccl]
 //            [--comm-timeout S]
+//   shardrun OUT/ --train --data data.npz --steps N [--log loss.jsonl]
+//            [--save DIR [--save-every K]] [--resume DIR]
 //   mpirun -np N shardrun OUT/ ...
 //   RANK=r WORLD_SIZE=N MASTER_ADDR=host MASTER_PORT=p shardrun OUT/ ...
 //
@@ -13,7 +15,8 @@
 // forced with --comm mpi). Every rank gets the whole inputs; the outputs are
 // whole on the output rank (rank 0, or a pipeline's output_rank), which
 // writes them and prints the summary. --trace writes a timeline
-// (TraceFile.h).
+// (TraceFile.h). With --train the artifact's training step runs once per
+// step on the data's batches (TrainLoop.h).
 //
 // A cuda artifact runs on the GPU the local rank picks (Devices.h). Its
 // processes talk over NCCL (one GPU each) when an MPI launcher or a
@@ -31,10 +34,12 @@
 #include "runtime/comm/Mpi.h"
 #include "runtime/cpu/CpuBackend.h"
 #include "runtime/io/AtomicFile.h"
+#include "runtime/io/StagedDirectory.h"
 #include "tools/shardrun/ProcessRanks.h"
 #include "tools/shardrun/RankStart.h"
 #include "tools/shardrun/Summary.h"
 #include "tools/shardrun/TraceFile.h"
+#include "tools/shardrun/TrainLoop.h"
 
 #include <algorithm>
 #include <csignal>
@@ -54,6 +59,13 @@ int runAsThreads(const Options &options, Opened &opened) {
   cpu::setThreads(options.threads);
   if (np > 1)
     cpu::setThreads(std::max(1, cpu::threads() / np));
+  if (options.train) {
+    auto training = Training::prepare(session, timeoutOf(options));
+    if (!training)
+      die(training.message());
+    trainLoop(options, session, **training, *inputs.training, true, "as threads", die, die);
+    return 0;
+  }
   std::vector<RankRun> runs;
   if (Status status =
           session.runAsThreads(inputs.ordered, runOptionsOf(options), timeoutOf(options), runs);
@@ -84,10 +96,14 @@ int main(int argc, char **argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   Options options = parseOptions(argc, argv);
   // A bad --outputs path is refused before anything runs, not after.
-  for (const std::string &file : {options.outputs, options.trace})
+  for (const std::string &file : {options.outputs, options.trace, options.log})
     if (!file.empty())
       if (StatusOr<std::string> writable = io::replaceableFile(file); !writable)
         die(writable.message());
+  if (!options.save.empty())
+    if (auto checked = io::checkFolderDestination(options.save, checkReplaceableCheckpoint);
+        !checked)
+      die("--save " + checked.message());
   Opened opened = Session::open(options.artifact);
   const bool launched = comm::launchedByMpi();
   const bool mpi = options.comm == "mpi" || (options.comm.empty() && launched);
@@ -102,6 +118,9 @@ int main(int argc, char **argv) {
       options.comm == "nccl" || (options.comm.empty() && !options.np &&
                                  (launched || std::getenv("WORLD_SIZE") || std::getenv("RANK")) &&
                                  opened && opened->layout().target == "cuda");
+  if (nccl && options.train)
+    die("--train over NCCL is not supported yet; run the ranks under MPI with --comm mpi, or as "
+        "threads with --np");
   if (nccl)
     return runWithNccl(options, opened, argc, argv);
   return mpi ? runUnderMpi(options, opened, argc, argv) : runAsThreads(options, opened);
