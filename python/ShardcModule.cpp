@@ -14,11 +14,21 @@
 // that fails drops them, and the next run prepares afresh. Errors raise
 // shardc.Error (a RuntimeError) with the runtime's one line.
 //
+// A training artifact (shardc --train) runs its step instead, on ranks
+// prepared once by the first call (Training.h), whose states carry over
+// from step to step:
+//
+//   loss = session.train_step({"input_ids": x, "labels": y})   # float
+//   session.save("ck/")            # a checkpoint, as shardrun --save writes
+//   session.resume("ck/")          # its states back; returns its step
+//
+// A step that fails loses the states: every later call raises that error.
 //===----------------------------------------------------------------------===//
 #include "runtime/comm/InProcess.h"
 #include "runtime/cpu/CpuBackend.h"
 #include "runtime/session/Session.h"
 #include "runtime/session/ThreadedRanks.h"
+#include "runtime/session/Training.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -90,30 +100,22 @@ public:
   }
 
   py::dict run(const py::dict &feeds) {
+    if (session_->layout().training)
+      throw Error(session_->layout().directory +
+                  ": is a training artifact: each run is a step, taken with train_step(feeds)");
     std::vector<HostTensor> tensors;
-    tensors.reserve(feeds.size());
-    NamedInputs named;
-    for (const auto &[key, value] : feeds) {
-      std::string name = py::str(key);
-      tensors.push_back(toHost(name, value));
-      named.emplace_back(name, &tensors.back());
-    }
-    auto ordered = session_->orderInputs(named);
-    check(ordered.status());
+    const std::vector<const HostTensor *> ordered = orderFeeds(feeds, tensors);
     std::vector<RankRun> runs;
     {
       py::gil_scoped_release released;
-      // The cores are shared: each rank's kernels (and GEMMs) get a share.
-      const int ranks = session_->layout().ranks;
-      cpu::setThreads(threads_);
-      cpu::setThreads(std::max(1, cpu::threads() / ranks));
+      shareCores();
       if (!prepared_) {
         auto prepared = ThreadedRanks::prepare(*session_, comm::InProcessWorld::kDefaultTimeout);
         check(prepared.status());
         prepared_ = std::move(*prepared);
         ++prepares_;
       }
-      Status status = prepared_->run(*ordered, RunOptions{}, runs);
+      Status status = prepared_->run(ordered, RunOptions{}, runs);
       if (!status)
         prepared_.reset(); // its world is aborted
       check(status);
@@ -126,12 +128,66 @@ public:
     return outputs;
   }
 
+  float trainStep(const py::dict &feeds) {
+    std::vector<HostTensor> tensors;
+    const std::vector<const HostTensor *> ordered = orderFeeds(feeds, tensors);
+    py::gil_scoped_release released;
+    auto loss = training().step(ordered);
+    check(loss.status());
+    return loss->loss;
+  }
+
+  void save(const std::filesystem::path &directory) {
+    py::gil_scoped_release released;
+    check(training().save(directory.string()));
+  }
+
+  int64_t resume(const std::filesystem::path &directory) {
+    py::gil_scoped_release released;
+    auto checkpoint = readCheckpoint(directory.string(), session_->layout());
+    check(checkpoint.status());
+    check(training().resume(*checkpoint));
+    return checkpoint->step;
+  }
+
   std::vector<std::string> inputNames() const { return namesOf(session_->inputs()); }
   std::vector<std::string> outputNames() const { return namesOf(session_->outputs()); }
   int ranks() const { return session_->layout().ranks; }
   int prepares() const { return prepares_; }
 
 private:
+  /// `feeds` as tensors (kept in `tensors`), in the artifact's input order.
+  std::vector<const HostTensor *> orderFeeds(const py::dict &feeds,
+                                             std::vector<HostTensor> &tensors) const {
+    tensors.reserve(feeds.size());
+    NamedInputs named;
+    for (const auto &[key, value] : feeds) {
+      std::string name = py::str(key);
+      tensors.push_back(toHost(name, value));
+      named.emplace_back(name, &tensors.back());
+    }
+    auto ordered = session_->orderInputs(named);
+    check(ordered.status());
+    return *ordered;
+  }
+
+  /// The cores are shared: each rank's kernels (and GEMMs) get a share.
+  void shareCores() const {
+    cpu::setThreads(threads_);
+    cpu::setThreads(std::max(1, cpu::threads() / session_->layout().ranks));
+  }
+
+  /// The training of a training artifact, its ranks prepared by the first call.
+  Training &training() {
+    if (!training_) {
+      shareCores();
+      auto prepared = Training::prepare(*session_, comm::InProcessWorld::kDefaultTimeout);
+      check(prepared.status());
+      training_ = std::move(*prepared);
+    }
+    return *training_;
+  }
+
   static std::vector<std::string> namesOf(const std::vector<TensorSignature> &signature) {
     std::vector<std::string> names;
     for (const TensorSignature &tensor : signature)
@@ -141,8 +197,9 @@ private:
 
   std::unique_ptr<Session> session_;
   int threads_;
-  /// Declared after session_, whose programs it runs: destroyed first.
+  /// Declared after session_, whose programs they run: destroyed first.
   std::unique_ptr<ThreadedRanks> prepared_;
+  std::unique_ptr<Training> training_;
   int prepares_ = 0;
 };
 
@@ -159,6 +216,15 @@ PYBIND11_MODULE(shardc, module) {
            "core), shared by the ranks")
       .def("run", &PySession::run, py::arg("feeds"),
            "Runs once: {input name: numpy array} in, {output name: numpy array} out")
+      .def("train_step", &PySession::trainStep, py::arg("feeds"),
+           "Runs a training artifact's next step on the batch {input name: numpy array}: "
+           "the loss before its update")
+      .def("save", &PySession::save, py::arg("path"),
+           "Saves a training artifact's states as the checkpoint folder `path` (replacing "
+           "only a checkpoint that holds nothing else)")
+      .def("resume", &PySession::resume, py::arg("path"),
+           "Loads the states of the checkpoint folder `path` (saved for the same model, mesh "
+           "and training setup): the step it was saved at")
       .def_property_readonly("input_names", &PySession::inputNames)
       .def_property_readonly("output_names", &PySession::outputNames)
       .def_property_readonly("ranks", &PySession::ranks)
