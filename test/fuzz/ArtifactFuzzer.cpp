@@ -70,13 +70,28 @@ std::string withChecksums(std::string_view manifest, std::string_view program,
   return json.dump();
 }
 
+/// The bytes of the program's state buffers, which the executor allocates
+/// beside the arena (a zero_init state's size is bounded by nothing else);
+/// counted until past kMaxBytes.
+uint64_t stateBytes(const shardc::schema::Program &program) {
+  using namespace shardc::rt;
+  uint64_t bytes = 0;
+  for (const shardc::schema::Buffer *buffer : *program.buffers())
+    if (buffer->storage() == shardc::schema::Storage::State && bytes <= kMaxBytes)
+      bytes += static_cast<uint64_t>(
+                   numElements(Shape(buffer->shape()->begin(), buffer->shape()->end()))) *
+               dtypeSize(static_cast<DType>(buffer->dtype()));
+  return bytes;
+}
+
 void runArtifact() {
   using namespace shardc::rt;
   StatusOr<ArtifactLayout> layout = readArtifactLayout(directory());
   if (!layout)
     return;
   StatusOr<Artifact> artifact = loadArtifact(*layout, 0);
-  if (!artifact || artifact->program->arena_bytes() > kMaxBytes)
+  if (!artifact || artifact->program->arena_bytes() > kMaxBytes ||
+      stateBytes(*artifact->program) > kMaxBytes)
     return;
   std::vector<HostTensor> inputs;
   uint64_t inputBytes = 0;
