@@ -4,6 +4,7 @@
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
 #include "dialects/Graph/GraphDialect.h"
+#include "passes/Autodiff/Passes.h"
 #include "passes/Graph/Passes.h"
 #include "passes/Lowering/Passes.h"
 #include "passes/Partition/Passes.h"
@@ -23,6 +24,7 @@ void registerShardcDialects(mlir::DialectRegistry &registry) {
 void registerShardcPasses() {
   mlir::registerTransformsPasses();
   graph::registerGraphPasses();
+  autodiff::registerAutodiffPasses();
   sharding::registerShardingPasses();
   pipeline::registerPipelinePasses();
   partition::registerPartitionPasses();

@@ -19,6 +19,7 @@
 #include "runtime/io/SafeTensors.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -136,8 +137,13 @@ public:
       : source(source), mesh(mesh), coords(coords) {}
 
   LogicalResult add(Operation &op) {
-    if (auto weight = dyn_cast<exec::WeightOp>(op))
+    if (auto weight = dyn_cast<exec::WeightOp>(op)) {
+      // An optimizer state starts as zeros, which the runtime makes.
+      auto role = weight->getAttrOfType<StringAttr>(graph::kTrainAttrName);
+      if (role && role.getValue() == graph::kTrainState)
+        return success();
       return addWeight(weight);
+    }
     if (auto constant = dyn_cast<exec::ConstantOp>(op)) {
       auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
       if (!value)
@@ -397,6 +403,51 @@ FailureOr<llvm::json::Object> writeProgramFiles(func::FuncOp program, ArrayRef<u
                             {"arena_bytes", arena ? arena.getInt() : 0}};
 }
 
+/// The manifest's "training" section (docs/training.md): the step's loss and
+/// gradient-norm outputs, every input a batch of the data, the optimizer.
+llvm::json::Object describeTraining(DictionaryAttr training, func::FuncOp program) {
+  llvm::json::Object optimizer;
+  if (auto spec = training.getAs<DictionaryAttr>("optimizer"))
+    for (NamedAttribute entry : spec) {
+      if (auto number = dyn_cast<FloatAttr>(entry.getValue()))
+        optimizer[entry.getName().str()] = number.getValueAsDouble();
+      else if (auto text = dyn_cast<StringAttr>(entry.getValue()))
+        optimizer[entry.getName().str()] = text.str();
+    }
+  llvm::json::Array batchInputs;
+  program.walk([&](exec::InputOp input) {
+    if (!input.getTransfer())
+      batchInputs.push_back(input.getName().str());
+  });
+  // Where each trained buffer lies in its initializer: one part of a fused
+  // projection is a box of it, and lowering names each part's buffer
+  // apart ("NAME#1"), so a checkpoint is put back together from these.
+  llvm::json::Array parameters;
+  program.walk([&](exec::WeightOp weight) {
+    auto role = weight->getAttrOfType<StringAttr>(graph::kTrainAttrName);
+    if (!role || role.getValue() != graph::kTrainParam)
+      return;
+    StringRef buffer = weight.getName(), initializer = buffer;
+    auto [base, suffix] = buffer.rsplit('#');
+    if (!suffix.empty() && llvm::all_of(suffix, [](char c) { return llvm::isDigit(c); }))
+      initializer = base;
+    auto shape = cast<MemRefType>(weight.getType()).getShape();
+    llvm::json::Object entry{{"buffer", buffer.str()}, {"initializer", initializer.str()}};
+    auto global = weight.getStoredShape();
+    auto box = weight.getBoxOffsets();
+    entry["stored_shape"] = llvm::json::Array(global ? *global : shape);
+    entry["box_offsets"] = llvm::json::Array(box ? *box : SmallVector<int64_t>(shape.size(), 0));
+    parameters.push_back(std::move(entry));
+  });
+  auto loss = training.getAs<StringAttr>("loss");
+  return llvm::json::Object{{"loss", "loss"},
+                            {"grad_norm", "grad_norm"},
+                            {"loss_spec", loss ? loss.str() : std::string()},
+                            {"optimizer", std::move(optimizer)},
+                            {"batch_inputs", std::move(batchInputs)},
+                            {"parameters", std::move(parameters)}};
+}
+
 /// Writes every file of the artifact into `directory` (which exists, empty):
 /// per rank the program (the same SPMD program for all; with a pipeline,
 /// one per stage the rank runs) and its weights.
@@ -513,6 +564,8 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
       {"files", files.take()}};
   if (pipeline)
     manifest["pipeline"] = std::move(*pipeline);
+  if (auto training = module->getAttrOfType<DictionaryAttr>(graph::kTrainingAttrName))
+    manifest["training"] = describeTraining(training, programs.stages.front());
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";

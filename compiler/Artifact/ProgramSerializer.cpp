@@ -3,6 +3,7 @@
 #include "compiler/Artifact/ElementTypes.h"
 
 #include "dialects/Exec/ExecDialect.h"
+#include "dialects/Graph/GraphDialect.h"
 
 #include "runtime/schemas/program_generated.h"
 
@@ -15,6 +16,8 @@ namespace {
 class Serializer {
 public:
   FailureOr<std::vector<uint8_t>> run(func::FuncOp program, const sharding::MeshShape &mesh) {
+    if (failed(checkStateWrites(program)))
+      return failure();
     for (Operation &op : program.getBody().front())
       if (failed(visit(op)))
         return failure();
@@ -33,11 +36,34 @@ public:
   }
 
   /// Must match the runtime's reader (runtime/core/Artifact.h).
-  static constexpr uint32_t kProgramVersion = 2;
+  static constexpr uint32_t kProgramVersion = 3;
 
 private:
+  /// A training step writes each parameter and optimizer state exactly once:
+  /// a state no step writes would be trained storage a pass copied (its
+  /// copy then never learns), two writes a race on it.
+  static LogicalResult checkStateWrites(func::FuncOp program) {
+    llvm::DenseMap<Operation *, int> writes;
+    program.walk([&](exec::KernelOp kernel) {
+      for (Value output : kernel.getOutputs()) {
+        while (auto view = output.getDefiningOp<exec::ViewOp>())
+          output = view.getSource();
+        if (auto weight = output.getDefiningOp<exec::WeightOp>())
+          ++writes[weight];
+      }
+    });
+    WalkResult result = program.walk([&](exec::WeightOp weight) {
+      if (!weight->hasAttr(graph::kTrainAttrName) || writes.lookup(weight) == 1)
+        return WalkResult::advance();
+      weight.emitOpError() << "is trained storage written " << writes.lookup(weight)
+                           << " times by the step; expected once";
+      return WalkResult::interrupt();
+    });
+    return failure(result.wasInterrupted());
+  }
+
   LogicalResult addBuffer(Value value, schema::Storage storage, uint64_t offset, StringRef name,
-                          uint32_t index) {
+                          uint32_t index, bool zeroInit = false) {
     auto type = cast<MemRefType>(value.getType());
     std::optional<schema::DType> dtype = schemaDType(type.getElementType());
     if (!dtype)
@@ -46,15 +72,21 @@ private:
     ids[value] = buffers.size();
     buffers.push_back(schema::CreateBuffer(
         builder, storage, *dtype, builder.CreateVector(type.getShape().data(), type.getRank()),
-        offset, name.empty() ? 0 : builder.CreateString(name.str()), index));
+        offset, name.empty() ? 0 : builder.CreateString(name.str()), index, zeroInit));
     return success();
   }
 
   LogicalResult visit(Operation &op) {
     if (auto input = dyn_cast<exec::InputOp>(op))
       return addBuffer(input, schema::Storage::Input, 0, input.getName(), input.getIndex());
-    if (auto weight = dyn_cast<exec::WeightOp>(op))
+    if (auto weight = dyn_cast<exec::WeightOp>(op)) {
+      // A training step's parameter or optimizer state: the rank's own
+      // storage, kept across steps (docs/training.md).
+      if (auto role = weight->getAttrOfType<StringAttr>(graph::kTrainAttrName))
+        return addBuffer(weight, schema::Storage::State, 0, weight.getName(), 0,
+                         role.getValue() == graph::kTrainState);
       return addBuffer(weight, schema::Storage::Weight, 0, weight.getName(), 0);
+    }
     if (auto constant = dyn_cast<exec::ConstantOp>(op))
       return addBuffer(constant, schema::Storage::Weight, 0, constant.getName(), 0);
     if (auto alloc = dyn_cast<exec::AllocOp>(op)) {

@@ -18,6 +18,7 @@
 #include "compiler/Driver/OutputFiles.h"
 #include "compiler/Driver/Pipeline.h"
 #include "compiler/Driver/PipelineOptions.h"
+#include "compiler/Driver/TrainingOptions.h"
 #include "compiler/Report/ReportWriter.h"
 #include "passes/Registration.h"
 #include "passes/Sharding/CostModel.h"
@@ -102,6 +103,7 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
   if (!importOptions)
     return failWith(importOptions.takeError());
   checked.import = std::move(*importOptions);
+  checked.import.training = options.train;
   MeshDegrees degrees;
   for (auto [flag, text, degree] :
        {std::tuple{rt::kPipelineAxis, &options.pipelineParallel, &degrees.pp},
@@ -142,6 +144,10 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
                   "the entries)");
     checked.settings.moeCapacityFactor = factor;
   }
+  auto training = parseTrainingOptions(options);
+  if (!training)
+    return failWith(training.takeError());
+  checked.settings.training = std::move(*training);
   return checked;
 }
 

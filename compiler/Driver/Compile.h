@@ -44,6 +44,11 @@ struct CompileOptions {
   std::string moeCapacityFactor;
   std::string reportPath;
   bool verbose = false;
+  /// --train and its flags as written ("": not given), checked by compile().
+  bool train = false;
+  std::string loss, optimizer, learningRate, betas, epsilon, weightDecay, momentum, gradClip;
+  std::vector<std::string> freeze;
+  bool untie = false;
 };
 
 /// Compiles as `shardc` does: every error printed as one line prefixed by

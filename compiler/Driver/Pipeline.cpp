@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - the compiler's phases, as --emit names them ---------===//
 #include "compiler/Driver/Pipeline.h"
 
+#include "passes/Autodiff/Passes.h"
 #include "passes/Graph/Passes.h"
 #include "passes/Lowering/Passes.h"
 #include "passes/Partition/Passes.h"
@@ -58,6 +59,30 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
       graph::ConvertPrecisionPassOptions precision;
       precision.dtype = settings.dtype;
       pm.addPass(graph::createConvertPrecisionPass(precision));
+    }
+    if (const std::optional<TrainingSettings> &training = settings.training) {
+      // Each part of a fused projection (QKV) gets its own linear before the
+      // gradient is taken, so that each part's backward is split by heads
+      // on its own; after it, the weight's parts are parameters the sharding
+      // phase must keep as they are.
+      pm.addPass(sharding::createSplitFusedProjectionsPass());
+      pm.addPass(createCanonicalizerPass());
+      autodiff::AutodiffPassOptions options;
+      options.loss = training->loss;
+      options.optimizer = training->optimizer;
+      options.lr = training->lr;
+      options.beta1 = training->beta1;
+      options.beta2 = training->beta2;
+      options.eps = training->eps;
+      options.weightDecay = training->weightDecay;
+      options.momentum = training->momentum;
+      options.gradClip = training->gradClip;
+      options.freeze = training->freeze;
+      options.untie = training->untie;
+      pm.addPass(autodiff::createAutodiffPass(options));
+      // The step's gradient arithmetic repeats shapes and constants.
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
     }
   }
   if (runs(Phase::Sharded)) {

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace shardc::driver {
 
@@ -24,6 +25,17 @@ std::optional<Phase> parsePhase(llvm::StringRef name);
 /// "import|graph|sharded|partitioned|exec|artifact", for --help.
 llvm::StringRef phaseNames();
 
+/// --train: what shardc-autodiff appends to the model (docs/training.md).
+struct TrainingSettings {
+  std::string loss; ///< KIND:OUTPUT
+  std::string optimizer = "adamw";
+  double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  double weightDecay = -1; ///< negative: the optimizer's default
+  double momentum = 0, gradClip = 0;
+  std::vector<std::string> freeze;
+  bool untie = false; ///< --untie: duplicated weights trained apart
+};
+
 /// What the phases are asked for beyond their order.
 struct PipelineSettings {
   /// Storage type of float tensors: "" (as the model has them), "bf16", "f16".
@@ -36,6 +48,8 @@ struct PipelineSettings {
   int64_t deviceMemory = 0; ///< bytes; 0: the device's
   /// --moe-capacity-factor; 0: every routed entry kept (dropless).
   double moeCapacityFactor = 0;
+  /// With --train: the graph phase ends with the training step.
+  std::optional<TrainingSettings> training;
 };
 
 /// Runs the passes that take a module from `from` (the phase it is at;

@@ -18,6 +18,10 @@ struct ImportOptions {
   /// ONNX TensorProto file, or comma-separated values in the input's shape).
   /// They leave the compiled signature; shapes computed from them fold.
   std::map<std::string, std::string> constantInputs;
+  /// --train: every float initializer of more than one element is a weight
+  /// (trainable), even the small ones inference folds as constants (a
+  /// classifier's bias of 8 classes).
+  bool training = false;
 };
 
 } // namespace shardc::import

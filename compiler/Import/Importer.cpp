@@ -34,12 +34,14 @@ namespace {
 /// Integer initializers up to this many elements stay inline as graph.constant:
 /// they are shapes, axes and indices that folding needs to see, not weights.
 constexpr int64_t kInlineIntegerElements = 4096;
-/// Float initializers this small are scalars (eps, scales), not weights.
+/// Float initializers this small are scalars (eps, scales), not weights;
+/// when training, only single values are (a small bias is trained).
 constexpr int64_t kInlineFloatElements = 16;
 
-bool inlineInitializer(RankedTensorType type) {
-  int64_t limit = isa<FloatType>(type.getElementType()) ? kInlineFloatElements
-                                                        : kInlineIntegerElements;
+bool inlineInitializer(RankedTensorType type, bool training) {
+  int64_t limit = isa<FloatType>(type.getElementType())
+                      ? (training ? 1 : kInlineFloatElements)
+                      : kInlineIntegerElements;
   return type.getNumElements() <= limit;
 }
 
@@ -471,7 +473,7 @@ FailureOr<Value> GraphImporter::importInitializer(const onnx::TensorProto &tenso
 
   auto embedded = model_.embeddedWeights.find(tensor.name());
   if (embedded != model_.embeddedWeights.end() &&
-      !inlineInitializer(*type) && embedded->second.size == bytes)
+      !inlineInitializer(*type, options_.training) && embedded->second.size == bytes)
     return weight(model_.path, embedded->second.offset);
 
   auto value = decodeTensor(tensor, location);

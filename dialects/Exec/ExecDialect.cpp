@@ -1,5 +1,6 @@
 //===- ExecDialect.cpp - the exec dialect and its verifiers ---------------===//
 #include "dialects/Exec/ExecDialect.h"
+#include "dialects/Graph/GraphDialect.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -38,10 +39,16 @@ static Operation *storageOf(Value buffer) {
 }
 
 LogicalResult KernelOp::verify() {
-  for (auto [index, output] : llvm::enumerate(getOutputs()))
-    if (!isa_and_nonnull<AllocOp>(storageOf(output)))
+  for (auto [index, output] : llvm::enumerate(getOutputs())) {
+    Operation *storage = storageOf(output);
+    // A training step writes its parameters and optimizer states.
+    auto weight = dyn_cast_or_null<WeightOp>(storage);
+    if (weight && weight->hasAttr(shardc::graph::kTrainAttrName))
+      continue;
+    if (!isa_and_nonnull<AllocOp>(storage))
       return emitOpError() << "output " << index
-                           << " must be an arena buffer; weights, constants and inputs are "
-                              "read-only";
+                           << " must be an arena buffer or a trained weight's state; weights, "
+                              "constants and inputs are read-only";
+  }
   return success();
 }

@@ -18,6 +18,18 @@ constexpr llvm::StringLiteral kNameAttrName = "graph.name";
 /// (shardc-pretranspose-weights).
 constexpr llvm::StringLiteral kTransposedAttrName = "graph.transposed";
 
+/// On a graph.weight (and the exec.weight it lowers to): storage a training
+/// step writes (graph.assign), kept across steps. "param": a trained weight,
+/// first the model's value; "state": an optimizer state, first zeros, with
+/// no file (docs/training.md).
+constexpr llvm::StringLiteral kTrainAttrName = "graph.train";
+constexpr llvm::StringLiteral kTrainParam = "param";
+constexpr llvm::StringLiteral kTrainState = "state";
+/// On the module of a training step: a dictionary of what it was built with
+/// (loss, optimizer and its hyperparameters), which the artifact's manifest
+/// carries for the runtime and the user.
+constexpr llvm::StringLiteral kTrainingAttrName = "graph.training";
+
 } // namespace shardc::graph
 
 #endif

@@ -59,6 +59,21 @@ def Graph_WeightOp : Graph_Op<"weight", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_AssignOp : Graph_Op<"assign",
+    [MemoryEffects<[MemWrite]>, AllTypesMatch<["target", "value"]>]> {
+  let summary = "write a trained weight's or an optimizer state's value for the next step";
+  let description = [{
+    `target` is a graph.weight marked `graph.train` (a parameter or an
+    optimizer state, docs/training.md): its storage lives across steps, and
+    this op gives it `value`, of the same type, once the step's reads of it
+    are done. The only op that writes memory; a training step ends with one
+    per parameter and state.
+  }];
+  let arguments = (ins Graph_Tensor:$target, Graph_Tensor:$value);
+  let assemblyFormat = "$target `,` $value attr-dict `:` type($target)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//

@@ -1,4 +1,5 @@
 //===- GraphVerifiers.cpp - verifiers of ops whose types are not inferred -===//
+#include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/TypeUtils.h"
 
@@ -68,6 +69,26 @@ LogicalResult WeightOp::verify() {
     return emitOpError() << "size does not hold a " << formatShape(stored.value_or(type.getShape()))
                          << " " << storedType << " tensor; expected " << expected
                          << " bytes but got " << getSize();
+  if (Attribute train = (*this)->getAttr(kTrainAttrName)) {
+    auto role = dyn_cast<StringAttr>(train);
+    if (!role || (role.getValue() != kTrainParam && role.getValue() != kTrainState))
+      return emitOpError() << kTrainAttrName << " must be \"" << kTrainParam << "\" or \""
+                           << kTrainState << "\"; got " << train;
+    // An optimizer state starts as zeros: it has no bytes anywhere.
+    if ((role.getValue() == kTrainState) != getFile().empty())
+      return emitOpError() << "a " << kTrainState << " weight has no file and every other has "
+                              "one; got file '"
+                           << getFile() << "'";
+  } else if (getFile().empty()) {
+    return emitOpError() << "has no file";
+  }
+  return success();
+}
+
+LogicalResult AssignOp::verify() {
+  auto weight = getTarget().getDefiningOp<WeightOp>();
+  if (!weight || !weight->hasAttr(kTrainAttrName))
+    return emitOpError() << "writes a value that is not a graph.weight marked " << kTrainAttrName;
   return success();
 }
 

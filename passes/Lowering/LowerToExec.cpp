@@ -119,6 +119,16 @@ private:
       builder.create<func::ReturnOp>(location);
       return success();
     }
+    // A training step's write: the new value copied into the storage that
+    // lives across steps (docs/training.md).
+    if (auto assign = dyn_cast<graph::AssignOp>(op)) {
+      builder.create<exec::KernelOp>(location, "copy",
+                                     ValueRange{mapping.lookup(assign.getValue())},
+                                     ValueRange{mapping.lookup(assign.getTarget())},
+                                     builder.getDictionaryAttr({}),
+                                     graph::onnxNodeNames(location));
+      return success();
+    }
     bool collective = isa<dist::DistDialect>(op.getDialect()) && !isa<dist::ReshardOp>(op);
     if (!isa<graph::GraphDialect>(op.getDialect()) && !collective)
       return op.emitOpError() << "cannot be lowered to exec";

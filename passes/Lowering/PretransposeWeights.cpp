@@ -19,13 +19,14 @@ namespace {
 
 /// The weight `linear` reads transposed, when its copy can be stored
 /// transposed: a 2-D tensor or box of one (repeated blocks and stacked
-/// parts are cut in their own layouts).
+/// parts are cut in their own layouts). Not a trained weight: the copy
+/// would be a second storage the update never writes.
 graph::WeightOp transposableWeight(graph::LinearOp linear) {
   if (!linear.getTransposeWeight())
     return {};
   auto weight = linear.getWeight().getDefiningOp<graph::WeightOp>();
   if (!weight || weight.getType().getRank() != 2 || weight.getRepeatBlocks() ||
-      weight.getPartOffsets() ||
+      weight.getPartOffsets() || weight->hasAttr(graph::kTrainAttrName) ||
       weight->hasAttr(graph::kTransposedAttrName))
     return {};
   return weight;

@@ -62,6 +62,14 @@ public:
     for (auto [consumer, op] : llvm::enumerate(ops)) {
       unary[consumer].assign(op.computeSeconds.begin(), op.computeSeconds.end());
       for (auto [position, operand] : llvm::enumerate(op.op->getOperands())) {
+        // A trained weight is one storage the step writes (docs/training.md):
+        // each device holds a part of its value, never a share of a sum (a
+        // bias added once after a row-parallel linear).
+        auto weight = operand.getDefiningOp<graph::WeightOp>();
+        if (weight && weight->hasAttr(graph::kTrainAttrName))
+          for (size_t strategy = 0; strategy < op.strategies.size(); ++strategy)
+            if (!op.operands[strategy][position].partial.empty())
+              unary[consumer][strategy] = kInfinity;
         if (ShardingProblem::sourceKind(operand) != SourceKind::Complete)
           continue;
         // Every device holds it whole: slicing is free, a partial sum impossible.

@@ -7,6 +7,7 @@
 #include "dialects/Graph/GraphOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <limits>
 
@@ -60,6 +61,8 @@ public:
       if (failed(place(builder, op)))
         return failure();
     }
+    if (failed(deliverTrainedWeights(builder)))
+      return failure();
     for (Operation &op : llvm::make_early_inc_range(body))
       if (isa<graph::WeightOp>(op) && op.use_empty())
         op.erase();
@@ -150,6 +153,11 @@ private:
   /// (one clone per sharding), everything else is resharded.
   LogicalResult deliver(OpBuilder &builder, OpOperand &operand, const ValueSharding &wanted) {
     Value value = operand.get();
+    if (auto weight = value.getDefiningOp<graph::WeightOp>();
+        weight && weight->hasAttr(graph::kTrainAttrName)) {
+      trainedUses[weight].push_back({&operand, wanted});
+      return success();
+    }
     if (auto weight = value.getDefiningOp<graph::WeightOp>()) {
       Value &clone = weightClones[{weight, toAttr(wanted, problem.meshShape(), mesh)}];
       if (!clone) {
@@ -186,6 +194,39 @@ private:
     return success();
   }
 
+  /// A trained weight is one storage that the step writes (graph.assign):
+  /// it is held as its write wants it, and every other use is resharded
+  /// from that at run time, instead of being cut once per use at compile
+  /// time as a constant weight is.
+  LogicalResult deliverTrainedWeights(OpBuilder &builder) {
+    for (auto &[weight, uses] : trainedUses) {
+      auto write = llvm::find_if(uses, [](const auto &use) {
+        return isa<graph::AssignOp>(use.first->getOwner()) && use.first->getOperandNumber() == 0;
+      });
+      const ValueSharding &home = write != uses.end() ? write->second : uses.front().second;
+      builder.setInsertionPoint(weight);
+      Value stored = builder.clone(*weight)->getResult(0);
+      dist::setResultShardings(stored.getDefiningOp(), {toAttr(home, problem.meshShape(), mesh)});
+      current[stored] = home;
+      builder.setInsertionPointAfter(stored.getDefiningOp());
+      for (auto &[operand, wanted] : uses) {
+        if (wanted == home) {
+          operand->set(stored);
+          continue;
+        }
+        if (!problem.canReshard(stored, home, wanted))
+          return operand->getOwner()->emitOpError()
+                 << "operand " << operand->getOperandNumber()
+                 << " is a trained weight it wants as a partial sum, which its storage is not";
+        Value &shared = reshards[{stored, toAttr(wanted, problem.meshShape(), mesh)}];
+        if (!shared)
+          shared = reshard(builder, stored, wanted, operand->getOwner()->getLoc());
+        operand->set(shared);
+      }
+    }
+    return success();
+  }
+
   Value reshard(OpBuilder &builder, Value value, const ValueSharding &wanted, Location location) {
     auto op =
         builder.create<dist::ReshardOp>(location, value, toAttr(wanted, problem.meshShape(), mesh));
@@ -197,6 +238,8 @@ private:
   dist::MeshOp mesh;
   llvm::DenseMap<Value, ValueSharding> current;
   llvm::DenseMap<std::pair<Operation *, Attribute>, Value> weightClones;
+  /// Each trained weight's uses and the sharding each wants, in op order.
+  llvm::MapVector<Operation *, SmallVector<std::pair<OpOperand *, ValueSharding>>> trainedUses;
   llvm::DenseMap<std::pair<Value, Attribute>, Value> reshards;
 };
 

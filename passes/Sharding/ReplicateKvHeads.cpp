@@ -95,7 +95,11 @@ Value replicate(const KvChain &chain, int64_t depth, int64_t times) {
   auto weight = linear.getWeight().getDefiningOp<graph::WeightOp>();
   auto bias =
       linear.getBias() ? linear.getBias().getDefiningOp<graph::WeightOp>() : graph::WeightOp();
-  if (!weight || weight.getRepeatBlocks() || (linear.getBias() && !bias))
+  // A trained weight's repeated copy would be storage the update never
+  // writes, and the copies' gradients would not be summed.
+  auto trained = [](graph::WeightOp op) { return op && op->hasAttr(graph::kTrainAttrName); };
+  if (!weight || weight.getRepeatBlocks() || (linear.getBias() && !bias) || trained(weight) ||
+      trained(bias))
     return {};
   OpBuilder builder(linear);
   int64_t outAxis = linear.getTransposeWeight() ? 0 : 1;

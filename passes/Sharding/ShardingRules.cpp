@@ -580,6 +580,18 @@ OpShardingRule routedExperts(graph::MoeOp op) {
   return rule;
 }
 
+/// graph.assign: the value is written block by block into the storage it
+/// replaces, so both are split alike (each rank writes the block it holds).
+OpShardingRule assign(graph::AssignOp op) {
+  RuleBuilder builder(op);
+  for (auto [dim, size] : llvm::enumerate(shapeOf(op.getTarget()))) {
+    unsigned factor = builder.factor(size, FactorKind::Parallel);
+    builder.operandDim(0, dim, factor);
+    builder.operandDim(1, dim, factor);
+  }
+  return builder.finish();
+}
+
 OpShardingRule ruleOf(Operation *op) {
   return llvm::TypeSwitch<Operation *, OpShardingRule>(op)
       .Case<graph::NegOp, graph::AbsOp, graph::SqrtOp, graph::RsqrtOp, graph::ReciprocalOp,
@@ -615,6 +627,7 @@ OpShardingRule ruleOf(Operation *op) {
       .Case([](graph::GatherElementsOp op) { return gatherElements(op); })
       .Case([](graph::GatherNdOp op) { return gatherNd(op); })
       .Case([](graph::ScatterNdOp op) { return scatterNd(op); })
+      .Case([](graph::AssignOp op) { return assign(op); })
       .Default([](Operation *op) { return RuleBuilder(op).finish(); });
 }
 

@@ -211,7 +211,8 @@ std::optional<GatheredProduct> gatheredProductOf(graph::SplitOp split) {
     return std::nullopt;
   found.weight = found.gather.getData().getDefiningOp<graph::WeightOp>();
   auto indices = cast<RankedTensorType>(found.gather.getIndices().getType());
-  if (!found.weight || found.weight.getType().getRank() != 3 || indices.getShape().back() != 1)
+  if (!found.weight || found.weight.getType().getRank() != 3 || indices.getShape().back() != 1 ||
+      found.weight->hasAttr(graph::kTrainAttrName))
     return std::nullopt;
   // The view drops the product's trailing 1: [.., N, 1] -> [.., N], split on N.
   ArrayRef<int64_t> product = found.product.getType().getShape();
@@ -250,9 +251,14 @@ struct SplitFusedProjectionsPass : impl::SplitFusedProjectionsPassBase<SplitFuse
   void runOnOperation() override {
     SmallVector<std::pair<graph::LinearOp, SmallVector<Part>>> work;
     getOperation().walk([&](graph::LinearOp linear) {
-      bool weightsKnown = linear.getWeight().getDefiningOp<graph::WeightOp>() &&
-                          (!linear.getBias() || linear.getBias().getDefiningOp<graph::WeightOp>());
+      auto weight = linear.getWeight().getDefiningOp<graph::WeightOp>();
+      auto bias = linear.getBias() ? linear.getBias().getDefiningOp<graph::WeightOp>() : nullptr;
+      bool weightsKnown = weight && (!linear.getBias() || bias);
       if (!weightsKnown || (linear.getBias() && linear.getBias().getType().getRank() != 1))
+        return;
+      // A trained weight's boxes would be storage the update never writes;
+      // a training step is split before its gradient is taken instead.
+      if (weight->hasAttr(graph::kTrainAttrName) || (bias && bias->hasAttr(graph::kTrainAttrName)))
         return;
       if (auto parts = partsOf(linear))
         work.emplace_back(linear, std::move(*parts));

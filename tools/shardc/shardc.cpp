@@ -162,6 +162,46 @@ cl::opt<std::string>
 cl::opt<bool> verbose("verbose", cl::desc("Print the plan's summary on stderr"),
                       cl::cat(meshCategory));
 
+cl::OptionCategory trainingCategory("Training (docs/training.md)");
+cl::opt<bool> train("train",
+                    cl::desc("Compile one training step (forward, backward, optimizer update) "
+                             "instead of inference; shardrun --train runs it"),
+                    cl::cat(trainingCategory));
+cl::opt<std::string>
+    loss("loss",
+         cl::desc("What the step minimizes: causal-lm:OUTPUT (next-token cross-entropy, adds "
+                  "int64 input 'labels', -100 ignored), cross-entropy:OUTPUT (no shift), "
+                  "mse:OUTPUT (adds float32 input 'target') or output:NAME (a scalar output)"),
+         cl::value_desc("KIND:OUTPUT"), cl::cat(trainingCategory));
+cl::opt<std::string> optimizer("optimizer",
+                               cl::desc("adamw (default) or sgd, as torch.optim has them"),
+                               cl::value_desc("name"), cl::cat(trainingCategory));
+cl::opt<std::string> learningRate("lr", cl::desc("Learning rate (default 1e-3)"),
+                                  cl::value_desc("X"), cl::cat(trainingCategory));
+cl::opt<std::string> betas("betas", cl::desc("AdamW's moment decays (default 0.9,0.999)"),
+                           cl::value_desc("B1,B2"), cl::cat(trainingCategory));
+cl::opt<std::string> epsilon("eps", cl::desc("AdamW's denominator term (default 1e-8)"),
+                             cl::value_desc("E"), cl::cat(trainingCategory));
+cl::opt<std::string> weightDecay(
+    "weight-decay",
+    cl::desc("AdamW's decoupled weight decay (default 0.01) or SGD's L2 term (default 0)"),
+    cl::value_desc("W"), cl::cat(trainingCategory));
+cl::opt<std::string> momentum("momentum", cl::desc("SGD's momentum (default 0)"),
+                              cl::value_desc("M"), cl::cat(trainingCategory));
+cl::opt<std::string> gradClip(
+    "grad-clip",
+    cl::desc("Scale the gradients down to this global L2 norm over every parameter of every "
+             "rank when it is larger (torch's clip_grad_norm_); default: no clipping"),
+    cl::value_desc("NORM"), cl::cat(trainingCategory));
+cl::list<std::string> freeze("freeze", cl::desc("Initializers not trained: names or name prefixes"),
+                             cl::value_desc("NAME,..."), cl::CommaSeparated,
+                             cl::cat(trainingCategory));
+
+cl::opt<bool> untie("untie",
+                    cl::desc("Train initializers that hold the same bytes (directly or transposed, "
+                             "as an exported tied LM head) as separate parameters"),
+                    cl::cat(trainingCategory));
+
 /// Parses the command line: --help lists shardc's own flags, --help-hidden
 /// MLIR's and LLVM's too; every error is one line.
 bool parseCommandLine(int argc, char **argv) {
@@ -169,7 +209,7 @@ bool parseCommandLine(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
-  const cl::OptionCategory *categories[] = {&shardcCategory, &meshCategory};
+  const cl::OptionCategory *categories[] = {&shardcCategory, &meshCategory, &trainingCategory};
   driver::ToolCommandLine commandLine{
       kTool,
       "shardc: compiles ONNX transformer models for many devices\n\n"
@@ -217,6 +257,17 @@ driver::CompileOptions compileOptions() {
   options.moeCapacityFactor = moeCapacityFactor;
   options.reportPath = reportPath;
   options.verbose = verbose;
+  options.train = train;
+  options.loss = loss;
+  options.optimizer = optimizer;
+  options.learningRate = learningRate;
+  options.betas = betas;
+  options.epsilon = epsilon;
+  options.weightDecay = weightDecay;
+  options.momentum = momentum;
+  options.gradClip = gradClip;
+  options.freeze = freeze;
+  options.untie = untie;
   return options;
 }
 

@@ -12,7 +12,7 @@ func.func @view_count() {
 func.func @write_weight() {
   %x = exec.input "x" {index = 0 : i64} : memref<4xf32>
   %w = exec.weight "w" {file = "m.onnx", offset = 0, size = 16} : memref<4xf32>
-  // expected-error @+1 {{output 0 must be an arena buffer; weights, constants and inputs are read-only}}
+  // expected-error @+1 {{output 0 must be an arena buffer or a trained weight's state; weights, constants and inputs are read-only}}
   exec.kernel "neg"(%x) -> (%w) {} {source = ""} : (memref<4xf32>) -> memref<4xf32>
   return
 }

@@ -1,0 +1,130 @@
+//===- TrainingOptions.cpp - --train and the optimizer's flags ------------===//
+#include "compiler/Driver/TrainingOptions.h"
+
+#include "compiler/Driver/Compile.h"
+#include "compiler/Driver/InputModule.h"
+#include "passes/Autodiff/Loss.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+
+namespace shardc::driver {
+namespace {
+
+llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// A finite number within [low, high) (high excluded when `open`).
+llvm::Expected<double> parseNumber(llvm::StringRef flag, llvm::StringRef text, double low,
+                                   double high, bool lowExcluded, llvm::StringRef range) {
+  double value = 0;
+  if (text.trim().getAsDouble(value) || !std::isfinite(value) || value < low ||
+      (lowExcluded && value == low) || value >= high)
+    return fail("--" + flag + " '" + text + "': expected " + range);
+  return value;
+}
+
+} // namespace
+
+llvm::Expected<std::optional<TrainingSettings>> parseTrainingOptions(const CompileOptions &options) {
+  const std::pair<const char *, const std::string *> flags[] = {
+      {"loss", &options.loss},          {"optimizer", &options.optimizer},
+      {"lr", &options.learningRate},    {"betas", &options.betas},
+      {"eps", &options.epsilon},        {"weight-decay", &options.weightDecay},
+      {"momentum", &options.momentum},  {"grad-clip", &options.gradClip}};
+  if (!options.train) {
+    for (auto [flag, text] : flags)
+      if (!text->empty())
+        return fail(llvm::Twine("--") + flag + " needs --train");
+    if (!options.freeze.empty())
+      return fail("--freeze needs --train");
+    if (options.untie)
+      return fail("--untie needs --train");
+    return std::nullopt;
+  }
+  if (options.loss.empty())
+    return fail("--train needs --loss KIND:OUTPUT (causal-lm, cross-entropy, mse or output)");
+  if (auto spec = autodiff::parseLossSpec(options.loss); !spec)
+    return spec.takeError();
+  // What the training step does not support yet, refused before compiling.
+  if (isMlirInput(options.modelPath))
+    return fail(options.modelPath + ": --train takes an ONNX model; the step is built from the "
+                                    "raised graph of its import");
+  if (options.emit == "import")
+    return fail("--emit=import comes before the training step is built; use --emit=graph");
+  if (!options.pipelineParallel.empty() || !options.microbatches.empty() ||
+      llvm::StringRef(options.mesh).contains("pp="))
+    return fail("--train does not support pipelines (--pp, --microbatches) yet");
+  if (options.dtype != "fp32")
+    return fail("--train trains float32 models only for now; got --dtype " + options.dtype);
+  if (options.target != "cpu")
+    return fail("--train compiles for --target=cpu only for now");
+
+  TrainingSettings settings;
+  settings.loss = options.loss;
+  if (!options.optimizer.empty())
+    settings.optimizer = options.optimizer;
+  if (settings.optimizer != "adamw" && settings.optimizer != "sgd")
+    return fail("--optimizer '" + options.optimizer + "': expected adamw or sgd");
+  const bool adam = settings.optimizer == "adamw";
+  if (adam && !options.momentum.empty())
+    return fail("--momentum is SGD's; --optimizer adamw has betas");
+  if (!adam && (!options.betas.empty() || !options.epsilon.empty()))
+    return fail(llvm::Twine(options.betas.empty() ? "--eps" : "--betas") +
+                " is AdamW's; --optimizer sgd has --momentum");
+  const double inf = HUGE_VAL;
+  if (!options.learningRate.empty()) {
+    auto lr = parseNumber("lr", options.learningRate, 0, inf, true, "a positive number");
+    if (!lr)
+      return lr.takeError();
+    settings.lr = *lr;
+  }
+  if (!options.betas.empty()) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(options.betas).split(parts, ',');
+    if (parts.size() != 2)
+      return fail("--betas '" + options.betas + "': expected B1,B2, each in [0, 1)");
+    double *targets[] = {&settings.beta1, &settings.beta2};
+    for (auto [part, beta] : llvm::zip(parts, targets)) {
+      auto value = parseNumber("betas", part, 0, 1, false, "B1,B2, each in [0, 1)");
+      if (!value)
+        return value.takeError();
+      *beta = *value;
+    }
+  }
+  if (!options.epsilon.empty()) {
+    auto eps = parseNumber("eps", options.epsilon, 0, inf, true, "a positive number");
+    if (!eps)
+      return eps.takeError();
+    settings.eps = *eps;
+  }
+  if (!options.weightDecay.empty()) {
+    auto decay = parseNumber("weight-decay", options.weightDecay, 0, inf, false,
+                             "a number >= 0");
+    if (!decay)
+      return decay.takeError();
+    settings.weightDecay = *decay;
+  }
+  if (!options.momentum.empty()) {
+    auto momentum = parseNumber("momentum", options.momentum, 0, inf, false, "a number >= 0");
+    if (!momentum)
+      return momentum.takeError();
+    settings.momentum = *momentum;
+  }
+  if (!options.gradClip.empty()) {
+    auto clip = parseNumber("grad-clip", options.gradClip, 0, inf, true, "a positive number");
+    if (!clip)
+      return clip.takeError();
+    settings.gradClip = *clip;
+  }
+  for (const std::string &name : options.freeze)
+    if (name.empty())
+      return fail("--freeze: an empty name freezes nothing; give initializer names or prefixes");
+  settings.freeze = options.freeze;
+  settings.untie = options.untie;
+  return settings;
+}
+
+} // namespace shardc::driver
