@@ -167,6 +167,10 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
                                     : zeroFill(device, *allocated, view.bytes());
             !status)
           return status;
+        // The steps read the copy: the file's pages of the initial value
+        // need not stay in memory (they come back from the file if read).
+        if (initial)
+          artifact.weights->releasePages(*initial);
         memory = *allocated;
         executor->states_.push_back({buffer.name()->str(), {memory, view.dtype, view.shape}});
       }
