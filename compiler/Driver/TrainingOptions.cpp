@@ -74,12 +74,26 @@ llvm::Expected<std::optional<TrainingSettings>> parseTrainingOptions(const Compi
   if (!adam && (!options.betas.empty() || !options.epsilon.empty()))
     return fail(llvm::Twine(options.betas.empty() ? "--eps" : "--betas") +
                 " is AdamW's; --optimizer sgd has --momentum");
-  const double inf = HUGE_VAL;
-  if (!options.learningRate.empty()) {
-    auto lr = parseNumber("lr", options.learningRate, 0, inf, true, "a positive number");
-    if (!lr)
-      return lr.takeError();
-    settings.lr = *lr;
+  // The single numbers: where each goes, and the values it may take.
+  struct Number {
+    const char *flag;
+    const std::string &text;
+    double &value;
+    bool positive; ///< > 0; otherwise >= 0
+  };
+  const Number numbers[] = {{"lr", options.learningRate, settings.lr, true},
+                            {"eps", options.epsilon, settings.eps, true},
+                            {"weight-decay", options.weightDecay, settings.weightDecay, false},
+                            {"momentum", options.momentum, settings.momentum, false},
+                            {"grad-clip", options.gradClip, settings.gradClip, true}};
+  for (const Number &number : numbers) {
+    if (number.text.empty())
+      continue;
+    auto value = parseNumber(number.flag, number.text, 0, HUGE_VAL, number.positive,
+                             number.positive ? "a positive number" : "a number >= 0");
+    if (!value)
+      return value.takeError();
+    number.value = *value;
   }
   if (!options.betas.empty()) {
     llvm::SmallVector<llvm::StringRef> parts;
@@ -93,31 +107,6 @@ llvm::Expected<std::optional<TrainingSettings>> parseTrainingOptions(const Compi
         return value.takeError();
       *beta = *value;
     }
-  }
-  if (!options.epsilon.empty()) {
-    auto eps = parseNumber("eps", options.epsilon, 0, inf, true, "a positive number");
-    if (!eps)
-      return eps.takeError();
-    settings.eps = *eps;
-  }
-  if (!options.weightDecay.empty()) {
-    auto decay = parseNumber("weight-decay", options.weightDecay, 0, inf, false,
-                             "a number >= 0");
-    if (!decay)
-      return decay.takeError();
-    settings.weightDecay = *decay;
-  }
-  if (!options.momentum.empty()) {
-    auto momentum = parseNumber("momentum", options.momentum, 0, inf, false, "a number >= 0");
-    if (!momentum)
-      return momentum.takeError();
-    settings.momentum = *momentum;
-  }
-  if (!options.gradClip.empty()) {
-    auto clip = parseNumber("grad-clip", options.gradClip, 0, inf, true, "a positive number");
-    if (!clip)
-      return clip.takeError();
-    settings.gradClip = *clip;
   }
   for (const std::string &name : options.freeze)
     if (name.empty())

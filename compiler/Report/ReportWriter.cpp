@@ -75,9 +75,9 @@ FailureOr<SmallVector<func::FuncOp>> programFunctions(ModuleOp module, dist::Pip
 class ReportBuilder {
 public:
   ReportBuilder(ArrayRef<func::FuncOp> functions, dist::MeshOp meshOp, dist::PipelineOp pipeline,
-                const DeviceModel &device)
+                const DeviceModel &device, bool training)
       : functions(functions), mesh(meshOp ? meshShapeOf(meshOp) : MeshShape{}), pipeline(pipeline),
-        device(device) {}
+        device(device), training(training) {}
 
   LogicalResult run() {
     if (pipeline) {
@@ -188,6 +188,15 @@ private:
       Value result = op.getResult(0);
       int64_t bytes = tensorBytes(sharding[result].localShape(tensorType(result).getShape(), mesh),
                                   tensorType(result).getElementType());
+      // A training step's optimizer state is not a weight; each trained
+      // weight has a gradient of its own shape and type (docs/training.md).
+      auto role = op.getAttrOfType<StringAttr>(graph::kTrainAttrName);
+      if (role && role.getValue() == graph::kTrainState) {
+        optimizerBytes += bytes;
+        return success();
+      }
+      if (role)
+        gradBytes += bytes;
       paramBytes += bytes;
       stages[stage].paramBytes += bytes;
       return success();
@@ -563,6 +572,10 @@ private:
   /// in a layer without one.
   std::vector<Operation *> layerAttention;
   int64_t paramBytes = 0, liveBytes = 0, peakActivation = 0, stagePeak = 0;
+  /// A training step's gradients and optimizer states per rank (no
+  /// pipelines: every rank holds the same amounts).
+  bool training;
+  int64_t gradBytes = 0, optimizerBytes = 0;
   double flops = 0, computeSeconds = 0;
 };
 
@@ -596,6 +609,10 @@ llvm::json::Value ReportBuilder::json() const {
     llvm::json::Object entry{{"rank", rank},
                              {"param_bytes", memory.paramBytes},
                              {"peak_activation_bytes", memory.activationBytes}};
+    if (training) {
+      entry["grad_bytes"] = gradBytes;
+      entry["optimizer_bytes"] = optimizerBytes;
+    }
     if (pipeline)
       entry["pp_rank"] = rank / stageRanks();
     ranks.push_back(std::move(entry));
@@ -682,8 +699,11 @@ std::string ReportBuilder::summary(bool priced) const {
   os << "plan on " << (devices.numAxes() ? devices.describe() : "one device") << " ("
      << (priced ? device.name : "cpu") << "): " << collectives.size() << " collectives per "
      << (pipeline ? "micro-batch" : "step") << "; per device " << (pipeline ? "(the fullest) " : "")
-     << formatBytes(double(largest.paramBytes)) << " weights, "
-     << formatBytes(double(largest.activationBytes)) << " peak activations; "
+     << formatBytes(double(largest.paramBytes)) << " weights, ";
+  if (training)
+    os << formatBytes(double(gradBytes)) << " gradients, " << formatBytes(double(optimizerBytes))
+       << " optimizer state, ";
+  os << formatBytes(double(largest.activationBytes)) << " peak activations; "
      << llvm::formatv("{0:E2}", flops) << " flop\n";
   for (unsigned layer = 0; layer < layerAttention.size(); ++layer) {
     std::map<std::string, int> kinds;
@@ -728,7 +748,8 @@ FailureOr<Report> buildReport(ModuleOp module, const DeviceModel &device, bool p
   FailureOr<SmallVector<func::FuncOp>> functions = programFunctions(module, pipeline);
   if (failed(functions))
     return failure();
-  ReportBuilder builder(*functions, *mesh, pipeline, device);
+  ReportBuilder builder(*functions, *mesh, pipeline, device,
+                        module->hasAttr(graph::kTrainingAttrName));
   if (failed(builder.run()))
     return failure();
   return Report{builder.json(), builder.summary(priced)};

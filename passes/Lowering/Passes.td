@@ -43,6 +43,19 @@ def FuseLinearEpiloguePass : Pass<"shardc-fuse-linear-epilogue", "mlir::ModuleOp
   let dependentDialects = ["shardc::exec::ExecDialect"];
 }
 
+def WriteStatesInPlacePass : Pass<"shardc-write-states-in-place", "mlir::ModuleOp"> {
+  let summary = "Let the elementwise kernel that computes a state's new value write the state";
+  let description = [{
+    A training step writes each parameter and optimizer state with a `copy`
+    kernel from the buffer of its new value. When that value is the only
+    output of an elementwise kernel (the fused optimizer update), and no
+    kernel after it reads the state's old value, the kernel writes the state
+    buffer itself (each element read and written at the same index) and the
+    copy and the value's buffer go.
+  }];
+  let dependentDialects = ["shardc::exec::ExecDialect"];
+}
+
 def GenerateCudaKernelsPass : Pass<"shardc-generate-cuda-kernels", "mlir::ModuleOp"> {
   let summary = "Write CUDA C++ for every fused elementwise step (--target=cuda)";
   let description = [{

@@ -13,6 +13,7 @@ void buildLowerPipeline(mlir::OpPassManager &pm, bool linearEpilogues) {
   pm.addPass(createFuseElementwisePass());
   if (linearEpilogues)
     pm.addPass(createFuseLinearEpiloguePass());
+  pm.addPass(createWriteStatesInPlacePass());
   pm.addPass(createPlanMemoryPass());
 }
 
