@@ -48,9 +48,14 @@ struct Distinct {
   }
 };
 
+/// Where each trained weight is stored: the part its first (forward)
+/// consumer takes of it (docs/training.md).
+using TrainedHomes = llvm::DenseMap<Value, ValueSharding>;
+
 class Search {
 public:
-  Search(ShardingProblem &problem) : problem(problem) {}
+  explicit Search(ShardingProblem &problem, TrainedHomes homes = {})
+      : problem(problem), homes(std::move(homes)) {}
 
   FailureOr<std::vector<unsigned>> run(func::FuncOp function) {
     ArrayRef<OpChoices> ops = problem.choices();
@@ -65,11 +70,21 @@ public:
         // A trained weight is one storage the step writes (docs/training.md):
         // each device holds a part of its value, never a share of a sum (a
         // bias added once after a row-parallel linear).
+        // Once its storage is placed (homes), every other part a consumer
+        // wants is a reshard at run time, and its write (graph.assign) must
+        // take the storage as it is.
         auto weight = operand.getDefiningOp<graph::WeightOp>();
         if (weight && weight->hasAttr(graph::kTrainAttrName))
-          for (size_t strategy = 0; strategy < op.strategies.size(); ++strategy)
-            if (!op.operands[strategy][position].partial.empty())
+          for (size_t strategy = 0; strategy < op.strategies.size(); ++strategy) {
+            const ValueSharding &wanted = op.operands[strategy][position];
+            auto home = homes.find(operand);
+            if (!wanted.partial.empty() ||
+                (home != homes.end() && isa<graph::AssignOp>(op.op) && wanted != home->second))
               unary[consumer][strategy] = kInfinity;
+            else if (home != homes.end())
+              unary[consumer][strategy] +=
+                  problem.runTimeReshardSeconds(operand, home->second, wanted);
+          }
         if (ShardingProblem::sourceKind(operand) != SourceKind::Complete)
           continue;
         // Every device holds it whole: slicing is free, a partial sum impossible.
@@ -224,6 +239,7 @@ private:
   }
 
   ShardingProblem &problem;
+  TrainedHomes homes;
   MinSumProblem solver;
   std::vector<std::vector<double>> unary;
 };
@@ -319,6 +335,18 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
     warning << "; a tp that divides " << heads << " splits the heads";
   }
 
+  /// The part of each trained weight its first consumer takes in `chosen`.
+  static TrainedHomes trainedHomes(ShardingProblem &problem, ArrayRef<unsigned> chosen) {
+    TrainedHomes homes;
+    for (auto [index, op] : llvm::enumerate(problem.choices()))
+      for (auto [position, operand] : llvm::enumerate(op.op->getOperands())) {
+        auto weight = operand.getDefiningOp<graph::WeightOp>();
+        if (weight && weight->hasAttr(graph::kTrainAttrName))
+          homes.try_emplace(operand, op.operands[chosen[index]][position]);
+      }
+    return homes;
+  }
+
   /// Searches, and when the best plan does not fit, searches again with the
   /// embedding tables split too (replicating them is cheaper when it fits).
   LogicalResult shard(func::FuncOp function, dist::MeshOp mesh, const DeviceModel &model,
@@ -332,6 +360,15 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       FailureOr<std::vector<unsigned>> chosen = Search(problem).run(function);
       if (failed(chosen))
         return failure();
+      // A training step: its trained weights are stored as their forward
+      // consumers take them (Megatron's plan for the forward), and the
+      // search runs again with every other use priced from that storage.
+      TrainedHomes homes = trainedHomes(problem, *chosen);
+      if (!homes.empty()) {
+        chosen = Search(problem, homes).run(function);
+        if (failed(chosen))
+          return failure();
+      }
       needed = memoryOf(problem, *chosen);
       if (needed.total() > double(budget))
         continue;
@@ -341,7 +378,9 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
         for (const ValueSharding &sharding : op.results[(*chosen)[index]])
           shardings.push_back(toAttr(sharding, problem.meshShape(), mesh));
         dist::setResultShardings(op.op, shardings);
-        if (op.rule.routed) {
+        // Results alone do not say what a routed op or a result-less one (a
+        // training step's write) takes: its operands' parts are kept too.
+        if (op.rule.routed || op.op->getNumResults() == 0) {
           SmallVector<Attribute> operands;
           for (const ValueSharding &sharding : op.operands[(*chosen)[index]])
             operands.push_back(toAttr(sharding, problem.meshShape(), mesh));

@@ -116,7 +116,7 @@ private:
         bool produces = llvm::equal(choices.results[strategy], wanted) &&
                         (wantedOperands.empty() ||
                          llvm::equal(choices.operands[strategy], wantedOperands));
-        if (pass == 0 && annotated && !produces)
+        if (pass == 0 && (annotated || !wantedOperands.empty()) && !produces)
           continue;
         double cost = operandCost(choices, strategy);
         if (cost < best) {

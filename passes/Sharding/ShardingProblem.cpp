@@ -346,6 +346,14 @@ double ShardingProblem::stepsSeconds(const std::optional<SmallVector<CollectiveS
   return seconds;
 }
 
+double ShardingProblem::runTimeReshardSeconds(Value value, const ValueSharding &from,
+                                              const ValueSharding &to) const {
+  if (from == to)
+    return 0;
+  RankedTensorType type = tensorType(value);
+  return stepsSeconds(planReshard(from, to, type.getShape(), mesh), type.getElementType());
+}
+
 bool ShardingProblem::canReshard(Value value, const ValueSharding &from,
                                  const ValueSharding &to) const {
   return from == to || sourceKind(value) == SourceKind::Weight ||

@@ -78,6 +78,11 @@ public:
   /// cannot be made from a whole value).
   bool canReshard(mlir::Value value, const ValueSharding &from, const ValueSharding &to) const;
 
+  /// Seconds to move a value held as `from` to `to` at run time, whatever
+  /// made it (a trained weight's storage included); infinity when impossible.
+  double runTimeReshardSeconds(mlir::Value value, const ValueSharding &from,
+                               const ValueSharding &to) const;
+
   const MeshShape &meshShape() const { return mesh; }
 
 private:
