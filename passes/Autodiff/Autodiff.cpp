@@ -104,6 +104,7 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
     });
     for (graph::CompositeOp composite : composites)
       graph::inlineComposite(composite);
+    separateBiases(main);
 
     // Below this size equal bytes are a coincidence (two biases initialised
     // alike), not an export's copy of one tensor.
@@ -223,6 +224,28 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
         shardc::graph::kTrainingAttrName,
         b.getDictionaryAttr({b.getNamedAttr("loss", b.getStringAttr(loss)),
                              b.getNamedAttr("optimizer", b.getDictionaryAttr(optimizerAttrs))}));
+  }
+
+  /// A linear's bias becomes an add after it. A trained bias is one storage
+  /// that no device may hold as a share of a sum, so inside the linear it
+  /// would rule out Megatron's row-parallel layer (whose output is a partial
+  /// sum, completed by an all-reduce before the bias is added); the CPU's
+  /// lowering fuses the add back into the GEMM where nothing is split.
+  static void separateBiases(func::FuncOp main) {
+    SmallVector<graph::LinearOp> biased;
+    main.walk([&](graph::LinearOp linear) {
+      if (linear.getBias())
+        biased.push_back(linear);
+    });
+    for (graph::LinearOp linear : biased) {
+      OpBuilder builder(linear);
+      Value product = builder.create<graph::LinearOp>(
+          linear.getLoc(), linear.getType(), linear.getInput(), linear.getWeight(), Value(),
+          linear.getTransposeWeight());
+      Value sum = builder.create<graph::AddOp>(linear.getLoc(), product, linear.getBias());
+      linear.getResult().replaceAllUsesWith(sum);
+      linear.erase();
+    }
   }
 
   /// The forward's outputs other than the loss are no longer returned.

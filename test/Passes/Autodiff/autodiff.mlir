@@ -3,19 +3,21 @@
 // RUN: shardc-opt %s --split-input-file --shardc-autodiff="loss=mse:y optimizer=sgd freeze=w" | FileCheck %s --check-prefix=FROZEN
 
 // A linear layer (weight stored out x in, as torch's nn.Linear) under an MSE
-// loss: dx = dy W (the weight read the other way), dW = dy^T x over the
+// loss: its bias becomes an add after it (a trained bias is never a share of
+// a sum, which a row-parallel linear's bias would be); dW = dy^T x over the
 // tokens, db = dy summed over the tokens; SGD writes both.
 // SGD-LABEL: func.func @main
 // SGD-SAME: %[[X:.*]]: tensor<2x4xf32> {graph.name = "x"}, %[[T:.*]]: tensor<2x3xf32> {graph.name = "target"}
 // SGD-SAME: -> (tensor<f32> {graph.name = "loss"}, tensor<f32> {graph.name = "grad_norm"})
 // SGD-DAG: %[[W:.*]] = graph.weight "w" {{{.*}}graph.train = "param"{{.*}}} : tensor<3x4xf32>
 // SGD-DAG: %[[B:.*]] = graph.weight "b" {{{.*}}graph.train = "param"{{.*}}} : tensor<3xf32>
-// SGD: %[[Y:.*]] = graph.linear %[[X]], %[[W]], %[[B]] {transpose_weight = true}
+// SGD: %[[P:.*]] = graph.linear %[[X]], %[[W]] {transpose_weight = true}
+// SGD: %[[Y:.*]] = graph.add %[[P]], %[[B]]
 // SGD: %[[ERR:.*]] = graph.sub %[[Y]], %[[T]]
 // SGD: %[[LOSS:.*]] = graph.reduce_mean
-// SGD: %[[DYT:.*]] = graph.transpose %[[DY:.*]] {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+// SGD: %[[DB:.*]] = graph.reduce_sum %[[DY:.*]] {axes = array<i64: 0>, keepdims = false} : (tensor<2x3xf32>) -> tensor<3xf32>
+// SGD: %[[DYT:.*]] = graph.transpose %[[DY]] {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
 // SGD: %[[DW:.*]] = graph.matmul %[[DYT]], %[[X]] : (tensor<3x2xf32>, tensor<2x4xf32>) -> tensor<3x4xf32>
-// SGD: %[[DB:.*]] = graph.reduce_sum %[[DY]] {axes = array<i64: 0>, keepdims = false} : (tensor<2x3xf32>) -> tensor<3xf32>
 // SGD: %[[NORM:.*]] = graph.sqrt
 // SGD: %[[STEPW:.*]] = graph.mul %[[DW]], %[[LR:.*]] : (tensor<3x4xf32>, tensor<f32>)
 // SGD: %[[NEWW:.*]] = graph.sub %[[W]], %[[STEPW]]
