@@ -524,7 +524,9 @@ private:
     for (const AxisList &axes : split.dims)
       if (llvm::is_contained(axes, *tp))
         bsh *= t;
-    return 2 * 2 * (t - 1) / t * bsh *
+    // Two all-reduces of b*s*h forward; a training step adds two backward.
+    double allReduces = training ? 4 : 2;
+    return allReduces * 2 * (t - 1) / t * bsh *
            double(graph::elementByteWidth(tensorType(output).getElementType()));
   }
 
