@@ -22,6 +22,11 @@ measured survives an interruption:
   nccl-failures   a rank that never joins (rank 0 gives up within the
                   timeout, one line) and two ranks on one GPU (NCCL refuses:
                   one line per rank, no hang)
+  training        the training fixtures compiled with --target=cuda --train and
+                  trained by shardrun on the GPU against torch's run
+                  (test/scripts/train_check.py): every loss and gradient norm
+                  of 20 AdamW steps, every first gradient, and --tp 2 as 2
+                  ranks sharing the GPU
   unit-gpu        the CUDA collective kernels and NCCL unit tests (ctest -R cuda)
   lit-gpu         the lit tests that need a GPU (test/E2E/cuda_runtime.test: --np
                   ranks on the GPU, NCCL, an artifact for a newer GPU)
@@ -336,6 +341,27 @@ def part_nccl_failures(tools, fixtures, budget):
         details, {}
 
 
+def part_training(tools, fixtures, budget):
+    """The training fixtures trained on the GPU, against torch (train_check.py)."""
+    cases = [("tiny_gpt2", ["--optimizer", "adamw"]), ("tiny_llama", ["--optimizer", "sgd"]),
+             ("tiny_llama", ["--gradients"]),
+             ("tiny_gpt2", ["--optimizer", "adamw", "--mesh", "--tp 2", "--np", "2"])]
+    details, failed = [], 0
+    with tempfile.TemporaryDirectory(prefix="gpu-train-") as work:
+        for index, (name, flags) in enumerate(cases):
+            run = subprocess.run(
+                [sys.executable, str(REPO / "test" / "scripts" / "train_check.py"), "--shardc",
+                 tools["shardc"], "--shardrun", tools["shardrun"], "--fixture",
+                 str(fixtures / "training" / name), "--shardc-flag=--target=cuda",
+                 "--work", os.path.join(work, str(index)), *flags],
+                capture_output=True, text=True, timeout=budget.timeout(120))
+            lines = (run.stdout + run.stderr).strip().splitlines()
+            failed += run.returncode != 0
+            details += [f"{name} {' '.join(flags)}: {line}" for line in lines[-3:]]
+    summary = f"{len(cases) - failed} of {len(cases)} training runs match torch"
+    return ("pass" if not failed else "fail"), summary, details, {}
+
+
 def part_unit_gpu(tools, build, budget):
     run = subprocess.run(["ctest", "-V", "-R", "cuda"], cwd=build, capture_output=True, text=True,
                          timeout=budget.timeout(300))
@@ -566,6 +592,7 @@ def main():
         for name, function in (
                 ("nccl", lambda: part_nccl(tools, fixtures, budget)),
                 ("nccl-failures", lambda: part_nccl_failures(tools, fixtures, budget)),
+                ("training", lambda: part_training(tools, fixtures, budget)),
                 ("unit-gpu", lambda: part_unit_gpu(tools, args.build, budget)),
                 ("lit-gpu", lambda: part_lit_gpu(args.build, budget))):
             if name in args.skip:

@@ -59,8 +59,6 @@ llvm::Expected<std::optional<TrainingSettings>> parseTrainingOptions(const Compi
     return fail("--train does not support pipelines (--pp, --microbatches) yet");
   if (options.dtype != "fp32")
     return fail("--train trains float32 models only for now; got --dtype " + options.dtype);
-  if (options.target != "cpu")
-    return fail("--train compiles for --target=cpu only for now");
 
   TrainingSettings settings;
   settings.loss = options.loss;
