@@ -54,7 +54,7 @@ using TrainedHomes = llvm::DenseMap<Value, ValueSharding>;
 
 class Search {
 public:
-  explicit Search(ShardingProblem &problem, TrainedHomes homes = {})
+  explicit Search(ShardingProblem &problem, TrainedHomes homes = TrainedHomes())
       : problem(problem), homes(std::move(homes)) {}
 
   FailureOr<std::vector<unsigned>> run(func::FuncOp function) {
