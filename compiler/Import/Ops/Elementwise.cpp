@@ -115,6 +115,34 @@ LogicalResult importCast(NodeContext &node) {
   return node.define(node.createTyped<CastOp>(type, node.input(0)));
 }
 
+/// Clip: max with the lower bound, then min with the upper one (so a lower
+/// bound above the upper gives the upper everywhere, as ONNX defines it).
+/// Each bound is optional: an attribute before opset 11 (a float), an input
+/// from it (a scalar of the input's type); an absent one does not clip.
+LogicalResult importClip(NodeContext &node) {
+  if (failed(node.requireInputs(1)))
+    return failure();
+  FailureOr<Value> result = node.input(0);
+  auto bound = [&](unsigned index, StringRef attribute) -> FailureOr<Value> {
+    if (node.opset() >= 11)
+      return node.hasInput(index) ? FailureOr<Value>(node.input(index)) : FailureOr<Value>(Value());
+    if (!node.attribute(attribute))
+      return Value();
+    auto value = node.floatAttr(attribute, 0.0);
+    if (failed(value))
+      return failure();
+    return node.scalar(node.inputType(0).getElementType(), *value);
+  };
+  FailureOr<Value> low = bound(1, "min"), high = bound(2, "max");
+  if (failed(low) || failed(high))
+    return failure();
+  if (*low)
+    result = node.create<MaxOp>(ValueRange{*result, *low});
+  if (succeeded(result) && *high)
+    result = node.create<MinOp>(ValueRange{*result, *high});
+  return node.define(result);
+}
+
 LogicalResult importWhere(NodeContext &node) {
   if (failed(node.requireInputs(3)))
     return failure();
@@ -151,6 +179,7 @@ void registerElementwiseImporters(OpImporterMap &map) {
   map["Tanh"] = {importUnary<TanhOp>, 6};
   map["Sigmoid"] = {importUnary<SigmoidOp>, 6};
   map["Relu"] = {importUnary<ReluOp>, 6};
+  map["Clip"] = {importClip, 6};
   map["Not"] = {importUnary<NotOp>, 1};
   map["Floor"] = {importUnary<FloorOp>, 6};
   map["Ceil"] = {importUnary<CeilOp>, 6};
