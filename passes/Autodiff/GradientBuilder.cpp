@@ -92,6 +92,26 @@ Value GradientBuilder::matmul(Value lhs, Value rhs) {
   return builder.create<graph::MatMulOp>(location, lhs, rhs);
 }
 
+Value GradientBuilder::compare(graph::ComparePredicate predicate, Value lhs, Value rhs) {
+  return builder.create<graph::CompareOp>(location, predicate, lhs, rhs);
+}
+
+Value GradientBuilder::where(Value condition, Value whenTrue, Value whenFalse) {
+  return builder.create<graph::WhereOp>(location, condition, whenTrue, whenFalse);
+}
+
+Value GradientBuilder::rows(Value value) {
+  ArrayRef<int64_t> shape = shapeOf(value);
+  int64_t count = 1;
+  for (int64_t dim : shape.drop_back())
+    count *= dim;
+  return reshape(value, {count, shape.back()});
+}
+
+Value GradientBuilder::flat(Value value) {
+  return reshape(value, {tensorType(value).getNumElements()});
+}
+
 Value GradientBuilder::sumToShape(Value gradient, ArrayRef<int64_t> shape) {
   ArrayRef<int64_t> from = shapeOf(gradient);
   if (from == shape)

@@ -46,6 +46,12 @@ public:
   mlir::Value reduceMean(mlir::Value value, llvm::ArrayRef<int64_t> axes, bool keepdims);
   mlir::Value expand(mlir::Value value, llvm::ArrayRef<int64_t> shape);
   mlir::Value matmul(mlir::Value lhs, mlir::Value rhs);
+  mlir::Value compare(graph::ComparePredicate predicate, mlir::Value lhs, mlir::Value rhs);
+  mlir::Value where(mlir::Value condition, mlir::Value whenTrue, mlir::Value whenFalse);
+  /// `value` [d0, ..., dn] as [d0 * ... * d(n-1), dn]: one row per token.
+  mlir::Value rows(mlir::Value value);
+  /// `value` as one dim.
+  mlir::Value flat(mlir::Value value);
 
   /// The gradient of a value that was broadcast from `shape` to the shape of
   /// `gradient`: summed over the dims the broadcast added or stretched.

@@ -59,30 +59,19 @@ BuiltLoss tokenCrossEntropy(GradientBuilder &g, Value logits, Value labels) {
   Value classes = b.create<graph::ConstantOp>(
       loc, cast<ElementsAttr>(DenseElementsAttr::get(indexType, ArrayRef<int64_t>(range))));
   Value column = g.reshape(labels, {shapeOf(labels)[0], 1});
-  Value oneHot = b.create<graph::CompareOp>(loc, graph::ComparePredicate::eq, column, classes);
+  Value oneHot = g.compare(graph::ComparePredicate::eq, column, classes);
   Value zero = g.scalarLike(logits, 0);
   Value picked =
-      g.reduceSum(b.create<graph::WhereOp>(loc, oneHot, shifted, zero), {1}, false);
+      g.reduceSum(g.where(oneHot, shifted, zero), {1}, false);
 
-  Value ignored = b.create<graph::CompareOp>(loc, graph::ComparePredicate::eq, labels,
-                                             g.scalar(double(kIgnoredLabel), b.getI64Type()));
+  Value ignored = g.compare(graph::ComparePredicate::eq, labels,
+                            g.scalar(double(kIgnoredLabel), b.getI64Type()));
   Value counted = b.create<graph::NotOp>(loc, ignored);
-  Value perToken = b.create<graph::WhereOp>(loc, counted, g.sub(logSumExp, picked), zero);
+  Value perToken = g.where(counted, g.sub(logSumExp, picked), zero);
   Value total = g.reduceSum(perToken, {0}, false);
   auto countType = RankedTensorType::get(shapeOf(labels), tensorType(logits).getElementType());
   Value count = g.reduceSum(b.create<graph::CastOp>(loc, countType, counted), {0}, false);
   return {g.div(total, count), {max}};
-}
-
-/// `value` [d0, ..., dn] as [d0 * ... * d(n-1), dn] (keepLast) or flat.
-Value flatten(GradientBuilder &g, Value value, bool keepLast) {
-  ArrayRef<int64_t> shape = shapeOf(value);
-  int64_t rows = 1;
-  for (int64_t dim : keepLast ? shape.drop_back() : shape)
-    rows *= dim;
-  if (keepLast)
-    return g.reshape(value, {rows, shape.back()});
-  return g.reshape(value, {rows});
 }
 
 } // namespace
@@ -122,7 +111,7 @@ FailureOr<BuiltLoss> buildLoss(func::FuncOp main, const LossSpec &spec) {
   if (spec.kind == "mse") {
     Value target = addArgument(main, "target", type);
     Value error = g.sub(*output, target);
-    Value squares = flatten(g, g.mul(error, error), /*keepLast=*/false);
+    Value squares = g.flat(g.mul(error, error));
     return BuiltLoss{g.reduceMean(squares, {0}, false), {}};
   }
   const bool shift = spec.kind == "causal-lm";
@@ -149,7 +138,7 @@ FailureOr<BuiltLoss> buildLoss(func::FuncOp main, const LossSpec &spec) {
                                             builder.getDenseI64ArrayAttr(labelEnds),
                                             builder.getDenseI64ArrayAttr(labelSteps));
   }
-  return tokenCrossEntropy(g, flatten(g, logits, true), flatten(g, labels, false));
+  return tokenCrossEntropy(g, g.rows(logits), g.flat(labels));
 }
 
 } // namespace shardc::autodiff

@@ -79,7 +79,7 @@ LogicalResult attentionVjp(VjpCall &call, graph::AttentionOp attention) {
   RankedTensorType scoreType = tensorType(scores);
   Value lowest = g.scalarLike(scores, double(std::numeric_limits<float>::lowest()));
   if (mask)
-    scores = floatMask ? g.add(scores, mask) : b.create<graph::WhereOp>(loc, mask, scores, lowest);
+    scores = floatMask ? g.add(scores, mask) : g.where(mask, scores, lowest);
   if (attention.getCausal()) {
     // Query i sees key j <= i + Sk - Sq (aligned at the bottom right).
     int64_t queries = scoreType.getShape()[rank - 2], keysCount = scoreType.getShape()[rank - 1];
@@ -90,7 +90,7 @@ LogicalResult attentionVjp(VjpCall &call, graph::AttentionOp attention) {
         visible.push_back(j <= i + keysCount - queries);
     Value causal = b.create<graph::ConstantOp>(
         loc, cast<ElementsAttr>(DenseElementsAttr::get(maskType, ArrayRef<bool>(visible))));
-    scores = b.create<graph::WhereOp>(loc, causal, scores, lowest);
+    scores = g.where(causal, scores, lowest);
   }
   Value probs = b.create<graph::SoftmaxOp>(loc, scores, b.getI64IntegerAttr(rank - 1));
   Value dOut = call.dy();

@@ -20,15 +20,6 @@ namespace {
 
 using graph::shapeOf;
 
-/// `value` [..., last] as [tokens, last].
-Value asRows(GradientBuilder &g, Value value) {
-  ArrayRef<int64_t> shape = shapeOf(value);
-  int64_t rows = 1;
-  for (int64_t dim : shape.drop_back())
-    rows *= dim;
-  return g.reshape(value, {rows, shape.back()});
-}
-
 LogicalResult linearVjp(VjpCall &call, graph::LinearOp linear) {
   GradientBuilder &g = call.build;
   OpBuilder &b = g.b();
@@ -39,7 +30,7 @@ LogicalResult linearVjp(VjpCall &call, graph::LinearOp linear) {
                                           b.getBoolAttr(!transposed)));
   if (call.needed[1]) {
     // [K, N] = x^T dy, or [N, K] = dy^T x when the weight is stored out x in.
-    Value xRows = asRows(g, x), dyRows = asRows(g, dy);
+    Value xRows = g.rows(x), dyRows = g.rows(dy);
     Value grad = transposed ? g.matmul(g.swapLastTwo(dyRows), xRows)
                             : g.matmul(g.swapLastTwo(xRows), dyRows);
     call.set(1, grad);

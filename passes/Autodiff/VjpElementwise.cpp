@@ -31,14 +31,6 @@ void setBinary(VjpCall &call, Value lhsGrad, Value rhsGrad) {
     call.set(1, g.sumToShape(rhsGrad, shapeOf(call.operand(1))));
 }
 
-Value compareWith(GradientBuilder &g, graph::ComparePredicate predicate, Value lhs, Value rhs) {
-  return g.b().create<graph::CompareOp>(g.loc(), predicate, lhs, rhs);
-}
-
-Value select(GradientBuilder &g, Value condition, Value whenTrue, Value whenFalse) {
-  return g.b().create<graph::WhereOp>(g.loc(), condition, whenTrue, whenFalse);
-}
-
 /// d gelu(x) / dx, exact (erf) or for the tanh approximation.
 Value geluDerivative(GradientBuilder &g, Value x, bool tanhForm) {
   OpBuilder &b = g.b();
@@ -107,24 +99,24 @@ std::optional<LogicalResult> vjpElementwise(VjpCall &call) {
       })
       .Case([&](graph::MaxOp) {
         // The larger operand takes the gradient; ties go to the first.
-        Value first = compareWith(g, graph::ComparePredicate::ge, call.operand(0), call.operand(1));
+        Value first = g.compare(graph::ComparePredicate::ge, call.operand(0), call.operand(1));
         Value zero = g.scalarLike(call.dy(), 0);
-        setBinary(call, select(g, first, call.dy(), zero), select(g, first, zero, call.dy()));
+        setBinary(call, g.where(first, call.dy(), zero), g.where(first, zero, call.dy()));
         return success();
       })
       .Case([&](graph::MinOp) {
-        Value first = compareWith(g, graph::ComparePredicate::le, call.operand(0), call.operand(1));
+        Value first = g.compare(graph::ComparePredicate::le, call.operand(0), call.operand(1));
         Value zero = g.scalarLike(call.dy(), 0);
-        setBinary(call, select(g, first, call.dy(), zero), select(g, first, zero, call.dy()));
+        setBinary(call, g.where(first, call.dy(), zero), g.where(first, zero, call.dy()));
         return success();
       })
       .Case([&](graph::WhereOp) {
         Value zero = g.scalarLike(call.dy(), 0);
         Value condition = call.operand(0);
         if (call.needed[1])
-          call.set(1, g.sumToShape(select(g, condition, call.dy(), zero), shapeOf(call.operand(1))));
+          call.set(1, g.sumToShape(g.where(condition, call.dy(), zero), shapeOf(call.operand(1))));
         if (call.needed[2])
-          call.set(2, g.sumToShape(select(g, condition, zero, call.dy()), shapeOf(call.operand(2))));
+          call.set(2, g.sumToShape(g.where(condition, zero, call.dy()), shapeOf(call.operand(2))));
         return success();
       })
       .Case([&](graph::NegOp) {
@@ -173,8 +165,8 @@ std::optional<LogicalResult> vjpElementwise(VjpCall &call) {
       })
       .Case([&](graph::ReluOp) {
         Value x = call.operand(0);
-        Value positive = compareWith(g, graph::ComparePredicate::gt, x, g.scalarLike(x, 0));
-        call.set(0, select(g, positive, call.dy(), g.scalarLike(x, 0)));
+        Value positive = g.compare(graph::ComparePredicate::gt, x, g.scalarLike(x, 0));
+        call.set(0, g.where(positive, call.dy(), g.scalarLike(x, 0)));
         return success();
       })
       .Case([&](graph::AbsOp) {

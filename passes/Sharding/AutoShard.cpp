@@ -71,10 +71,9 @@ public:
       for (auto [position, operand] : llvm::enumerate(op.op->getOperands())) {
         // A trained weight is one storage the step writes (docs/training.md):
         // each device holds a part of its value, never a share of a sum (a
-        // bias added once after a row-parallel linear).
-        // Once its storage is placed (homes), every other part a consumer
-        // wants is a reshard at run time, and its write (graph.assign) must
-        // take the storage as it is.
+        // bias added once after a row-parallel linear). Once the storage is
+        // placed (homes), another part is a reshard at run time, and the
+        // write (graph.assign) must take the storage as it is.
         auto weight = operand.getDefiningOp<graph::WeightOp>();
         if (weight && weight->hasAttr(graph::kTrainAttrName))
           for (size_t strategy = 0; strategy < op.strategies.size(); ++strategy) {

@@ -214,7 +214,10 @@ private:
           operand->set(stored);
           continue;
         }
-        if (!problem.canReshard(stored, home, wanted))
+        // canReshard calls any part of a weight free; this one is moved at
+        // run time, and a share of a sum cannot be made from it.
+        if (problem.runTimeReshardSeconds(stored, home, wanted) ==
+            std::numeric_limits<double>::infinity())
           return operand->getOwner()->emitOpError()
                  << "operand " << operand->getOperandNumber()
                  << " is a trained weight it wants as a partial sum, which its storage is not";
