@@ -20,6 +20,7 @@
 //
 //   loss = session.train_step({"input_ids": x, "labels": y})   # float
 //   session.save("ck/")            # a checkpoint, as shardrun --save writes
+//   session.export_onnx("t.onnx")  # the trained model, as --export-onnx writes
 //   session.resume("ck/")          # its states back; returns its step
 //
 // A step that fails loses the states: every later call raises that error.
@@ -142,6 +143,11 @@ public:
     check(training().save(directory.string()));
   }
 
+  void exportOnnx(const std::filesystem::path &path) {
+    py::gil_scoped_release released;
+    check(training().exportOnnx(path.string()));
+  }
+
   int64_t resume(const std::filesystem::path &directory) {
     py::gil_scoped_release released;
     auto checkpoint = readCheckpoint(directory.string(), session_->layout());
@@ -222,6 +228,9 @@ PYBIND11_MODULE(shardc, module) {
       .def("save", &PySession::save, py::arg("path"),
            "Saves a training artifact's states as the checkpoint folder `path` (replacing "
            "only a checkpoint that holds nothing else)")
+      .def("export_onnx", &PySession::exportOnnx, py::arg("path"),
+           "Writes the source model with a training artifact's trained weights (tied copies "
+           "too) as the ONNX file `path`, for onnxruntime (replacing only a model it exported)")
       .def("resume", &PySession::resume, py::arg("path"),
            "Loads the states of the checkpoint folder `path` (saved for the same model, mesh "
            "and training setup): the step it was saved at")

@@ -2,12 +2,14 @@
 #include "compiler/Artifact/ArtifactWriter.h"
 #include "compiler/Artifact/ArtifactDirectory.h"
 #include "compiler/Artifact/ElementTypes.h"
+#include "compiler/Artifact/ExportModel.h"
 #include "compiler/Artifact/PipelineManifest.h"
 #include "compiler/Artifact/ProgramSerializer.h"
 #include "compiler/Artifact/RankBlocks.h"
 
 #include "compiler/Artifact/WeightSlicing.h"
 #include "dialects/Graph/WeightBytes.h"
+#include "passes/Autodiff/TiedWeights.h"
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
 #include "dialects/Graph/ConstEval/FloatFormats.h"
@@ -403,9 +405,19 @@ FailureOr<llvm::json::Object> writeProgramFiles(func::FuncOp program, ArrayRef<u
                             {"arena_bytes", arena ? arena.getInt() : 0}};
 }
 
+/// The file of a training artifact that an ONNX export starts from
+/// (ExportModel.h).
+constexpr const char *kExportModelFile = "export.onnx";
+
 /// The manifest's "training" section (docs/training.md): the step's loss and
-/// gradient-norm outputs, every input a batch of the data, the optimizer.
-llvm::json::Object describeTraining(DictionaryAttr training, func::FuncOp program) {
+/// gradient-norm outputs, every input a batch of the data, the optimizer,
+/// where each rank holds each trained weight, the ties, and the model an
+/// ONNX export starts from (written into `files` here).
+FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAttr tied,
+                                               func::FuncOp program,
+                                               const sharding::MeshShape &stageMesh,
+                                               const sharding::MeshShape &mesh,
+                                               StringRef modelPath, FileList &files) {
   llvm::json::Object optimizer;
   if (auto spec = training.getAs<DictionaryAttr>("optimizer"))
     for (NamedAttribute entry : spec) {
@@ -421,31 +433,80 @@ llvm::json::Object describeTraining(DictionaryAttr training, func::FuncOp progra
   });
   // Where each trained buffer lies in its initializer: one part of a fused
   // projection is a box of it, and lowering names each part's buffer
-  // apart ("NAME#1"), so a checkpoint is put back together from these.
+  // apart ("NAME#1"), so a checkpoint is put back together from these; and
+  // which block of the buffer each rank holds ("blocks", by rank), so an
+  // export puts the ranks' blocks back together.
   llvm::json::Array parameters;
+  llvm::StringSet<> trained;
+  SmallVector<exec::WeightOp> weights;
   program.walk([&](exec::WeightOp weight) {
     auto role = weight->getAttrOfType<StringAttr>(graph::kTrainAttrName);
-    if (!role || role.getValue() != graph::kTrainParam)
-      return;
+    if (role && role.getValue() == graph::kTrainParam)
+      weights.push_back(weight);
+  });
+  for (exec::WeightOp weight : weights) {
     StringRef buffer = weight.getName(), initializer = buffer;
     auto [base, suffix] = buffer.rsplit('#');
     if (!suffix.empty() && llvm::all_of(suffix, [](char c) { return llvm::isDigit(c); }))
       initializer = base;
+    trained.insert(initializer);
     auto shape = cast<MemRefType>(weight.getType()).getShape();
     llvm::json::Object entry{{"buffer", buffer.str()}, {"initializer", initializer.str()}};
     auto global = weight.getStoredShape();
     auto box = weight.getBoxOffsets();
-    entry["stored_shape"] = llvm::json::Array(global ? *global : shape);
+    llvm::json::Array blocks;
+    SmallVector<int64_t> whole(shape);
+    for (int64_t rank = 0; rank < mesh.devices(); ++rank) {
+      FailureOr<RankBlock> block = rankBlockOf(weight, stageMesh, mesh.coordinates(rank));
+      if (failed(block))
+        return failure();
+      whole = block->global;
+      blocks.push_back(llvm::json::Array(block->offsets));
+    }
+    entry["stored_shape"] = llvm::json::Array(global ? *global : ArrayRef<int64_t>(whole));
     entry["box_offsets"] = llvm::json::Array(box ? *box : SmallVector<int64_t>(shape.size(), 0));
+    entry["shape"] = llvm::json::Array(whole);
+    entry["blocks"] = std::move(blocks);
     parameters.push_back(std::move(entry));
-  });
+  }
+  llvm::json::Array ties;
+  if (tied)
+    for (auto tie : tied.getAsRange<DictionaryAttr>()) {
+      StringRef copy = tie.getAs<StringAttr>("initializer").getValue();
+      StringRef original = tie.getAs<StringAttr>("of").getValue();
+      // A tie of frozen weights changes nothing an export writes.
+      if (!trained.contains(original))
+        continue;
+      trained.insert(copy);
+      ties.push_back(llvm::json::Object{{"initializer", copy.str()},
+                                        {"of", original.str()},
+                                        {"transposed", tie.getAs<BoolAttr>("transposed").getValue()}});
+    }
+  // A model shardc cannot export still trains: the manifest says why not,
+  // and only --export-onnx fails.
+  llvm::json::Object exportModel;
+  llvm::Expected<std::string> skeleton = exportSkeleton(modelPath, trained);
+  if (!skeleton) {
+    exportModel["model"] = nullptr;
+    exportModel["reason"] = llvm::toString(skeleton.takeError());
+  } else {
+    Location location = program.getLoc();
+    if (failed(writeBytes(location, files.path(kExportModelFile),
+                          ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(skeleton->data()),
+                                            skeleton->size()))) ||
+        failed(files.add(location, kExportModelFile)))
+      return failure();
+    exportModel["model"] = kExportModelFile;
+  }
   auto loss = training.getAs<StringAttr>("loss");
   return llvm::json::Object{{"loss", "loss"},
                             {"grad_norm", "grad_norm"},
                             {"loss_spec", loss ? loss.str() : std::string()},
                             {"optimizer", std::move(optimizer)},
                             {"batch_inputs", std::move(batchInputs)},
-                            {"parameters", std::move(parameters)}};
+                            {"parameters", std::move(parameters)},
+                            {"ties", std::move(ties)},
+                            {"export", std::move(exportModel)}};
 }
 
 /// Writes every file of the artifact into `directory` (which exists, empty):
@@ -537,6 +598,16 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
     axes[name] = size;
   llvm::json::Array inputs = programSignature(programs.stages.front(), true);
   llvm::json::Array outputs = callerOutputs(programs.stages.front(), mesh);
+  std::optional<llvm::json::Object> trainingSection;
+  if (auto training = module->getAttrOfType<DictionaryAttr>(graph::kTrainingAttrName)) {
+    auto section = describeTraining(
+        training, module->getAttrOfType<ArrayAttr>(autodiff::kTiedWeightsAttrName),
+        programs.stages.front(), stageMesh, mesh,
+                                    options.model, files);
+    if (failed(section))
+      return failure();
+    trainingSection = std::move(*section);
+  }
   std::optional<llvm::json::Object> pipeline;
   if (programs.pipeline) {
     // The outputs end on the first rank of the last stage.
@@ -564,8 +635,8 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
       {"files", files.take()}};
   if (pipeline)
     manifest["pipeline"] = std::move(*pipeline);
-  if (auto training = module->getAttrOfType<DictionaryAttr>(graph::kTrainingAttrName))
-    manifest["training"] = describeTraining(training, programs.stages.front());
+  if (trainingSection)
+    manifest["training"] = std::move(*trainingSection);
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";

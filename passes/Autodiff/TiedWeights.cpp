@@ -5,6 +5,7 @@
 #include "dialects/Graph/TypeUtils.h"
 #include "dialects/Graph/WeightBytes.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Builders.h"
 
 #include <cstring>
@@ -63,6 +64,8 @@ LogicalResult tieDuplicateWeights(func::FuncOp main, int64_t minElements) {
     weights.push_back({weight, std::move(*bytes)});
   }
   std::vector<bool> tied(weights.size(), false);
+  Builder names(main.getContext());
+  SmallVector<Attribute> ties;
   for (size_t first = 0; first < weights.size(); ++first) {
     if (tied[first])
       continue;
@@ -97,12 +100,19 @@ LogicalResult tieDuplicateWeights(func::FuncOp main, int64_t minElements) {
                          << ": trained as one parameter, as torch trains a tied weight "
                             "(--untie keeps them apart)";
       copy.getResult().replaceAllUsesWith(replacement);
+      ties.push_back(names.getDictionaryAttr(
+          {names.getNamedAttr("initializer", copy.getNameAttr()),
+           names.getNamedAttr("of", original.getNameAttr()),
+           names.getNamedAttr("transposed", names.getBoolAttr(transposed))}));
       tied[second] = true;
     }
   }
   for (size_t index = 0; index < weights.size(); ++index)
     if (tied[index])
       weights[index].weight.erase();
+  if (!ties.empty())
+    if (auto module = main->getParentOfType<ModuleOp>())
+      module->setAttr(kTiedWeightsAttrName, names.getArrayAttr(ties));
   return success();
 }
 

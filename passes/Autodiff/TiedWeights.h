@@ -16,9 +16,14 @@
 
 namespace shardc::autodiff {
 
+/// The module attribute that lists the ties: an array of
+/// {initializer = COPY, of = ORIGINAL, transposed = BOOL}. An ONNX export of
+/// the trained model writes the trained original into both initializers.
+constexpr llvm::StringLiteral kTiedWeightsAttrName = "graph.tied_weights";
+
 /// Replaces each float weight of `main` (of at least `minElements`
 /// elements, not all equal) that duplicates another, directly or
-/// transposed, by that one.
+/// transposed, by that one, and lists the ties on `main`'s module.
 mlir::LogicalResult tieDuplicateWeights(mlir::func::FuncOp main, int64_t minElements);
 
 } // namespace shardc::autodiff

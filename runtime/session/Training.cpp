@@ -2,6 +2,7 @@
 #include "runtime/session/Training.h"
 
 #include "runtime/io/StagedDirectory.h"
+#include "runtime/session/OnnxExport.h"
 
 #include <algorithm>
 #include <cstring>
@@ -178,6 +179,45 @@ Status Training::saveOnRank(const std::string &directory) {
     Status status = writeCheckpointManifest(folder, session_.layout(), steps_, files);
     if (status)
       status = staging->commit();
+    ok = status.ok();
+    text = status.message();
+  }
+  if (Status status = tellFromRankZero(world, ok, text); !status)
+    return status;
+  return ok ? Status() : Status::error(text);
+}
+
+Status Training::exportOnnx(const std::string &path) {
+  if (!broken_)
+    return broken_;
+  StatusOr<ExportPlan> plan = readExportPlan(session_.layout());
+  if (!plan)
+    return plan.status();
+  if (!world_) {
+    auto values = assembleInitializers(*plan, [&](int rank, const std::string &buffer) {
+      return executor(rank - session_.firstLoadedRank()).readState(buffer);
+    });
+    if (!values)
+      return values.status();
+    return writeExport(*plan, *values, path);
+  }
+  // Every rank asks for the same blocks in the same order: the one that
+  // holds each broadcasts it (the states have one shape on every rank: the
+  // same SPMD program), and rank 0 writes the file.
+  Communicator &world = *world_;
+  auto values = assembleInitializers(*plan, [&](int rank, const std::string &buffer)
+                                                 -> StatusOr<HostTensor> {
+    StatusOr<HostTensor> block = executor(0).readState(buffer);
+    if (!block)
+      return block.status();
+    if (Status status = world.broadcast(block->bytes.data(), block->bytes.size(), rank); !status)
+      return status;
+    return block;
+  });
+  bool ok = values.ok();
+  std::string text = values.ok() ? std::string() : values.message();
+  if (ok && world.rank() == 0) {
+    Status status = writeExport(*plan, *values, path);
     ok = status.ok();
     text = status.message();
   }

@@ -62,6 +62,11 @@ public:
   /// `directory` (Checkpoint.h). Under MPI every rank calls it.
   Status save(const std::string &directory);
 
+  /// Writes the source model with the trained weights after steps() steps
+  /// as the ONNX file `path` (OnnxExport.h). Under MPI every rank calls it:
+  /// the blocks travel to rank 0, which writes the file.
+  Status exportOnnx(const std::string &path);
+
   /// Loads the states `checkpoint` (read for this artifact: readCheckpoint)
   /// holds for this process's ranks; steps() becomes its step.
   Status resume(const Checkpoint &checkpoint);

@@ -24,8 +24,8 @@ constexpr const char *kUsage =
     "                [--threads N] [--profile] [--np N] [--comm threads|mpi|nccl]\n"
     "                [--comm-timeout S] [--trace FILE.json]\n"
     "       shardrun ARTIFACT_DIR --train --data DATA.npz --steps N [--log LOSS.jsonl]\n"
-    "                [--save DIR [--save-every K]] [--resume DIR] [--threads N] [--np N]\n"
-    "                [--comm threads|mpi] [--comm-timeout S]\n"
+    "                [--save DIR [--save-every K]] [--resume DIR] [--export-onnx OUT.onnx]\n"
+    "                [--threads N] [--np N] [--comm threads|mpi] [--comm-timeout S]\n"
     "       mpirun -np N shardrun ARTIFACT_DIR ...\n"
     "       RANK=r WORLD_SIZE=N MASTER_ADDR=HOST MASTER_PORT=P shardrun ARTIFACT_DIR ...\n"
     "\n"
@@ -69,6 +69,11 @@ constexpr const char *kUsage =
     "                     replaced only if it is a checkpoint holding nothing else\n"
     "  --save-every K     with --save, also save after every K-th step\n"
     "  --resume DIR       start from the checkpoint DIR (same model, mesh and training setup)\n"
+    "  --export-onnx OUT.onnx\n"
+    "                     after the last step, write the source model with every trained\n"
+    "                     weight (tied copies too) as OUT.onnx, for onnxruntime; written\n"
+    "                     atomically; an existing OUT.onnx is replaced only if shardrun\n"
+    "                     exported it\n"
     "\n"
     "  --help             this text\n"
     "  --version          shardrun's version and the artifact version it reads\n"
@@ -102,14 +107,15 @@ double parseSeconds(const std::string &flag, const std::string &text) {
 const std::vector<std::string> kFlags = {
     "--inputs",  "--outputs", "--warmup",       "--iters",      "--threads", "--np",    "--comm",
     "--profile", "--help",    "--comm-timeout", "--version",    "--trace",   "--train", "--data",
-    "--steps",   "--log",     "--save",         "--save-every", "--resume"};
+    "--steps",   "--log",     "--save",         "--save-every", "--resume",  "--export-onnx"};
 
 /// The flags of inference runs only and of training only: each kind is
 /// refused with the other.
 const std::vector<std::string> kInferenceFlags = {"--inputs", "--outputs", "--warmup",
                                                   "--iters",  "--profile", "--trace"};
-const std::vector<std::string> kTrainingFlags = {"--data", "--steps",      "--log",
-                                                 "--save", "--save-every", "--resume"};
+const std::vector<std::string> kTrainingFlags = {"--data",       "--steps",  "--log",
+                                                 "--save",       "--save-every", "--resume",
+                                                 "--export-onnx"};
 
 } // namespace
 
@@ -178,6 +184,8 @@ Options parseOptions(int argc, char **argv) {
       options.saveEvery = parseCount(arg, value(), 1, 1000000000);
     } else if (arg == "--resume") {
       options.resume = value();
+    } else if (arg == "--export-onnx") {
+      options.exportOnnx = value();
     } else if (!arg.empty() && arg[0] == '-') {
       std::string closest = closestFlag(arg, kFlags);
       die("unknown flag '" + arg + "'" +

@@ -19,7 +19,7 @@ struct Options {
   bool profile = false;
   /// --train: a training artifact's steps on --data's batches (TrainLoop.h).
   bool train = false;
-  std::string data, log, save, resume;
+  std::string data, log, save, resume, exportOnnx;
   int64_t steps = 0, saveEvery = 0;
 };
 

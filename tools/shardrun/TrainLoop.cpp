@@ -2,6 +2,7 @@
 #include "tools/shardrun/TrainLoop.h"
 
 #include "runtime/io/MappedFile.h" // errnoMessage
+#include "runtime/session/OnnxExport.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -41,6 +42,14 @@ void trainLoop(const Options &options, const Session &session, Training &trainin
       failEverywhere(checkpoint.message());
     if (Status status = training.resume(*checkpoint); !status)
       failAlone(status.message());
+  }
+  // An export that cannot be written fails before the steps, not after them.
+  if (!options.exportOnnx.empty()) {
+    auto plan = readExportPlan(session.layout());
+    if (!plan)
+      failEverywhere(plan.message());
+    if (Status status = checkExportDestination(options.exportOnnx); !status)
+      failEverywhere(status.message());
   }
   // A resumed run's log goes on after the lines of the steps before.
   std::unique_ptr<std::FILE, CloseFile> log;
@@ -98,6 +107,9 @@ void trainLoop(const Options &options, const Session &session, Training &trainin
       failAlone(status.message());
     remember(options.save);
   }
+  if (!options.exportOnnx.empty())
+    if (Status status = training.exportOnnx(options.exportOnnx); !status)
+      failEverywhere(status.message());
   if (!reports)
     return;
   if (seconds.empty()) {

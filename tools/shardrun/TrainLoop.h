@@ -4,7 +4,8 @@
 // ranks run: resume from --resume's checkpoint (at step k), run steps k+1
 // to N on DATA's batches, print `step I loss X grad_norm G` per step (the
 // loss before that step's update) and append it to --log as JSON, save
-// --save's checkpoint every --save-every steps and at the end. A loss that
+// --save's checkpoint every --save-every steps and at the end, write
+// --export-onnx's model after the last step. A loss that
 // is not finite stops the run with one line naming the step, before any
 // later save: the last checkpoint written stays the one on disk.
 //

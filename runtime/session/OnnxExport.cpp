@@ -1,0 +1,265 @@
+//===- OnnxExport.cpp - a training artifact's trained model as ONNX -------===//
+#include "runtime/session/OnnxExport.h"
+
+#include "runtime/io/AtomicFile.h"
+#include "runtime/io/Checksum.h"
+#include "runtime/io/MappedFile.h"
+#include "runtime/io/OnnxModel.h"
+
+#include <nlohmann/json.hpp>
+
+#include <climits>
+#include <cstring>
+#include <set>
+
+#include <sys/stat.h>
+
+namespace shardc::rt {
+namespace {
+
+/// Far above any real tensor's rank; a larger one is a hostile manifest.
+constexpr size_t kMaxRank = 16;
+
+/// `value` as a shape: non-negative integers, at most kMaxRank of them,
+/// whose product fits an int64.
+std::optional<Shape> shapeOf(const nlohmann::json &value) {
+  if (!value.is_array() || value.size() > kMaxRank)
+    return std::nullopt;
+  Shape shape;
+  int64_t elements = 1;
+  for (const nlohmann::json &dim : value) {
+    if (!dim.is_number_integer() || dim.get<int64_t>() < 0)
+      return std::nullopt;
+    shape.push_back(dim.get<int64_t>());
+    if (shape.back() > 0 && elements > INT64_MAX / shape.back())
+      return std::nullopt;
+    elements *= shape.back();
+  }
+  return shape;
+}
+
+/// Whether the block of `inner` at `offsets` lies within `outer`.
+bool fits(const Shape &offsets, const Shape &inner, const Shape &outer) {
+  if (offsets.size() != outer.size() || inner.size() != outer.size())
+    return false;
+  for (size_t dim = 0; dim < outer.size(); ++dim)
+    if (offsets[dim] > outer[dim] || inner[dim] > outer[dim] - offsets[dim])
+      return false;
+  return true;
+}
+
+/// Copies the row-major block `block` of `blockShape` into the row-major
+/// `whole` of `wholeShape` at `offsets` (which fits()).
+void placeBlock(const std::byte *block, const Shape &blockShape, std::byte *whole,
+                const Shape &wholeShape, const Shape &offsets, size_t width) {
+  const size_t rank = wholeShape.size();
+  if (numElements(blockShape) == 0)
+    return;
+  if (rank == 0) {
+    std::memcpy(whole, block, width);
+    return;
+  }
+  // Row by row along the last dim; the other dims count like an odometer.
+  const size_t row = static_cast<size_t>(blockShape.back()) * width;
+  Shape index(rank, 0);
+  const int64_t rows = numElements(blockShape) / blockShape.back();
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t at = 0;
+    for (size_t dim = 0; dim < rank; ++dim)
+      at = at * wholeShape[dim] + offsets[dim] + index[dim];
+    std::memcpy(whole + static_cast<size_t>(at) * width, block + static_cast<size_t>(r) * row,
+                row);
+    for (size_t dim = rank - 1; dim-- > 0;) {
+      if (++index[dim] < blockShape[dim])
+        break;
+      index[dim] = 0;
+    }
+  }
+}
+
+} // namespace
+
+StatusOr<ExportPlan> readExportPlan(const ArtifactLayout &layout) {
+  const std::string manifestPath = layout.directory + "/manifest.json";
+  auto fail = [&](const std::string &message) {
+    return Status::error(manifestPath + ": " + message);
+  };
+  const nlohmann::json &manifest = *layout.manifest;
+  const nlohmann::json training = manifest.value("training", nlohmann::json::object());
+  if (!training.is_object() || !training.contains("export"))
+    return Status::error(layout.directory +
+                         ": has no model to export (compiled by a shardc without ONNX export; "
+                         "compile it again with shardc --train)");
+  const nlohmann::json &section = training.at("export");
+  if (!section.is_object())
+    return fail("training.export: expected an object");
+  const nlohmann::json model = section.value("model", nlohmann::json());
+  if (model.is_null()) {
+    const nlohmann::json reason = section.value("reason", nlohmann::json());
+    return Status::error(layout.directory + ": cannot be exported to ONNX: " +
+                         (reason.is_string() ? io::printable(reason.get<std::string>())
+                                             : std::string("(no reason given)")));
+  }
+  ExportPlan plan;
+  const nlohmann::json files = manifest.value("files", nlohmann::json::object());
+  if (!model.is_string() || model.get<std::string>().empty() ||
+      model.get<std::string>().find('/') != std::string::npos || !files.is_object() ||
+      !files.contains(model.get<std::string>()))
+    return fail("training.export.model: expected the name of a file the manifest lists");
+  const nlohmann::json &facts = files.at(model.get<std::string>());
+  if (!facts.is_object() || !facts.value("bytes", nlohmann::json()).is_number_unsigned() ||
+      !facts.value("crc32", nlohmann::json()).is_string())
+    return fail("files: lacks the size and CRC-32 of '" + model.get<std::string>() + "'");
+  plan.modelPath = layout.directory + "/" + model.get<std::string>();
+  plan.modelBytes = facts.at("bytes").get<uint64_t>();
+  plan.modelCrc32 = facts.at("crc32").get<std::string>();
+
+  const nlohmann::json parameters = training.value("parameters", nlohmann::json());
+  if (!parameters.is_array())
+    return fail("training.parameters: expected an array");
+  for (const nlohmann::json &entry : parameters) {
+    ExportParameter parameter;
+    const std::string where = "training.parameters[" + std::to_string(plan.parameters.size()) + "]";
+    if (!entry.is_object() || !entry.value("buffer", nlohmann::json()).is_string() ||
+        !entry.value("initializer", nlohmann::json()).is_string())
+      return fail(where + ": expected an object with a buffer and an initializer");
+    parameter.buffer = entry.at("buffer").get<std::string>();
+    parameter.initializer = entry.at("initializer").get<std::string>();
+    auto stored = shapeOf(entry.value("stored_shape", nlohmann::json()));
+    auto box = shapeOf(entry.value("box_offsets", nlohmann::json()));
+    auto shape = shapeOf(entry.value("shape", nlohmann::json()));
+    if (!stored || !box || !shape || !fits(*box, *shape, *stored))
+      return fail(where + ": expected a shape, box_offsets and stored_shape that hold it");
+    parameter.storedShape = *stored;
+    parameter.boxOffsets = *box;
+    parameter.shape = *shape;
+    const nlohmann::json blocks = entry.value("blocks", nlohmann::json());
+    if (!blocks.is_array() || blocks.size() != static_cast<size_t>(layout.ranks))
+      return fail(where + ".blocks: expected one block offset per rank (" +
+                  std::to_string(layout.ranks) + ")");
+    for (const nlohmann::json &block : blocks) {
+      auto offsets = shapeOf(block);
+      if (!offsets || offsets->size() != shape->size())
+        return fail(where + ".blocks: expected offsets of " + std::to_string(shape->size()) +
+                    " dims");
+      parameter.blocks.push_back(*offsets);
+    }
+    plan.parameters.push_back(std::move(parameter));
+  }
+  const nlohmann::json ties = training.value("ties", nlohmann::json::array());
+  if (!ties.is_array())
+    return fail("training.ties: expected an array");
+  for (const nlohmann::json &entry : ties) {
+    if (!entry.is_object() || !entry.value("initializer", nlohmann::json()).is_string() ||
+        !entry.value("of", nlohmann::json()).is_string() ||
+        !entry.value("transposed", nlohmann::json()).is_boolean())
+      return fail("training.ties: expected objects with initializer, of and transposed");
+    plan.ties.push_back({entry.at("initializer").get<std::string>(),
+                         entry.at("of").get<std::string>(), entry.at("transposed").get<bool>()});
+  }
+  return plan;
+}
+
+StatusOr<std::map<std::string, HostTensor>> assembleInitializers(const ExportPlan &plan,
+                                                                 const ReadBlock &read) {
+  std::map<std::string, HostTensor> values;
+  // Elements each initializer got, to see that every one was trained.
+  std::map<std::string, int64_t> covered;
+  for (const ExportParameter &parameter : plan.parameters) {
+    std::set<Shape> seen;
+    for (size_t rank = 0; rank < parameter.blocks.size(); ++rank) {
+      const Shape &offsets = parameter.blocks[rank];
+      if (!seen.insert(offsets).second)
+        continue; // a replica of a block already placed
+      StatusOr<HostTensor> block = read(static_cast<int>(rank), parameter.buffer);
+      if (!block)
+        return block.status();
+      if (!fits(offsets, block->shape, parameter.shape))
+        return Status::error("rank " + std::to_string(rank) + "'s block " +
+                             formatShape(block->shape) + " of '" + parameter.buffer +
+                             "' does not fit its shape " + formatShape(parameter.shape));
+      auto [whole, fresh] = values.try_emplace(parameter.initializer, block->dtype,
+                                               parameter.storedShape);
+      if (whole->second.dtype != block->dtype || whole->second.shape != parameter.storedShape)
+        return Status::error("the trained buffers of '" + parameter.initializer +
+                             "' disagree on its type or shape");
+      Shape at = offsets;
+      for (size_t dim = 0; dim < at.size(); ++dim)
+        at[dim] += parameter.boxOffsets[dim];
+      placeBlock(block->bytes.data(), block->shape, whole->second.bytes.data(),
+                 parameter.storedShape, at, dtypeSize(block->dtype));
+      covered[parameter.initializer] += block->numel();
+    }
+  }
+  for (const auto &[name, value] : values)
+    if (covered[name] != value.numel())
+      return Status::error("initializer '" + name + "': the trained blocks cover " +
+                           std::to_string(covered[name]) + " of its " +
+                           std::to_string(value.numel()) + " elements");
+  for (const ExportTie &tie : plan.ties) {
+    auto original = values.find(tie.of);
+    if (original == values.end())
+      return Status::error("the tie of '" + tie.initializer + "' names '" + tie.of +
+                           "', which is not trained");
+    HostTensor copy = original->second;
+    if (tie.transposed) {
+      const Shape &shape = original->second.shape;
+      if (shape.size() != 2)
+        return Status::error("the tie of '" + tie.initializer + "' transposes '" + tie.of +
+                             "', which is not a matrix");
+      copy.shape = {shape[1], shape[0]};
+      const size_t width = dtypeSize(copy.dtype);
+      for (int64_t row = 0; row < shape[0]; ++row)
+        for (int64_t column = 0; column < shape[1]; ++column)
+          std::memcpy(copy.bytes.data() + static_cast<size_t>(column * shape[0] + row) * width,
+                      original->second.bytes.data() +
+                          static_cast<size_t>(row * shape[1] + column) * width,
+                      width);
+    }
+    if (!values.emplace(tie.initializer, std::move(copy)).second)
+      return Status::error("the tie of '" + tie.initializer + "' names a trained initializer");
+  }
+  return values;
+}
+
+Status checkExportDestination(const std::string &path) {
+  StatusOr<std::string> target = io::replaceableFile(path);
+  if (!target)
+    return target.status();
+  struct stat info;
+  if (::stat(target->c_str(), &info) != 0)
+    return {};
+  StatusOr<io::MappedFile> existing = io::MappedFile::open(*target);
+  if (!existing)
+    return existing.status();
+  std::string_view bytes(reinterpret_cast<const char *>(existing->data()), existing->size());
+  if (!io::hasMetadataKey(bytes, io::kExportMarkerKey))
+    return Status::error(path + ": exists and is not a model shardrun exported; it is not "
+                                "replaced (remove it, or name another file)");
+  return {};
+}
+
+Status writeExport(const ExportPlan &plan, const std::map<std::string, HostTensor> &values,
+                   const std::string &path) {
+  if (Status status = checkExportDestination(path); !status)
+    return status;
+  StatusOr<io::MappedFile> model = io::MappedFile::open(plan.modelPath);
+  if (!model)
+    return model.status();
+  if (model->size() != plan.modelBytes ||
+      io::crc32Hex(io::crc32Update(0, model->data(), model->size())) != plan.modelCrc32)
+    return Status::error(plan.modelPath +
+                         ": its size or CRC-32 differs from the manifest's (corrupted artifact?)");
+  std::map<std::string, io::InitializerValue> written;
+  for (const auto &[name, value] : values)
+    written[name] = {value.dtype, value.shape, value.bytes.data()};
+  StatusOr<io::AtomicFile> out = io::AtomicFile::create(path);
+  if (!out)
+    return out.status();
+  std::string_view bytes(reinterpret_cast<const char *>(model->data()), model->size());
+  if (Status status = io::writeModelWithInitializers(bytes, written, plan.modelPath, *out); !status)
+    return status;
+  return out->commit();
+}
+
+} // namespace shardc::rt
