@@ -22,6 +22,7 @@
 #include "runtime/core/Artifact.h"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 

@@ -13,7 +13,11 @@ checks:
     (the gradients' scale: AdamW's update is blind to it, the norm is not);
   - with --gradients (one device): every parameter's gradient after one
     step within 1e-5 of torch's, read back as W0 - W1 from a checkpoint of
-    an SGD step with lr 1.
+    an SGD step with lr 1;
+  - with --export-check: trains the fixture's weights_after_steps steps,
+    writes the trained model with `shardrun --export-onnx`, runs it in
+    onnxruntime on step 1's batch and compares the output with torch's
+    trained module's (OPT/eval_out3) within 2e-3 of max|torch's|.
 Exit status 0 when every check holds; each failure is printed.
 """
 import argparse
@@ -87,6 +91,25 @@ def initializers(model):
     return {t.name: numpy_helper.to_array(t) for t in graph.initializer}
 
 
+def export_failures(exported, settings, reference, fixture, optimizer):
+    """The exported model's output in onnxruntime on step 1's batch against
+    torch's module after the same steps."""
+    import onnxruntime
+    data = np.load(fixture + ".data.npz")
+    rows = settings["batch_size"]
+    feeds = {entry["name"]: data[entry["name"]][:rows] for entry in settings["inputs"]}
+    session = onnxruntime.InferenceSession(exported, providers=["CPUExecutionProvider"])
+    got = session.run([settings["output"]["name"]], feeds)[0]
+    want = reference[f"{optimizer}/eval_out3"]
+    scale = float(np.max(np.abs(want)))
+    error = float(np.max(np.abs(got - want)))
+    print(f"train_check: the exported model's output is within {error:.2e} of torch's "
+          f"(max |torch| {scale:.3g})")
+    if not error <= 2e-3 * scale:
+        return [f"the exported model's output: max |diff| {error:.2e} > 2e-3 * {scale:.3g}"]
+    return []
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shardc", required=True)
@@ -103,6 +126,8 @@ def main():
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--gradients", action="store_true",
                         help="check every parameter's first gradient instead of the curve")
+    parser.add_argument("--export-check", action="store_true",
+                        help="train weights_after_steps steps, export ONNX, compare in onnxruntime")
     parser.add_argument("--work", required=True, help="a scratch folder")
     args = parser.parse_args()
 
@@ -115,12 +140,17 @@ def main():
          *optimizer_flags(settings, args.optimizer, args.gradients), *shlex.split(args.mesh),
          *args.shardc_flag, "-o", artifact])
     steps = 1 if args.gradients else args.steps
+    if args.export_check:
+        steps = settings["weights_after_steps"]
+    exported = os.path.join(args.work, "trained.onnx")
     log = os.path.join(args.work, "loss.jsonl")
     checkpoint = os.path.join(args.work, "checkpoint")
     command = [args.shardrun, artifact, "--train", "--data", args.fixture + ".data.npz",
                "--steps", str(steps), "--log", log]
     if args.gradients:
         command += ["--save", checkpoint]
+    if args.export_check:
+        command += ["--export-onnx", exported]
     if args.mpirun:
         command = shlex.split(args.mpirun) + command
     elif args.np > 1:
@@ -162,6 +192,9 @@ def main():
             if not error <= 1e-5:
                 failures.append(f"gradient of '{name}': max |diff| {error:.2e} > 1e-5")
         print(f"train_check: {len(names)} gradients compared")
+
+    if args.export_check:
+        failures += export_failures(exported, settings, reference, args.fixture, optimizer)
 
     name = os.path.basename(args.fixture)
     what = "gradients" if args.gradients else f"{args.optimizer}, {steps} steps"
