@@ -11,7 +11,8 @@ LogicalResult VjpCall::refuse(const Twine &why) {
 
 LogicalResult buildVjp(VjpCall &call) {
   call.operandGrads.assign(call.op->getNumOperands(), Value());
-  for (auto family : {vjpElementwise, vjpContraction, vjpNormalization, vjpAttention, vjpMovement})
+  for (auto family : {vjpElementwise, vjpContraction, vjpNormalization, vjpAttention, vjpMovement,
+                      vjpRouting})
     if (std::optional<LogicalResult> done = family(call)) {
       if (failed(*done))
         return failure();

@@ -52,6 +52,7 @@ std::optional<mlir::LogicalResult> vjpContraction(VjpCall &call);
 std::optional<mlir::LogicalResult> vjpNormalization(VjpCall &call);
 std::optional<mlir::LogicalResult> vjpAttention(VjpCall &call);
 std::optional<mlir::LogicalResult> vjpMovement(VjpCall &call);
+std::optional<mlir::LogicalResult> vjpRouting(VjpCall &call);
 
 } // namespace shardc::autodiff
 

@@ -35,6 +35,16 @@ SourceKind ShardingProblem::sourceKind(Value value) {
   return SourceKind::Op;
 }
 
+/// Whether `op` reads a routed expert's weight: in a training step its
+/// gradient's ops and its update do, and may take it split over ep as the
+/// forward's graph.moe stores it (the update must: it writes that storage).
+static bool usesExpertWeights(Operation *op) {
+  return llvm::any_of(op->getOperands(), [](Value operand) {
+    return ShardingProblem::sourceKind(operand) == SourceKind::Weight &&
+           llvm::any_of(operand.getUsers(), [](Operation *user) { return isa<graph::MoeOp>(user); });
+  });
+}
+
 bool ShardingProblem::takesPart(Operation *op) {
   // Reshards are what propagation writes: they have a sharding, not a choice.
   return !isa<graph::WeightOp, graph::ConstantOp, func::ReturnOp, dist::ReshardOp>(op);
@@ -114,10 +124,13 @@ StrategyLimits ShardingProblem::limitsFor(Operation *op) {
       limits.weightOperands.any() &&
       ((isa<graph::LinearOp, graph::MatMulOp>(op) && !scoresTokens(op)) || isa<graph::MoeOp>(op) ||
        selectsWeightsForProduct(op) || (options.splitEmbeddings && isa<graph::GatherOp>(op)));
+  bool expertWeights = usesExpertWeights(op);
   for (unsigned axis = 0; axis < mesh.numAxes(); ++axis) {
     // The expert axis splits the batch, and the experts of routed experts.
-    bool splitsExperts = isa<graph::MoeOp>(op) && mesh.names[axis] == rt::kExpertAxis;
-    if (!rt::splitsBatch(mesh.names[axis]) || splitsExperts || !options.applyPolicies)
+    bool expertAxis = mesh.names[axis] == rt::kExpertAxis;
+    bool splitsExperts = isa<graph::MoeOp>(op) && expertAxis;
+    if (!rt::splitsBatch(mesh.names[axis]) || splitsExperts || (expertAxis && expertWeights) ||
+        !options.applyPolicies)
       limits.axisMaySplitWeights.set(axis);
     if (mesh.names[axis] == rt::kTensorAxis && hasWeights && options.applyPolicies)
       limits.axisMustSplitWeights.set(axis);
@@ -214,8 +227,12 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
   // computes it on the whole batch, from whole inputs): it cannot gather,
   // so an op that needs the batch whole (a gather by batch row) must be
   // computed whole rather than split and gathered; the costs choose.
+  bool expertWeights = usesExpertWeights(op);
   auto policy = [&](const Strategy &strategy, bool splitBatch) {
     for (unsigned axis : batchAxes) {
+      // ep may split an expert's weight instead of the batch.
+      if (expertWeights && mesh.names[axis] == rt::kExpertAxis)
+        continue;
       int factor = strategy.axisFactor[axis];
       // Routed experts split the tokens (and the experts) on a routed axis.
       if (factor == Strategy::kRouted)

@@ -67,20 +67,43 @@ def read_safetensors(path):
     return tensors
 
 
+def expert_parts(stacked, count, initial):
+    """The initializers a stacked expert weight was raised from. shardc
+    stacks per-expert initializers into one trained weight named after the
+    first, NAME.stacked, and the manifest does not name the parts: they are
+    NAME with its last path component "0" counting the experts."""
+    words = stacked[:-len(".stacked")].split(".")
+    at = max(i for i, word in enumerate(words) if word == "0")
+    names = [".".join(words[:at] + [str(e)] + words[at + 1:]) for e in range(count)]
+    missing = [name for name in names if name not in initial]
+    if missing:
+        sys.exit(f"train_check: the stacked weight '{stacked}' has no initializers {missing}")
+    return names
+
+
 def trained_weights(artifact, checkpoint, initial):
     """Every trained initializer as one device's checkpoint holds it: each
     trained buffer (a whole initializer, or one box of a fused one) put in
-    its place, per the manifest's training.parameters."""
+    its place, per the manifest's training.parameters; a stacked expert
+    weight split back into its experts' initializers."""
     manifest = json.load(open(os.path.join(artifact, "manifest.json")))
     saved = read_safetensors(checkpoint)
-    weights = {}
+    weights, stacks = {}, {}
     for entry in manifest["training"]["parameters"]:
         name = entry["initializer"]
-        whole = weights.setdefault(name, np.array(initial[name], dtype=np.float32))
+        if name not in weights and name not in initial and name.endswith(".stacked"):
+            stacks[name] = expert_parts(name, entry["shape"][0], initial)
+            weights[name] = np.stack([initial[part] for part in stacks[name]]).astype(np.float32)
+        if name not in weights:
+            weights[name] = np.array(initial[name], dtype=np.float32)
+        whole = weights[name]
         part = saved[entry["buffer"]]
         box = tuple(slice(offset, offset + size)
                     for offset, size in zip(entry["box_offsets"], part.shape))
         whole[box] = part
+    for name, parts in stacks.items():
+        for expert, part in enumerate(parts):
+            weights[part] = weights[name][expert]
     return weights
 
 
