@@ -33,19 +33,20 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
 class Graph:
-    """Nodes plus fp16 initializers that point into an absent weight file."""
+    """Nodes plus initializers (fp16 unless told) that point into an absent weight file."""
 
-    def __init__(self):
+    def __init__(self, weight_type=TensorProto.FLOAT16):
         self.nodes, self.initializers, self.count, self.offset = [], [], 0, 0
+        self.weight_type = weight_type
 
     def name(self, stem):
         self.count += 1
         return f"{stem}_{self.count}"
 
     def weight(self, stem, shape):
-        tensor = TensorProto(name=self.name(stem), data_type=TensorProto.FLOAT16, dims=shape,
+        tensor = TensorProto(name=self.name(stem), data_type=self.weight_type, dims=shape,
                              data_location=TensorProto.EXTERNAL)
-        length = 2
+        length = 2 if self.weight_type == TensorProto.FLOAT16 else 4
         for dim in shape:
             length *= dim
         for key, value in (("location", "gpt3.weights"), ("offset", str(self.offset)),
@@ -76,8 +77,10 @@ class Graph:
                        axis=-1, epsilon=1e-5)
 
 
-def gpt3(layers, hidden=12288, heads=96, seq=2048, vocab=50257, batch=8):
-    g = Graph()
+def gpt3(layers, hidden=12288, heads=96, seq=2048, vocab=50257, batch=8,
+         weight_type=TensorProto.FLOAT16):
+    """The model; its logits are the output `logits`."""
+    g = Graph(weight_type)
     head = hidden // heads
     positions = g.name("positions")
     g.initializers.append(helper.make_tensor(positions, TensorProto.INT64, [1, seq],
@@ -98,11 +101,13 @@ def gpt3(layers, hidden=12288, heads=96, seq=2048, vocab=50257, batch=8):
         h = g.op("Gelu", [g.linear(g.layer_norm(x, hidden), hidden, 4 * hidden)],
                  approximate="tanh")
         x = g.op("Add", [x, g.linear(h, 4 * hidden, hidden)])
-    logits = g.op("MatMul", [g.layer_norm(x, hidden), g.weight("lm_head", [hidden, vocab])])
+    g.nodes.append(helper.make_node(
+        "MatMul", [g.layer_norm(x, hidden), g.weight("lm_head", [hidden, vocab])], ["logits"],
+        name="lm_head"))
     graph = helper.make_graph(
         g.nodes, "gpt3_175b",
         [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [batch, seq])],
-        [helper.make_tensor_value_info(logits, TensorProto.FLOAT16, [batch, seq, vocab])],
+        [helper.make_tensor_value_info("logits", weight_type, [batch, seq, vocab])],
         g.initializers)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
 

@@ -141,9 +141,11 @@ Expected<int64_t> parseDegree(StringRef flag, StringRef text, StringRef what) {
 Expected<int64_t> parseByteSize(StringRef flag, StringRef text) {
   StringRef number = text;
   int64_t unit = 1;
-  for (auto [suffix, scale] : {std::pair<StringRef, int64_t>{"GiB", 1LL << 30},
+  for (auto [suffix, scale] : {std::pair<StringRef, int64_t>{"TiB", 1LL << 40},
+                               {"GiB", 1LL << 30},
                                {"MiB", 1LL << 20},
                                {"KiB", 1LL << 10},
+                               {"TB", 1000LL * 1000 * 1000 * 1000},
                                {"GB", 1000LL * 1000 * 1000},
                                {"MB", 1000LL * 1000},
                                {"KB", 1000LL}})

@@ -12,6 +12,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/NodeLocation.h"
+#include "dialects/Graph/TrainingPhase.h"
 #include "runtime/core/MeshAxes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -40,6 +41,7 @@ struct Collective {
   std::string module; ///< the torch module of the source, when known
   size_t position;    ///< op index in the program (stages in order)
   std::optional<unsigned> layer;
+  std::string phase; ///< of a training step (StepPart); empty otherwise
 };
 
 /// A compute op or a reshard, at its place in the program.
@@ -111,12 +113,31 @@ public:
   llvm::json::Value json() const;
   std::string summary(bool priced) const;
 
+  /// The parts of a training step, in program order, and the dp sums.
+  static constexpr const char *kParts[] = {"forward", "backward", "grad_sync", "optimizer"};
+
 private:
   struct RankMemory {
     int64_t paramBytes = 0, activationBytes = 0;
   };
   /// What global rank `rank` holds: in a pipeline, its pp rank's stages.
   RankMemory rankMemory(int64_t rank) const;
+
+  struct PartFigures {
+    double computeSeconds = 0, commSeconds = 0;
+    int64_t commBytes = 0, trafficBytes = 0;
+    std::map<std::string, int> kinds;
+  };
+  PartFigures partFigures(StringRef part) const;
+  /// The gradient sums over dp: what the plan moves per device and the
+  /// ring all-reduce of every gradient byte, 2 grad_bytes (d-1)/d.
+  struct GradSync {
+    int64_t dp, trafficBytes;
+    double analyticBytes;
+  };
+  std::optional<GradSync> gradSync() const;
+  llvm::json::Value trainingJson() const;
+  llvm::json::Value layerPartsJson(unsigned layer) const;
 
   LogicalResult visit(Operation &op, size_t position) {
     if (isa<func::ReturnOp>(op))
@@ -153,7 +174,7 @@ private:
             {collectiveName(step.kind), std::move(axes), collectivePayloadBytes(step, width),
              collectiveTrafficBytes(step, width, mesh), stepSeconds,
              tp && step.axes == AxisList{*tp}, graph::onnxNodeNames(reshard.getLoc()), module,
-             position, std::nullopt});
+             position, std::nullopt, training ? collectivePart(reshard) : std::string()});
       }
       stages[stage].commSeconds += seconds;
       priced.push_back({seconds, module, position, stage});
@@ -216,6 +237,9 @@ private:
       bytes += localBytes(value);
     double seconds = opSeconds(&op, shards, bytes, device);
     computeSeconds += seconds;
+    if (training)
+      partComputeSeconds[phaseName(graph::phaseOf(&op).value_or(graph::Phase::Forward)).str()] +=
+          seconds;
     stages[stage].computeSeconds += seconds;
     priced.push_back({seconds, modules.back(), position, stage});
     for (Value result : op.getResults())
@@ -252,7 +276,7 @@ private:
         collectives.push_back({collectiveName(step.kind), axes,
                                collectivePayloadBytes(step, width),
                                collectiveTrafficBytes(step, width, mesh), seconds, false, source,
-                               module, position, std::nullopt});
+                               module, position, std::nullopt, partOf(moe)});
       stages[stage].commSeconds += 2 * seconds;
       priced.push_back({2 * seconds, module, position, stage});
       // Uniform routing: of each device's entries, (P - 1) / P leave it.
@@ -419,9 +443,14 @@ private:
                        tensorType(value).getElementType());
   }
 
-  /// Activation memory: a value lives from its op to its last use.
+  /// Activation memory: a value lives from its op to its last use. A
+  /// weight's gradient is counted in grad_bytes instead, as if it had
+  /// storage of its own for the whole step.
   void live(Value value, Operation &op) {
-    liveBytes += localBytes(value);
+    if (training && isWeightGradient(value))
+      gradients.insert(value);
+    else
+      liveBytes += localBytes(value);
     peakActivation = std::max(peakActivation, liveBytes);
     stagePeak = std::max(stagePeak, liveBytes);
     release(op);
@@ -431,7 +460,8 @@ private:
   void release(Operation &op) {
     for (Value operand : op.getOperands()) {
       Operation *producer = operand.getDefiningOp();
-      if (!producer || isa<graph::WeightOp, graph::ConstantOp>(producer))
+      if (!producer || isa<graph::WeightOp, graph::ConstantOp>(producer) ||
+          gradients.contains(operand))
         continue;
       bool lastUse = llvm::all_of(operand.getUsers(), [&](Operation *user) {
         return user == &op || user->isBeforeInBlock(&op);
@@ -439,6 +469,61 @@ private:
       if (lastUse && released.insert(operand).second)
         liveBytes -= localBytes(operand);
     }
+  }
+
+  /// What `value` is before any reshard.
+  static Value throughReshards(Value value) {
+    while (auto reshard = value.getDefiningOp<dist::ReshardOp>())
+      value = reshard.getInput();
+    return value;
+  }
+
+  /// The parts of the step of the ops that read `value`, through reshards;
+  /// the values the step returns are read by no part.
+  static void readersParts(Value value, SmallVectorImpl<graph::Phase> &parts) {
+    for (Operation *user : value.getUsers()) {
+      if (auto reshard = dyn_cast<dist::ReshardOp>(user))
+        readersParts(reshard.getResult(), parts);
+      else if (!isa<func::ReturnOp>(user))
+        if (std::optional<graph::Phase> part = graph::phaseOf(user))
+          parts.push_back(*part);
+    }
+  }
+
+  /// A weight's gradient: a backward value the optimizer reads (before or
+  /// after the reshard that sums it over dp).
+  static bool isWeightGradient(Value value) {
+    Operation *producer = throughReshards(value).getDefiningOp();
+    if (!producer || isa<graph::WeightOp, graph::ConstantOp>(producer) ||
+        graph::phaseOf(producer) != graph::Phase::Backward)
+      return false;
+    SmallVector<graph::Phase> parts;
+    readersParts(value, parts);
+    return llvm::is_contained(parts, graph::Phase::Optimizer);
+  }
+
+  /// The part of the step a reshard's collectives belong to: that of the
+  /// first op that waits for them ("forward", "backward", "optimizer"),
+  /// except that moving a weight's gradient to the optimizer (its sum over
+  /// dp) is "grad_sync". A value only returned belongs to its producer.
+  std::string collectivePart(dist::ReshardOp reshard) const {
+    SmallVector<graph::Phase> parts;
+    readersParts(reshard.getResult(), parts);
+    if (parts.empty())
+      return partOf(throughReshards(reshard.getInput()).getDefiningOp());
+    graph::Phase first = *llvm::min_element(parts);
+    if (first == graph::Phase::Optimizer && isWeightGradient(reshard.getResult()))
+      return "grad_sync";
+    return graph::phaseName(first).str();
+  }
+
+  /// An op's part of a training step ("" outside one; ops before any
+  /// tagged op, such as weights, are forward).
+  std::string partOf(Operation *op) const {
+    if (!training)
+      return "";
+    std::optional<graph::Phase> part = op ? graph::phaseOf(op) : std::nullopt;
+    return graph::phaseName(part.value_or(graph::Phase::Forward)).str();
   }
 
   /// The model's layers are its repeated modules when the exporter named
@@ -530,11 +615,15 @@ private:
            double(graph::elementByteWidth(tensorType(output).getElementType()));
   }
 
-  double layerTraffic(unsigned layer, std::map<std::string, int> *kinds = nullptr) const {
+  /// The layer's tp traffic per device; with `part`, of that part of a
+  /// training step alone.
+  double layerTraffic(unsigned layer, std::map<std::string, int> *kinds = nullptr,
+                      StringRef part = "") const {
     double traffic = 0;
     std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis);
     for (const Collective &collective : collectives) {
-      if (collective.layer != layer || !tp || !collective.overTensorAxis)
+      if (collective.layer != layer || !tp || !collective.overTensorAxis ||
+          (!part.empty() && collective.phase != part))
         continue;
       traffic += double(collective.traffic);
       if (kinds)
@@ -578,6 +667,10 @@ private:
   /// pipelines: every rank holds the same amounts).
   bool training;
   int64_t gradBytes = 0, optimizerBytes = 0;
+  /// Values that are a weight's gradient, which `live` leaves out.
+  llvm::DenseSet<Value> gradients;
+  /// A training step's compute time by part of the step.
+  std::map<std::string, double> partComputeSeconds;
   double flops = 0, computeSeconds = 0;
 };
 
@@ -603,6 +696,8 @@ llvm::json::Value ReportBuilder::json() const {
       entry["module"] = collective.module;
     if (collective.layer)
       entry["layer"] = int64_t(*collective.layer);
+    if (!collective.phase.empty())
+      entry["phase"] = collective.phase;
     list.push_back(std::move(entry));
   }
   llvm::json::Array ranks;
@@ -614,6 +709,8 @@ llvm::json::Value ReportBuilder::json() const {
     if (training) {
       entry["grad_bytes"] = gradBytes;
       entry["optimizer_bytes"] = optimizerBytes;
+      entry["total_bytes"] =
+          memory.paramBytes + gradBytes + optimizerBytes + memory.activationBytes;
     }
     if (pipeline)
       entry["pp_rank"] = rank / stageRanks();
@@ -635,6 +732,8 @@ llvm::json::Value ReportBuilder::json() const {
       entry["megatron_traffic_bytes"] = *megatron;
       entry["ratio"] = *megatron > 0 ? traffic / *megatron : 0.0;
     }
+    if (training)
+      entry["tp_phases"] = layerPartsJson(layer);
     layers.push_back(std::move(entry));
   }
   llvm::json::Array gathers;
@@ -669,9 +768,79 @@ llvm::json::Value ReportBuilder::json() const {
                                                           {"est_step_seconds", step}}}};
   if (pipeline)
     report["pipeline"] = pipelineJson(pipelineFigures());
+  if (training)
+    report["training"] = trainingJson();
   if (!experts.empty())
     report["moe"] = llvm::json::Array(experts);
   return report;
+}
+
+ReportBuilder::PartFigures ReportBuilder::partFigures(StringRef part) const {
+  PartFigures figures;
+  if (auto found = partComputeSeconds.find(part.str()); found != partComputeSeconds.end())
+    figures.computeSeconds = found->second;
+  for (const Collective &collective : collectives) {
+    if (collective.phase != part)
+      continue;
+    figures.commSeconds += collective.seconds;
+    figures.commBytes += collective.bytes;
+    figures.trafficBytes += collective.traffic;
+    ++figures.kinds[collective.kind];
+  }
+  return figures;
+}
+
+std::optional<ReportBuilder::GradSync> ReportBuilder::gradSync() const {
+  std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
+  if (!dp || mesh.sizes[*dp] < 2)
+    return std::nullopt;
+  GradSync sync{mesh.sizes[*dp], 0, 0};
+  for (const Collective &collective : collectives)
+    if (collective.phase == "grad_sync" &&
+        llvm::is_contained(collective.axes, std::string(rt::kDataAxis)))
+      sync.trafficBytes += collective.traffic;
+  double d = double(sync.dp);
+  sync.analyticBytes = 2 * double(gradBytes) * (d - 1) / d;
+  return sync;
+}
+
+llvm::json::Value ReportBuilder::trainingJson() const {
+  llvm::json::Object parts;
+  for (const char *part : kParts) {
+    PartFigures figures = partFigures(part);
+    llvm::json::Object kinds;
+    for (auto &[kind, count] : figures.kinds)
+      kinds[kind] = count;
+    parts[part] = llvm::json::Object{{"compute_seconds", figures.computeSeconds},
+                                     {"comm_seconds", figures.commSeconds},
+                                     {"collectives", std::move(kinds)},
+                                     {"comm_bytes", figures.commBytes},
+                                     {"traffic_bytes", figures.trafficBytes}};
+  }
+  llvm::json::Object section{{"phases", std::move(parts)}};
+  if (std::optional<GradSync> sync = gradSync())
+    section["grad_sync"] = llvm::json::Object{{"dp", sync->dp},
+                                              {"traffic_bytes", sync->trafficBytes},
+                                              {"analytic_traffic_bytes", sync->analyticBytes}};
+  return section;
+}
+
+llvm::json::Value ReportBuilder::layerPartsJson(unsigned layer) const {
+  llvm::json::Object parts;
+  std::optional<double> megatron = megatronTraffic(layer);
+  for (StringRef part : {"forward", "backward"}) {
+    std::map<std::string, int> kinds;
+    double traffic = layerTraffic(layer, &kinds, part);
+    llvm::json::Object counts;
+    for (auto &[kind, count] : kinds)
+      counts[kind] = count;
+    llvm::json::Object entry{{"tp_collectives", std::move(counts)}, {"tp_traffic_bytes", traffic}};
+    // Megatron-LM: two all-reduces of b*s*h in each direction.
+    if (megatron)
+      entry["megatron_traffic_bytes"] = *megatron / 2;
+    parts[part] = std::move(entry);
+  }
+  return parts;
 }
 
 ReportBuilder::RankMemory ReportBuilder::rankMemory(int64_t rank) const {
@@ -725,6 +894,24 @@ std::string ReportBuilder::summary(bool priced) const {
   size_t outside = llvm::count_if(collectives, [](const Collective &c) { return !c.layer; });
   if (outside)
     os << "  outside layers: " << outside << " collectives\n";
+  if (training) {
+    for (const char *part : kParts) {
+      PartFigures figures = partFigures(part);
+      int count = 0;
+      for (auto &[kind, number] : figures.kinds)
+        count += number;
+      os << "  " << part << ": " << count << " collectives, " << formatBytes(double(figures.trafficBytes))
+         << " traffic";
+      if (priced)
+        os << ", " << formatSeconds(figures.computeSeconds) << " compute + "
+           << formatSeconds(figures.commSeconds) << " communication";
+      os << "\n";
+    }
+    if (std::optional<GradSync> sync = gradSync())
+      os << "  gradient sums over dp=" << sync->dp << ": " << formatBytes(double(sync->trafficBytes))
+         << " per device (all-reduce of every gradient, 2(d-1)/d: "
+         << formatBytes(sync->analyticBytes) << ")\n";
+  }
   double commSeconds = 0;
   for (const Collective &collective : collectives)
     commSeconds += collective.seconds;

@@ -11,6 +11,7 @@
 #include "passes/Autodiff/Passes.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/TrainingPhase.h"
 #include "dialects/Graph/TypeUtils.h"
 #include "passes/Autodiff/Loss.h"
 #include "passes/Autodiff/Optimizer.h"
@@ -151,6 +152,9 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
       autodiff::GradientBuilder g(builder, built->loss.getLoc());
       grads[built->loss] = g.scalarLike(built->loss, 1.0);
     }
+    // The report and the memory check tell the step's parts apart by tag
+    // (dialects/Graph/TrainingPhase.h); the loss counts as forward.
+    graph::tagUntaggedOps(body, graph::Phase::Forward);
     SmallVector<Operation *> forward;
     for (Operation &op : body.without_terminator())
       forward.push_back(&op);
@@ -179,12 +183,14 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
       }
     }
 
+    graph::tagUntaggedOps(body, graph::Phase::Backward);
     SmallVector<autodiff::Parameter> updates;
     for (graph::WeightOp weight : parameters) {
       weight->setAttr(graph::kTrainAttrName, builder.getStringAttr(graph::kTrainParam));
       updates.push_back({weight, grads.lookup(weight.getResult())});
     }
     Value norm = autodiff::buildUpdate(builder, main.getLoc(), updates, optimizerSpec());
+    graph::tagUntaggedOps(body, graph::Phase::Optimizer);
 
     // main now returns the loss and the gradient norm.
     Operation *terminator = body.getTerminator();

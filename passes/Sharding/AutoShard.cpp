@@ -6,6 +6,7 @@
 #include "passes/Sharding/ShardingProblem.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/TrainingPhase.h"
 #include "runtime/core/MeshAxes.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -247,33 +248,64 @@ private:
 
 /// Bytes per device of a plan: weights (once per distinct sharding) and the
 /// peak of live activations in program order.
+/// What a device holds. A training step's trained weights, their gradients
+/// and optimizer states are held as stored (`homes`) for the whole step; a
+/// part of a trained weight another use wants is moved at run time and not
+/// counted, and a weight's gradient (a backward value the optimizer reads)
+/// is counted in `gradients`, not as an activation.
 struct Memory {
-  double weights = 0, activations = 0;
-  double total() const { return weights + activations; }
+  double weights = 0, gradients = 0, states = 0, activations = 0;
+  double modelState() const { return weights + gradients + states; }
+  double total() const { return modelState() + activations; }
 };
 
-Memory memoryOf(ShardingProblem &problem, ArrayRef<unsigned> chosen) {
+/// A weight's gradient before reshards exist: a backward value the
+/// optimizer reads (dialects/Graph/TrainingPhase.h).
+bool isWeightGradient(Value value) {
+  Operation *producer = value.getDefiningOp();
+  if (!producer || graph::phaseOf(producer) != graph::Phase::Backward)
+    return false;
+  return llvm::any_of(value.getUsers(), [](Operation *user) {
+    return graph::phaseOf(user) == graph::Phase::Optimizer;
+  });
+}
+
+Memory memoryOf(ShardingProblem &problem, ArrayRef<unsigned> chosen, const TrainedHomes &homes) {
   const MeshShape &mesh = problem.meshShape();
   ArrayRef<OpChoices> ops = problem.choices();
-  double weights = 0;
+  Memory memory;
+  auto bytesOf = [&](Value value, const ValueSharding &cut) {
+    return double(tensorBytes(cut.localShape(tensorType(value).getShape(), mesh),
+                              tensorType(value).getElementType()));
+  };
+  for (auto &[weight, home] : homes) {
+    auto role = weight.getDefiningOp()->getAttrOfType<StringAttr>(graph::kTrainAttrName);
+    if (role && role.getValue() == graph::kTrainState) {
+      memory.states += bytesOf(weight, home);
+      continue;
+    }
+    memory.weights += bytesOf(weight, home);
+    memory.gradients += bytesOf(weight, home);
+  }
   llvm::DenseMap<Operation *, std::vector<ValueSharding>> weightCuts;
   llvm::DenseMap<Value, int64_t> localBytes;
   llvm::DenseMap<Value, Operation *> lastUse;
   for (auto [index, op] : llvm::enumerate(ops)) {
     for (auto [position, operand] : llvm::enumerate(op.op->getOperands())) {
       lastUse[operand] = op.op;
-      if (ShardingProblem::sourceKind(operand) != SourceKind::Weight)
+      if (ShardingProblem::sourceKind(operand) != SourceKind::Weight || homes.count(operand))
         continue;
       const ValueSharding &cut = op.operands[chosen[index]][position];
       auto &cuts = weightCuts[operand.getDefiningOp()];
       if (llvm::is_contained(cuts, cut))
         continue;
       cuts.push_back(cut);
-      weights += double(tensorBytes(cut.localShape(tensorType(operand).getShape(), mesh),
-                                    tensorType(operand).getElementType()));
+      memory.weights += bytesOf(operand, cut);
     }
+    bool training = !homes.empty();
     for (auto [position, result] : llvm::enumerate(op.op->getResults()))
-      localBytes[result] = tensorBytes(
+      if (!training || !isWeightGradient(result))
+        localBytes[result] = tensorBytes(
           op.results[chosen[index]][position].localShape(tensorType(result).getShape(), mesh),
           tensorType(result).getElementType());
   }
@@ -286,7 +318,8 @@ Memory memoryOf(ShardingProblem &problem, ArrayRef<unsigned> chosen) {
       if (lastUse.lookup(operand) == op.op && localBytes.count(operand))
         live -= double(localBytes.lookup(operand));
   }
-  return {weights, peak};
+  memory.activations = peak;
+  return memory;
 }
 
 struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
@@ -348,10 +381,50 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
     return homes;
   }
 
+  /// A training step whose weights, gradients and optimizer states cannot
+  /// fit however the plan splits them is refused before the search (which
+  /// takes minutes on a GPT-3-sized step): only the axes that do not split
+  /// the batch (tp, and ep for experts) split a weight, so each device holds
+  /// at least 1/S of them, S the product of those axes' sizes.
+  static LogicalResult checkTrainingStateFits(func::FuncOp function, const MeshShape &mesh,
+                                              int64_t budget) {
+    int64_t splits = 1;
+    for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
+      if (!rt::splitsBatch(name) || name == rt::kExpertAxis)
+        splits *= size;
+    Memory least;
+    for (auto weight : function.getBody().front().getOps<graph::WeightOp>()) {
+      auto role = weight->getAttrOfType<StringAttr>(graph::kTrainAttrName);
+      if (!role)
+        continue;
+      double bytes = double(tensorBytes(weight.getType().getShape(),
+                                        weight.getType().getElementType())) /
+                     double(splits);
+      if (role.getValue() == graph::kTrainState) {
+        least.states += bytes;
+        continue;
+      }
+      least.weights += bytes;
+      least.gradients += bytes;
+    }
+    if (least.modelState() <= double(budget))
+      return success();
+    return function.emitError()
+           << "the training step needs at least " << formatBytes(least.modelState())
+           << " per device before activations (weights " << formatBytes(least.weights)
+           << ", gradients " << formatBytes(least.gradients) << ", optimizer state "
+           << formatBytes(least.states) << ", each split " << splits
+           << " ways at most; data parallelism holds whole copies) but the device memory is "
+           << formatBytes(double(budget)) << ": over by "
+           << formatBytes(least.modelState() - double(budget));
+  }
+
   /// Searches, and when the best plan does not fit, searches again with the
   /// embedding tables split too (replicating them is cheaper when it fits).
   LogicalResult shard(func::FuncOp function, dist::MeshOp mesh, const DeviceModel &model,
                       int64_t budget) {
+    if (failed(checkTrainingStateFits(function, meshShapeOf(mesh), budget)))
+      return failure();
     Memory needed;
     for (bool splitEmbeddings : {false, true}) {
       ShardingOptions options{model, true, sequenceParallel, splitEmbeddings};
@@ -370,7 +443,7 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
         if (failed(chosen))
           return failure();
       }
-      needed = memoryOf(problem, *chosen);
+      needed = memoryOf(problem, *chosen, homes);
       if (needed.total() > double(budget))
         continue;
       SmallVector<graph::AttentionOp> wholeAttention;
@@ -394,6 +467,15 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       warnAboutWholeAttention(wholeAttention, problem.meshShape());
       return success();
     }
+    if (needed.gradients > 0)
+      return function.emitError()
+             << "the training step needs " << formatBytes(needed.modelState())
+             << " per device before activations (weights " << formatBytes(needed.weights)
+             << ", gradients " << formatBytes(needed.gradients) << ", optimizer state "
+             << formatBytes(needed.states) << ") and " << formatBytes(needed.activations)
+             << " of activations, " << formatBytes(needed.total())
+             << " in all, but the device memory is " << formatBytes(double(budget)) << ": over by "
+             << formatBytes(needed.total() - double(budget));
     return function.emitError() << "the plan needs " << formatBytes(needed.total())
                                 << " per device (weights " << formatBytes(needed.weights)
                                 << ", activations " << formatBytes(needed.activations)
