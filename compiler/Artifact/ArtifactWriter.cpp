@@ -140,9 +140,10 @@ public:
 
   LogicalResult add(Operation &op) {
     if (auto weight = dyn_cast<exec::WeightOp>(op)) {
-      // An optimizer state starts as zeros, which the runtime makes.
-      auto role = weight->getAttrOfType<StringAttr>(graph::kTrainAttrName);
-      if (role && role.getValue() == graph::kTrainState)
+      // Optimizer states and accumulators start as zeros, which the
+      // runtime makes.
+      StringRef role = graph::trainRole(weight);
+      if (role == graph::kTrainState || role == graph::kTrainAccumulator)
         return success();
       return addWeight(weight);
     }

@@ -77,10 +77,17 @@ llvm::json::Object describeBuffer(StringRef name, Value buffer) {
 }
 
 llvm::json::Array programSignature(func::FuncOp program, bool inputs) {
+  // A program that runs its micro-batches itself (a training step) takes
+  // the caller's inputs whole and cuts them.
+  int64_t ownMicrobatches = 1;
+  program.walk([&](exec::MicrobatchLoopEndOp end) { ownMicrobatches = end.getMicrobatches(); });
   std::map<int64_t, llvm::json::Object> byIndex;
   program.walk([&](Operation *op) {
     if (auto input = dyn_cast<exec::InputOp>(op); input && inputs) {
-      llvm::json::Object entry = describeBuffer(input.getName(), input.getBuffer());
+      llvm::json::Object entry = wholeEntry(input.getName(), input.getBuffer(),
+                                            ownMicrobatches > 1 ? microbatchDim(input)
+                                                                : std::nullopt,
+                                            ownMicrobatches);
       if (input.getTransfer())
         entry["transfer"] = int64_t(*input.getTransfer());
       if (input->hasAttr(dist::kMicrobatchIndexAttrName))

@@ -22,7 +22,8 @@ namespace shardc::artifact {
 /// One input or output of a program: {"name", "dtype", "shape"}.
 llvm::json::Object describeBuffer(llvm::StringRef name, mlir::Value buffer);
 
-/// The program's inputs (or outputs) in index order.
+/// The program's inputs (or outputs) in index order; the inputs of a
+/// program that runs micro-batches itself (a training step) whole.
 llvm::json::Array programSignature(mlir::func::FuncOp program, bool inputs);
 
 /// A caller's output, whole (its micro-batch dim times `microbatches`, its

@@ -2,6 +2,7 @@
 #include "compiler/Artifact/ProgramSerializer.h"
 #include "compiler/Artifact/ElementTypes.h"
 
+#include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
 #include "dialects/Graph/GraphDialect.h"
 
@@ -13,11 +14,21 @@ namespace schema = shardc::schema;
 namespace shardc::artifact {
 namespace {
 
+/// How a buffer's storage is used beyond its kind (program.fbs).
+struct BufferUse {
+  bool zeroInit = false;
+  bool accumulator = false;
+  int32_t microbatchDim = -1;
+};
+
 class Serializer {
 public:
   FailureOr<std::vector<uint8_t>> run(func::FuncOp program, const sharding::MeshShape &mesh) {
     if (failed(checkStateWrites(program)))
       return failure();
+    // Only a program that runs its micro-batches itself cuts its inputs (a
+    // pipeline stage's are cut by the runtime's action list).
+    program.walk([&](exec::MicrobatchLoopEndOp) { cutsInputs = true; });
     for (Operation &op : program.getBody().front())
       if (failed(visit(op)))
         return failure();
@@ -29,14 +40,15 @@ public:
       axes.push_back(schema::CreateMeshAxis(builder, builder.CreateString(name), size));
     auto root = schema::CreateProgram(builder, kProgramVersion, arena.getInt(),
                                       builder.CreateVector(buffers), builder.CreateVector(steps),
-                                      builder.CreateVector(outputs), builder.CreateVector(axes));
+                                      builder.CreateVector(outputs), builder.CreateVector(axes),
+                                      microbatches, microbatchSteps);
     schema::FinishProgramBuffer(builder, root);
     return std::vector<uint8_t>(builder.GetBufferPointer(),
                                 builder.GetBufferPointer() + builder.GetSize());
   }
 
   /// Must match the runtime's reader (runtime/core/Artifact.h).
-  static constexpr uint32_t kProgramVersion = 3;
+  static constexpr uint32_t kProgramVersion = 4;
 
 private:
   /// A training step writes each parameter and optimizer state exactly once:
@@ -63,7 +75,7 @@ private:
   }
 
   LogicalResult addBuffer(Value value, schema::Storage storage, uint64_t offset, StringRef name,
-                          uint32_t index, bool zeroInit = false) {
+                          uint32_t index, BufferUse use = {}) {
     auto type = cast<MemRefType>(value.getType());
     std::optional<schema::DType> dtype = schemaDType(type.getElementType());
     if (!dtype)
@@ -72,20 +84,34 @@ private:
     ids[value] = buffers.size();
     buffers.push_back(schema::CreateBuffer(
         builder, storage, *dtype, builder.CreateVector(type.getShape().data(), type.getRank()),
-        offset, name.empty() ? 0 : builder.CreateString(name.str()), index, zeroInit));
+        offset, name.empty() ? 0 : builder.CreateString(name.str()), index, use.zeroInit,
+        use.accumulator, use.microbatchDim));
     return success();
   }
 
   LogicalResult visit(Operation &op) {
-    if (auto input = dyn_cast<exec::InputOp>(op))
-      return addBuffer(input, schema::Storage::Input, 0, input.getName(), input.getIndex());
+    if (auto input = dyn_cast<exec::InputOp>(op)) {
+      BufferUse use;
+      if (auto dim = input->getAttrOfType<IntegerAttr>(dist::kMicrobatchDimAttrName);
+          dim && cutsInputs)
+        use.microbatchDim = int32_t(dim.getInt());
+      return addBuffer(input, schema::Storage::Input, 0, input.getName(), input.getIndex(), use);
+    }
     if (auto weight = dyn_cast<exec::WeightOp>(op)) {
-      // A training step's parameter or optimizer state: the rank's own
-      // storage, kept across steps (docs/training.md).
-      if (auto role = weight->getAttrOfType<StringAttr>(graph::kTrainAttrName))
+      // A training step's parameter, optimizer state or accumulator: the
+      // rank's own storage, kept across steps (docs/training.md).
+      StringRef role = graph::trainRole(weight);
+      if (!role.empty())
         return addBuffer(weight, schema::Storage::State, 0, weight.getName(), 0,
-                         role.getValue() == graph::kTrainState);
+                         {role != graph::kTrainParam, role == graph::kTrainAccumulator});
       return addBuffer(weight, schema::Storage::Weight, 0, weight.getName(), 0);
+    }
+    if (auto end = dyn_cast<exec::MicrobatchLoopEndOp>(op)) {
+      if (microbatches)
+        return end.emitOpError() << "ends a second micro-batch loop; a program has one";
+      microbatches = uint32_t(end.getMicrobatches());
+      microbatchSteps = uint32_t(steps.size());
+      return success();
     }
     if (auto constant = dyn_cast<exec::ConstantOp>(op))
       return addBuffer(constant, schema::Storage::Weight, 0, constant.getName(), 0);
@@ -177,6 +203,9 @@ private:
   std::vector<flatbuffers::Offset<schema::Step>> steps;
   std::vector<flatbuffers::Offset<schema::Output>> outputs;
   std::vector<flatbuffers::Offset<flatbuffers::String>> scratchStrings;
+  /// The micro-batch loop (exec.microbatch_loop_end): none while 0.
+  uint32_t microbatches = 0, microbatchSteps = 0;
+  bool cutsInputs = false;
 };
 
 } // namespace

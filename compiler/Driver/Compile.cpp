@@ -156,8 +156,14 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
 /// another. Returns the mesh the ops are sharded over.
 FailureOr<sharding::MeshShape> placeOnMesh(ModuleOp module, const CheckedOptions &checked,
                                            StringRef modelPath, StringRef tool) {
+  // A training step in micro-batches shards over them as a pipeline does
+  // (the mb axis), without stages.
+  const int64_t trainingMicrobatches =
+      checked.settings.training ? checked.settings.training->microbatches : 1;
   sharding::MeshShape flags =
-      checked.pipeline ? stageMesh(checked.mesh, *checked.pipeline) : checked.mesh;
+      checked.pipeline        ? stageMesh(checked.mesh, *checked.pipeline)
+      : trainingMicrobatches > 1 ? sharding::stagesOfDevices(checked.mesh, trainingMicrobatches)
+                                 : checked.mesh;
   FailureOr<dist::MeshOp> own = sharding::findMesh(module);
   if (failed(own))
     return failure();
@@ -175,11 +181,14 @@ FailureOr<sharding::MeshShape> placeOnMesh(ModuleOp module, const CheckedOptions
     builder.create<dist::MeshOp>(module.getLoc(), "mesh", ArrayRef<std::string>(flags.names),
                                  ArrayRef<int64_t>(flags.sizes));
   }
-  if (checked.pipeline)
-    if (llvm::Error error = placePipeline(module, *checked.pipeline, flags)) {
-      printError(tool, modelPath + ": " + llvm::toString(std::move(error)));
-      return failure();
-    }
+  llvm::Error placed = checked.pipeline ? placePipeline(module, *checked.pipeline, flags)
+                      : trainingMicrobatches > 1
+                          ? checkMicrobatchInputs(module, trainingMicrobatches, flags)
+                          : llvm::Error::success();
+  if (placed) {
+    printError(tool, modelPath + ": " + llvm::toString(std::move(placed)));
+    return failure();
+  }
   return flags;
 }
 

@@ -79,6 +79,7 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
       options.gradClip = training->gradClip;
       options.freeze = training->freeze;
       options.untie = training->untie;
+      options.sumGradients = training->microbatches > 1;
       pm.addPass(autodiff::createAutodiffPass(options));
       // The step's gradient arithmetic repeats shapes and constants.
       pm.addPass(createCanonicalizerPass());
@@ -104,6 +105,7 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
   if (runs(Phase::Partitioned)) {
     pm.addPass(partition::createVerifyShardedPass());
     pm.addPass(partition::createPartitionPass());
+    pm.addPass(pipeline::createAccumulateMicrobatchesPass());
     pm.addPass(pipeline::createSplitMicrobatchesPass());
     pm.addPass(partition::createDeferResultGathersPass());
     pm.addPass(partition::createVerifyPartitionedPass());

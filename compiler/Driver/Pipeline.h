@@ -34,6 +34,9 @@ struct TrainingSettings {
   double momentum = 0, gradClip = 0;
   std::vector<std::string> freeze;
   bool untie = false; ///< --untie: duplicated weights trained apart
+  /// --microbatches: the batch runs in this many pieces, one after another,
+  /// their gradients summed before the one update (docs/training.md).
+  int64_t microbatches = 1;
 };
 
 /// What the phases are asked for beyond their order.

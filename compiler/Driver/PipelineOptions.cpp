@@ -33,8 +33,10 @@ Expected<std::optional<PipelineSpec>> parsePipelineOptions(const CompileOptions 
     return pipelineError("--schedule '" + options.schedule + "': expected gpipe or interleaved");
   std::optional<unsigned> pp = mesh.axis(rt::kPipelineAxis);
   if (!pp) {
-    if (*microbatches > 1 || *virtualStages > 1 || options.schedule != "gpipe" ||
-        !options.pipelineSplits.empty())
+    // A training step runs micro-batches without a pipeline: it sums their
+    // gradients (TrainingOptions.cpp).
+    if ((*microbatches > 1 && !options.train) || *virtualStages > 1 ||
+        options.schedule != "gpipe" || !options.pipelineSplits.empty())
       return pipelineError("--microbatches, --schedule, --virtual-stages and --pp-split shape "
                            "a pipeline; give --pp N with N > 1");
     return std::nullopt;
@@ -68,12 +70,12 @@ sharding::MeshShape stageMesh(const sharding::MeshShape &devices, const Pipeline
   return sharding::stagesOfDevices(devices, spec.microbatches);
 }
 
-Error placePipeline(mlir::ModuleOp module, const PipelineSpec &spec,
-                    const sharding::MeshShape &stages) {
+Error checkMicrobatchInputs(mlir::ModuleOp module, int64_t microbatches,
+                            const sharding::MeshShape &stages) {
   // Every batched input (dim 0 above 1, as the sharding search sees a batch)
   // must cut into M micro-batches of D equal data-parallel pieces.
   std::optional<unsigned> dp = stages.axis(rt::kDataAxis);
-  int64_t pieces = spec.microbatches * (dp ? stages.sizes[*dp] : 1);
+  int64_t pieces = microbatches * (dp ? stages.sizes[*dp] : 1);
   bool batched = false;
   for (auto function : module.getOps<mlir::func::FuncOp>())
     for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
@@ -86,14 +88,21 @@ Error placePipeline(mlir::ModuleOp module, const PipelineSpec &spec,
       auto name = function.getArgAttrOfType<mlir::StringAttr>(index, graph::kNameAttrName);
       return pipelineError("input '" + (name ? name.str() : "#" + std::to_string(index)) +
                            "' has a batch (dim 0) of " + Twine(shaped.getDimSize(0)) +
-                           ", which does not cut into --microbatches " + Twine(spec.microbatches) +
+                           ", which does not cut into --microbatches " + Twine(microbatches) +
                            (dp ? " x --dp " + Twine(stages.sizes[*dp]) : Twine()) +
                            " equal pieces");
     }
-  if (spec.microbatches > 1 && !batched)
-    return pipelineError("--microbatches " + Twine(spec.microbatches) +
+  if (microbatches > 1 && !batched)
+    return pipelineError("--microbatches " + Twine(microbatches) +
                          " cuts the batch (dim 0 of the inputs), but no input has a batch "
                          "larger than 1");
+  return Error::success();
+}
+
+Error placePipeline(mlir::ModuleOp module, const PipelineSpec &spec,
+                    const sharding::MeshShape &stages) {
+  if (Error error = checkMicrobatchInputs(module, spec.microbatches, stages))
+    return error;
   module->getContext()->getOrLoadDialect<dist::DistDialect>();
   mlir::OpBuilder builder(module.getBodyRegion());
   SmallVector<StringRef> splits(spec.splits.begin(), spec.splits.end());

@@ -39,6 +39,11 @@ llvm::Expected<std::optional<PipelineSpec>> parsePipelineOptions(const CompileOp
 /// micro-batch axis in front of dp when there are several micro-batches.
 sharding::MeshShape stageMesh(const sharding::MeshShape &devices, const PipelineSpec &spec);
 
+/// Fails unless every batched input of `module` (dim 0 above 1) cuts into
+/// `microbatches` pieces of `stages`' dp equal parts each.
+llvm::Error checkMicrobatchInputs(mlir::ModuleOp module, int64_t microbatches,
+                                  const sharding::MeshShape &stages);
+
 /// Adds dist.pipeline to `module`, once its inputs' batch divides into the
 /// micro-batches of every data-parallel rank; the error names the input.
 llvm::Error placePipeline(mlir::ModuleOp module, const PipelineSpec &spec,

@@ -3,10 +3,12 @@
 
 #include "compiler/Driver/Compile.h"
 #include "compiler/Driver/InputModule.h"
+#include "compiler/Driver/Options.h"
 #include "passes/Autodiff/Loss.h"
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace shardc::driver {
@@ -54,14 +56,17 @@ llvm::Expected<std::optional<TrainingSettings>> parseTrainingOptions(const Compi
                                     "raised graph of its import");
   if (options.emit == "import")
     return fail("--emit=import comes before the training step is built; use --emit=graph");
-  if (!options.pipelineParallel.empty() || !options.microbatches.empty() ||
-      llvm::StringRef(options.mesh).contains("pp="))
-    return fail("--train does not support pipelines (--pp, --microbatches) yet");
+  if (!options.pipelineParallel.empty() || llvm::StringRef(options.mesh).contains("pp="))
+    return fail("--train does not support pipelines (--pp) yet");
   if (options.dtype != "fp32")
     return fail("--train trains float32 models only for now; got --dtype " + options.dtype);
 
   TrainingSettings settings;
   settings.loss = options.loss;
+  auto microbatches = parseDegree("microbatches", options.microbatches, "pieces of the batch");
+  if (!microbatches)
+    return microbatches.takeError();
+  settings.microbatches = std::max<int64_t>(*microbatches, 1);
   if (!options.optimizer.empty())
     settings.optimizer = options.optimizer;
   if (settings.optimizer != "adamw" && settings.optimizer != "sgd")

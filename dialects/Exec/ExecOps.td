@@ -112,4 +112,18 @@ def Exec_KernelOp : Exec_Op<"kernel", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Exec_MicrobatchLoopEndOp : Exec_Op<"microbatch_loop_end"> {
+  let summary = "the kernels before it run once per micro-batch, those after it once";
+  let description = [{
+    A training step run in micro-batches (docs/training.md): the runtime
+    runs the steps before this op for each micro-batch (its inputs cut along
+    their `microbatch_dim`), then the steps after it once. At most one, in
+    the program's block. shardc-accumulate-microbatches places it in the
+    partitioned graph program already (the lowering keeps it in place): it
+    only orders, so it needs no graph op of its own.
+  }];
+  let arguments = (ins I64Attr:$microbatches);
+  let assemblyFormat = "$microbatches attr-dict";
+}
+
 #endif // SHARDC_EXEC_OPS_TD

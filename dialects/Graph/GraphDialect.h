@@ -2,7 +2,12 @@
 #ifndef SHARDC_DIALECTS_GRAPH_GRAPHDIALECT_H
 #define SHARDC_DIALECTS_GRAPH_GRAPHDIALECT_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/Operation.h"
+
+#include <type_traits>
 
 #include "dialects/Graph/GraphDialect.h.inc"
 
@@ -21,10 +26,26 @@ constexpr llvm::StringLiteral kTransposedAttrName = "graph.transposed";
 /// On a graph.weight (and the exec.weight it lowers to): storage a training
 /// step writes (graph.assign), kept across steps. "param": a trained weight,
 /// first the model's value; "state": an optimizer state, first zeros, with
-/// no file (docs/training.md).
+/// no file; "accumulator": a sum over micro-batches, zeros before each
+/// step's first micro-batch and no part of a checkpoint (docs/training.md).
 constexpr llvm::StringLiteral kTrainAttrName = "graph.train";
 constexpr llvm::StringLiteral kTrainParam = "param";
 constexpr llvm::StringLiteral kTrainState = "state";
+constexpr llvm::StringLiteral kTrainAccumulator = "accumulator";
+
+/// `op`'s graph.train role, or "" when it is not storage a step writes.
+inline llvm::StringRef trainRole(mlir::Operation *op) {
+  auto role = op ? op->getAttrOfType<mlir::StringAttr>(kTrainAttrName) : mlir::StringAttr();
+  return role ? role.getValue() : llvm::StringRef();
+}
+/// The graph.train role of the op that defines `value` (see above).
+inline llvm::StringRef trainRole(mlir::Value value) { return trainRole(value.getDefiningOp()); }
+/// The graph.train role of `op`, an op class (graph.weight, exec.weight).
+template <typename OpClass,
+          typename = std::enable_if_t<std::is_base_of_v<mlir::OpState, OpClass>>>
+llvm::StringRef trainRole(OpClass op) {
+  return trainRole(op.getOperation());
+}
 /// On the module of a training step: a dictionary of what it was built with
 /// (loss, optimizer and its hyperparameters), which the artifact's manifest
 /// carries for the runtime and the user.

@@ -71,13 +71,16 @@ LogicalResult WeightOp::verify() {
                          << " bytes but got " << getSize();
   if (Attribute train = (*this)->getAttr(kTrainAttrName)) {
     auto role = dyn_cast<StringAttr>(train);
-    if (!role || (role.getValue() != kTrainParam && role.getValue() != kTrainState))
-      return emitOpError() << kTrainAttrName << " must be \"" << kTrainParam << "\" or \""
-                           << kTrainState << "\"; got " << train;
-    // An optimizer state starts as zeros: it has no bytes anywhere.
-    if ((role.getValue() == kTrainState) != getFile().empty())
-      return emitOpError() << "a " << kTrainState << " weight has no file and every other has "
-                              "one; got file '"
+    if (!role || !llvm::is_contained({kTrainParam, kTrainState, kTrainAccumulator},
+                                     role.getValue()))
+      return emitOpError() << kTrainAttrName << " must be \"" << kTrainParam << "\", \""
+                           << kTrainState << "\" or \"" << kTrainAccumulator << "\"; got "
+                           << train;
+    // An optimizer state or accumulator starts as zeros: it has no bytes
+    // anywhere.
+    if ((role.getValue() != kTrainParam) != getFile().empty())
+      return emitOpError() << "a " << kTrainState << " or " << kTrainAccumulator
+                           << " weight has no file and every other has one; got file '"
                            << getFile() << "'";
   } else if (getFile().empty()) {
     return emitOpError() << "has no file";

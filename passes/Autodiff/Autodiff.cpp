@@ -118,7 +118,7 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
     FailureOr<autodiff::BuiltLoss> built = autodiff::buildLoss(main, *spec);
     if (failed(built))
       return failure();
-    llvm::DenseSet<Value> needed = lossDependencies(built->loss, built->constants);
+    llvm::DenseSet<Value> needed = lossDependencies(built->objective, built->constants);
 
     Block &body = main.getBody().front();
     SmallVector<graph::WeightOp> parameters;
@@ -150,7 +150,15 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
     llvm::DenseMap<Value, Value> grads;
     {
       autodiff::GradientBuilder g(builder, built->loss.getLoc());
-      grads[built->loss] = g.scalarLike(built->loss, 1.0);
+      // The mean's gradient starts as 1 over its denominator. With
+      // micro-batches the denominator (the global token count) is known
+      // only once all of them ran: the sweep starts from the sum instead,
+      // and the gradients are divided once summed. (Not always: dividing
+      // every gradient by one scalar links them all in the sharding search,
+      // whose tables then outgrow its bound on the zoo's larger exports.)
+      Value one = g.scalarLike(built->objective, 1.0);
+      grads[built->objective] =
+          built->denominator && !sumGradients ? g.div(one, built->denominator) : one;
     }
     // The report and the memory check tell the step's parts apart by tag
     // (dialects/Graph/TrainingPhase.h); the loss counts as forward.
@@ -185,9 +193,13 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
 
     graph::tagUntaggedOps(body, graph::Phase::Backward);
     SmallVector<autodiff::Parameter> updates;
+    autodiff::GradientBuilder g(builder, built->loss.getLoc());
     for (graph::WeightOp weight : parameters) {
       weight->setAttr(graph::kTrainAttrName, builder.getStringAttr(graph::kTrainParam));
-      updates.push_back({weight, grads.lookup(weight.getResult())});
+      Value gradient = grads.lookup(weight.getResult());
+      if (built->denominator && sumGradients)
+        gradient = g.div(gradient, built->denominator);
+      updates.push_back({weight, gradient});
     }
     Value norm = autodiff::buildUpdate(builder, main.getLoc(), updates, optimizerSpec());
     graph::tagUntaggedOps(body, graph::Phase::Optimizer);

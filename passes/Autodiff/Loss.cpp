@@ -71,7 +71,7 @@ BuiltLoss tokenCrossEntropy(GradientBuilder &g, Value logits, Value labels) {
   Value total = g.reduceSum(perToken, {0}, false);
   auto countType = RankedTensorType::get(shapeOf(labels), tensorType(logits).getElementType());
   Value count = g.reduceSum(b.create<graph::CastOp>(loc, countType, counted), {0}, false);
-  return {g.div(total, count), {max}};
+  return {g.div(total, count), total, count, {max}};
 }
 
 } // namespace
@@ -106,13 +106,16 @@ FailureOr<BuiltLoss> buildLoss(func::FuncOp main, const LossSpec &spec) {
     if (type.getNumElements() != 1)
       return main.emitError() << "--loss " << specText << ": the output is "
                               << graph::formatShape(shape) << "; a loss is one value";
-    return BuiltLoss{g.reshape(*output, {}), {}};
+    Value loss = g.reshape(*output, {});
+    return BuiltLoss{loss, loss, Value(), {}};
   }
   if (spec.kind == "mse") {
     Value target = addArgument(main, "target", type);
     Value error = g.sub(*output, target);
     Value squares = g.flat(g.mul(error, error));
-    return BuiltLoss{g.reduceMean(squares, {0}, false), {}};
+    Value total = g.reduceSum(squares, {0}, false);
+    Value count = g.scalarLike(total, double(type.getNumElements()));
+    return BuiltLoss{g.div(total, count), total, count, {}};
   }
   const bool shift = spec.kind == "causal-lm";
   if (int64_t(shape.size()) < (shift ? 3 : 2) || (shift && shape[shape.size() - 2] < 2))

@@ -10,6 +10,11 @@
 // the whole global batch: the sums are reductions over the batch dim, which
 // the sharding rules split over dp, so every rank's loss is the global mean.
 //
+// A mean is built as a sum and its denominator: a step in micro-batches
+// differentiates the sum and divides the gradients by the denominator, so
+// that nothing the batch flows through needs the global count, which is
+// known only once every micro-batch ran (docs/training.md).
+//
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_PASSES_AUTODIFF_LOSS_H
 #define SHARDC_PASSES_AUTODIFF_LOSS_H
@@ -30,7 +35,12 @@ struct LossSpec {
 llvm::Expected<LossSpec> parseLossSpec(llvm::StringRef text);
 
 struct BuiltLoss {
-  mlir::Value loss; ///< rank-0 float32
+  mlir::Value loss; ///< rank-0 float32, what the step reports
+  /// The mean's sum (rank-0 float32): `loss` times `denominator`.
+  mlir::Value objective;
+  /// The mean's denominator (rank-0 float32), or null when `objective` is
+  /// `loss`.
+  mlir::Value denominator;
   /// Values whose gradient is known to vanish (the max subtracted for a
   /// stable log-sum-exp): the reverse sweep does not go through them.
   llvm::SmallVector<mlir::Value> constants;

@@ -43,6 +43,9 @@ def AutodiffPass : Pass<"shardc-autodiff", "mlir::ModuleOp"> {
                "weights not trained: initializer names or name prefixes">,
     Option<"untie", "untie", "bool", "false",
            "train weights that hold the same bytes (directly or transposed) apart">,
+    Option<"sumGradients", "sum-gradients", "bool", "false",
+           "differentiate the loss's sum and divide each gradient by its denominator "
+           "afterwards (the batch runs in micro-batches, which sum their gradients)">,
   ];
   let dependentDialects = ["shardc::graph::GraphDialect", "mlir::func::FuncDialect"];
 }

@@ -129,6 +129,11 @@ private:
                                      graph::onnxNodeNames(location));
       return success();
     }
+    // Placed by shardc-accumulate-microbatches: kept where it is.
+    if (isa<exec::MicrobatchLoopEndOp>(op)) {
+      builder.clone(op);
+      return success();
+    }
     bool collective = isa<dist::DistDialect>(op.getDialect()) && !isa<dist::ReshardOp>(op);
     if (!isa<graph::GraphDialect>(op.getDialect()) && !collective)
       return op.emitOpError() << "cannot be lowered to exec";

@@ -3,6 +3,7 @@
 #define SHARDC_PASSES_PIPELINE_PASSES_H
 
 #include "dialects/Dist/DistDialect.h"
+#include "dialects/Exec/ExecDialect.h"
 #include "dialects/Graph/GraphDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -61,4 +61,21 @@ def SplitMicrobatchesPass : Pass<"shardc-split-microbatches", "mlir::ModuleOp"> 
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def AccumulateMicrobatchesPass : Pass<"shardc-accumulate-microbatches", "mlir::ModuleOp"> {
+  let summary = "A training step in micro-batches: sums over mb accumulate, the update runs once";
+  let description = [{
+    On a partitioned training step (a module with `graph.training`) whose
+    mesh has the micro-batch axis `mb` and no pipeline: each
+    `dist.all_reduce` over mb (a sum over the batch: a gradient, the loss,
+    the token count) becomes an accumulator (a `graph.weight` with
+    `graph.train = "accumulator"`) that every micro-batch adds its piece to,
+    read after the loop, all-reduced there over the collective's other
+    axes. The ops that read the sums, and those only they read, move after
+    an `exec.microbatch_loop_end`, which the runtime runs once per step;
+    the rest runs once per micro-batch (docs/training.md). An op after the
+    loop that reads one micro-batch's value is an error at the op.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect", "shardc::exec::ExecDialect"];
+}
+
 #endif

@@ -104,9 +104,16 @@ public:
     SmallVector<dist::AllSliceOp> slices;
     function.walk([&](dist::AllSliceOp slice) {
       FailureOr<std::optional<SmallVector<StringRef>>> rest = axesWithoutMicrobatches(slice);
-      if (succeeded(rest) && *rest)
+      if (succeeded(rest) && *rest && !sliceUniformConstant(slice))
         slices.push_back(slice);
     });
+    // A training step runs its micro-batches inside one program, which has
+    // no micro-batch index to take rows by (shardc-accumulate-microbatches).
+    if (!slices.empty() && function->getParentOfType<ModuleOp>()->hasAttr(
+                               graph::kTrainingAttrName))
+      return slices.front().emitOpError()
+             << "takes one micro-batch's rows of a value the step computes from the whole "
+                "batch; a training step in micro-batches cannot yet (give --microbatches 1)";
     for (dist::AllSliceOp slice : slices)
       sliceByIndex(function, slice);
     Operation *terminator = function.getBody().front().getTerminator();
@@ -150,6 +157,56 @@ private:
     function.setArgAttr(number, graph::kNameAttrName, builder.getStringAttr("microbatch"));
     function.setArgAttr(number, dist::kMicrobatchIndexAttrName, builder.getUnitAttr());
     return index;
+  }
+
+  /// A constant whose micro-batches' rows are all alike (a splat, as
+  /// gradients start from; a position table repeated for every row of the
+  /// batch) has no rows to take by index: the slice is one micro-batch's
+  /// rows, made at compile time, then sliced over the other axes. Whether
+  /// it was one.
+  bool sliceUniformConstant(dist::AllSliceOp slice) {
+    auto constant = slice.getInput().getDefiningOp<graph::ConstantOp>();
+    auto value = constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+    auto type = cast<RankedTensorType>(slice.getInput().getType());
+    unsigned bits = type.getElementTypeBitWidth();
+    if (!value || (!value.isSplat() && bits % 8 != 0))
+      return false;
+    int64_t dim = slice.getDim();
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] /= microbatches;
+    auto pieceType = RankedTensorType::get(shape, type.getElementType());
+    DenseElementsAttr piece;
+    if (value.isSplat()) {
+      piece = value.resizeSplat(pieceType);
+    } else {
+      // Row-major: the dims before `dim` make `outer` blocks of M pieces.
+      ArrayRef<char> raw = value.getRawData();
+      int64_t outer = 1, pieceBytes = int64_t(bits / 8);
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (d < dim)
+          outer *= type.getDimSize(d);
+        else
+          pieceBytes *= shape[d];
+      }
+      std::vector<char> first;
+      for (int64_t block = 0; block < outer; ++block) {
+        ArrayRef<char> own = raw.slice(size_t(block * microbatches * pieceBytes), size_t(pieceBytes));
+        for (int64_t m = 1; m < microbatches; ++m)
+          if (raw.slice(size_t((block * microbatches + m) * pieceBytes), size_t(pieceBytes)) != own)
+            return false;
+        first.insert(first.end(), own.begin(), own.end());
+      }
+      piece = DenseElementsAttr::getFromRawBuffer(pieceType, first);
+    }
+    OpBuilder builder(slice);
+    Value made = builder.create<graph::ConstantOp>(slice.getLoc(), cast<ElementsAttr>(piece));
+    SmallVector<StringRef> rest = **axesWithoutMicrobatches(slice);
+    if (!rest.empty())
+      made = builder.create<dist::AllSliceOp>(slice.getLoc(), made, meshRef(), rest, dim,
+                                              mesh.getGroupSize(builder.getStrArrayAttr(rest)));
+    slice.getResult().replaceAllUsesWith(made);
+    slice.erase();
+    return true;
   }
 
   /// Keeps micro-batch m's rows of a value held whole: a gather of rows

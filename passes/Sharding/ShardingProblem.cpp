@@ -2,6 +2,7 @@
 #include "passes/Sharding/ShardingProblem.h"
 
 #include "dialects/Dist/DistDialect.h"
+#include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/GraphOps.h"
 #include "passes/Sharding/RoutedExchange.h"
 #include "runtime/core/MeshAxes.h"
@@ -226,7 +227,11 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
   // The micro-batch axis may also leave an op whole (every micro-batch then
   // computes it on the whole batch, from whole inputs): it cannot gather,
   // so an op that needs the batch whole (a gather by batch row) must be
-  // computed whole rather than split and gathered; the costs choose.
+  // computed whole rather than split and gathered; the costs choose. Not in
+  // a training step: its micro-batches run inside one program, which has
+  // no micro-batch index to take a whole value's rows by, and whatever the
+  // batch flows into is split (a step on the whole batch per micro-batch
+  // would defeat them).
   bool expertWeights = usesExpertWeights(op);
   auto policy = [&](const Strategy &strategy, bool splitBatch) {
     for (unsigned axis : batchAxes) {
@@ -238,7 +243,8 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
       if (factor == Strategy::kRouted)
         factor = int(choices.rule.routed->first);
       bool onBatch = factor >= 0 && batch.test(factor);
-      bool mayStayWhole = !splitBatch || mesh.names[axis] == rt::kMicroBatchAxis;
+      bool mayStayWhole =
+          !splitBatch || (mesh.names[axis] == rt::kMicroBatchAxis && !accumulatesMicrobatches);
       if (!onBatch && !(mayStayWhole && factor == Strategy::kNone))
         return false;
     }
@@ -307,6 +313,11 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
   return success();
 }
 
+bool ShardingProblem::isTrainingStep(func::FuncOp function) {
+  auto module = function->getParentOfType<ModuleOp>();
+  return module && module->hasAttr(graph::kTrainingAttrName);
+}
+
 LogicalResult ShardingProblem::build() {
   for (BlockArgument argument : function.getArguments())
     if (auto type = dyn_cast<RankedTensorType>(argument.getType());
@@ -354,11 +365,24 @@ double ShardingProblem::stepsSeconds(const std::optional<SmallVector<CollectiveS
     return kInfinity;
   std::optional<unsigned> microbatches = mesh.axis(rt::kMicroBatchAxis);
   double seconds = 0;
+  int64_t elementBytes = graph::elementByteWidth(elementType);
   for (const CollectiveStep &step : *steps) {
-    if (microbatches && step.kind != CollectiveKind::AllSlice &&
-        llvm::is_contained(step.axes, *microbatches))
+    if (!microbatches || step.kind == CollectiveKind::AllSlice ||
+        !llvm::is_contained(step.axes, *microbatches)) {
+      seconds += collectiveSeconds(step, elementBytes, mesh, options.device);
+      continue;
+    }
+    // Micro-batches are moments: they can only be summed, into a buffer
+    // each run adds its piece to (read and written once per micro-batch),
+    // and what the sum spans on the devices is an all-reduce over the rest.
+    if (step.kind != CollectiveKind::AllReduce || !accumulatesMicrobatches)
       return kInfinity;
-    seconds += collectiveSeconds(step, graph::elementByteWidth(elementType), mesh, options.device);
+    CollectiveStep rest = step;
+    llvm::erase(rest.axes, *microbatches);
+    if (!rest.axes.empty())
+      seconds += collectiveSeconds(rest, elementBytes, mesh, options.device);
+    seconds += 2 * double(collectivePayloadBytes(step, elementBytes)) /
+               options.device.memoryBandwidth;
   }
   return seconds;
 }

@@ -53,7 +53,8 @@ struct OpChoices {
 class ShardingProblem {
 public:
   ShardingProblem(mlir::func::FuncOp function, MeshShape mesh, ShardingOptions options)
-      : function(function), mesh(std::move(mesh)), options(std::move(options)) {}
+      : function(function), mesh(std::move(mesh)), options(std::move(options)),
+        accumulatesMicrobatches(isTrainingStep(function)) {}
 
   /// Enumerates every op's strategies; an op left without any is an error
   /// at the op, naming the numbers.
@@ -86,6 +87,8 @@ public:
   const MeshShape &meshShape() const { return mesh; }
 
 private:
+  static bool isTrainingStep(mlir::func::FuncOp function);
+
   /// The collectives' time; infinity when there are none (impossible) or
   /// one communicates over the micro-batch axis.
   double stepsSeconds(const std::optional<llvm::SmallVector<CollectiveStep, 4>> &steps,
@@ -104,6 +107,10 @@ private:
   mlir::func::FuncOp function;
   MeshShape mesh;
   ShardingOptions options;
+  /// A training step: a sum over the micro-batch axis (an all-reduce over
+  /// mb) is an accumulation into a buffer across the micro-batches' runs
+  /// (shardc-accumulate-microbatches), not an exchange between devices.
+  bool accumulatesMicrobatches;
   std::vector<OpChoices> ops;
   llvm::DenseMap<mlir::Operation *, unsigned> index;
   /// Dims that carry the batch: dim 0 of the inputs, followed through rules.

@@ -503,12 +503,20 @@ OpShardingRule gatherNd(graph::GatherNdOp op) {
 
 /// ScatterND: data's trailing dims after the k indexed ones are copied slice
 /// by slice, so they are shared by data, updates and result. The indexed
-/// dims (any tuple may hit any of them) and the tuples' positions (several
-/// may hit one target) stay whole.
+/// dims (any tuple may hit any of them) stay whole. The tuples' positions
+/// (several may hit one target) stay whole too, but for a sum into zeros
+/// (an embedding's gradient): each device's tuples then give a partial sum
+/// of the result, as a contraction does.
 OpShardingRule scatterNd(graph::ScatterNdOp op) {
   RuleBuilder builder(op);
   ArrayRef<int64_t> data = shapeOf(op.getData()), indices = shapeOf(op.getIndices());
   unsigned k = indices.back(), positions = indices.size() - 1;
+  if (op.getReduction() == graph::ScatterReduction::add && isZeros(op.getData()))
+    for (unsigned dim = 0; dim < positions; ++dim) {
+      unsigned factor = builder.factor(indices[dim], FactorKind::Reduction);
+      builder.operandDim(1, dim, factor);
+      builder.operandDim(2, dim, factor);
+    }
   for (unsigned dim = k; dim < data.size(); ++dim) {
     unsigned factor = builder.factor(data[dim], FactorKind::Parallel);
     builder.operandDim(0, dim, factor);

@@ -37,11 +37,12 @@
 namespace shardc::rt {
 
 /// The artifact format and program versions this runtime reads. Program
-/// version 2 added the mesh, version 3 state buffers (training); an older
+/// version 2 added the mesh, version 3 state buffers (training), version 4
+/// micro-batch loops (accumulators, inputs cut per micro-batch); an older
 /// program (no mesh: one device; no state) reads the same, so all are
 /// accepted.
 constexpr int kArtifactVersion = 2;
-constexpr uint32_t kProgramVersion = 3;
+constexpr uint32_t kProgramVersion = 4;
 constexpr uint32_t kOldestProgramVersion = 1;
 
 struct Artifact {

@@ -152,6 +152,15 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
       // Memory of the executor's own, even where kernels could read the
       // weight file: the steps write it, and other ranks map the same file.
       auto &memory = states[buffer.name()->str()];
+      // An accumulator is zeroed by every run, and no state of the model.
+      if (buffer.accumulator() && !memory) {
+        auto allocated = device.allocate(view.bytes());
+        if (!allocated)
+          return allocated.status();
+        executor->allocations_.push_back(*allocated);
+        memory = *allocated;
+        executor->accumulators_.push_back({memory, view.dtype, view.shape});
+      }
       if (!memory) {
         const TensorView *initial =
             buffer.zero_init() ? nullptr : artifact.weights->find(buffer.name()->str());
@@ -187,6 +196,8 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
       executor->allocations_.push_back(*memory);
       view.data = *memory;
       executor->inputs_[buffer.index()] = view;
+      executor->inputMicrobatchDims_.resize(executor->inputs_.size(), -1);
+      executor->inputMicrobatchDims_[buffer.index()] = buffer.microbatch_dim();
       break;
     }
     case schema::Storage::View: {
@@ -264,6 +275,11 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
                                   step->source() ? step->source()->str() : "", 0.0, {},
                                   collective});
   }
+  executor->inputMicrobatchDims_.resize(executor->inputs_.size(), -1);
+  if (program.microbatches() > 1) {
+    executor->microbatches_ = static_cast<int>(program.microbatches());
+    executor->loopSteps_ = program.microbatch_steps();
+  }
   if (program.outputs())
     for (const schema::Output *output : *program.outputs())
       executor->outputs_.emplace_back(output->name()->str(), output->buffer());
@@ -276,20 +292,45 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
   return executor;
 }
 
-Status Executor::run(const std::vector<const HostTensor *> &inputs,
-                     std::vector<HostTensor> &outputs, bool profile,
-                     std::vector<TraceEvent> *steps) {
-  for (size_t i = 0; i < inputs_.size(); ++i)
-    if (inputs_[i].data)
-      if (Status status = device_.copyToDevice(inputs_[i].data, inputs[i]->bytes.data(),
-                                               inputs_[i].bytes());
+Status Executor::copyInputs(const std::vector<const HostTensor *> &inputs, int microbatch) {
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    const TensorView &buffer = inputs_[i];
+    if (!buffer.data)
+      continue;
+    const int dim = inputMicrobatchDims_[i];
+    if (dim < 0) {
+      if (Status status = device_.copyToDevice(buffer.data, inputs[i]->bytes.data(), buffer.bytes());
           !status)
         return status;
-  outputs.resize(outputs_.size());
-  if (binding_)
-    binding_->bind(outputs);
+      continue;
+    }
+    // Piece `microbatch` of `dim`: one block per index of the dims before it.
+    const HostTensor &whole = *inputs[i];
+    const size_t rows = static_cast<size_t>(buffer.shape[static_cast<size_t>(dim)]);
+    size_t outer = 1, rowBytes = dtypeSize(whole.dtype);
+    for (size_t d = 0; d < whole.shape.size(); ++d) {
+      if (d < static_cast<size_t>(dim))
+        outer *= static_cast<size_t>(whole.shape[d]);
+      else if (d > static_cast<size_t>(dim))
+        rowBytes *= static_cast<size_t>(whole.shape[d]);
+    }
+    const size_t wholeRows = static_cast<size_t>(whole.shape[static_cast<size_t>(dim)]);
+    for (size_t block = 0; block < outer; ++block)
+      if (Status status = device_.copyToDevice(
+              static_cast<std::byte *>(buffer.data) + block * rows * rowBytes,
+              whole.bytes.data() +
+                  (block * wholeRows + static_cast<size_t>(microbatch) * rows) * rowBytes,
+              rows * rowBytes);
+          !status)
+        return status;
+  }
+  return {};
+}
+
+Status Executor::runSteps(size_t begin, size_t end, bool profile,
+                          std::vector<TraceEvent> *steps) {
   using Clock = std::chrono::steady_clock;
-  for (size_t i = 0; i < steps_.size(); ++i) {
+  for (size_t i = begin; i < end; ++i) {
     PreparedStep &step = steps_[i];
     Clock::time_point start = profile ? Clock::now() : Clock::time_point();
     const int64_t startUs = steps && profile ? traceClockUs() : 0;
@@ -315,6 +356,33 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
                         std::move(args)});
     }
   }
+  return {};
+}
+
+Status Executor::run(const std::vector<const HostTensor *> &inputs,
+                     std::vector<HostTensor> &outputs, bool profile,
+                     std::vector<TraceEvent> *steps) {
+  outputs.resize(outputs_.size());
+  if (binding_)
+    binding_->bind(outputs);
+  // A program without a micro-batch loop is one piece whose loop is all.
+  const int pieces = std::max(microbatches_, 1);
+  const size_t loopEnd = microbatches_ > 1 ? loopSteps_ : steps_.size();
+  for (const TensorView &sum : accumulators_)
+    if (Status status = zeroFill(device_, sum.data, sum.bytes()); !status)
+      return status;
+  for (int piece = 0; piece < pieces; ++piece) {
+    // The previous piece's steps read the input buffers until they finish.
+    if (piece > 0)
+      if (Status status = stream_->synchronize(); !status)
+        return status;
+    if (Status status = copyInputs(inputs, piece); !status)
+      return status;
+    if (Status status = runSteps(0, loopEnd, profile, steps); !status)
+      return status;
+  }
+  if (Status status = runSteps(loopEnd, steps_.size(), profile, steps); !status)
+    return status;
   // Deferred sends (NCCL) go out before the stream is waited for.
   if (groups_)
     if (Status status = groups_->flush(); !status)

@@ -17,6 +17,10 @@
 // derived from its contents (PackedLinear packs weights only). Between runs
 // the states can be read and overwritten on the host (checkpoints).
 //
+// A training step compiled with --microbatches runs its loop of steps once
+// per micro-batch (each input the program cuts is copied in piece by
+// piece), then the rest once (docs/training.md).
+//
 // A program for a mesh of several devices runs on every rank with the rank's
 // world Communicator. Each collective step names the mesh axes it reduces or
 // gathers over (`mesh_axes`); prepare() makes one sub-group per distinct list
@@ -103,6 +107,11 @@ private:
   };
 
   explicit Executor(Device &device) : device_(device) {}
+  /// The caller's inputs into their device buffers: micro-batch
+  /// `microbatch`'s piece of those the program cuts.
+  Status copyInputs(const std::vector<const HostTensor *> &inputs, int microbatch);
+  /// Launches steps [begin, end) in order.
+  Status runSteps(size_t begin, size_t end, bool profile, std::vector<TraceEvent> *steps);
   static StatusOr<std::unique_ptr<Executor>> prepare(const Artifact &artifact, Device &device,
                                                      Communicator *world,
                                                      CollectiveGroups *groups);
@@ -115,8 +124,16 @@ private:
   std::vector<StateTensor> states_;
   int64_t arenaBytes_ = 0;
   std::vector<TensorView> buffers_;
-  /// The device buffer of each of the caller's inputs, in input order.
+  /// The device buffer of each of the caller's inputs, in input order, and
+  /// the dim each is cut along into micro-batches (-1: given whole).
   std::vector<TensorView> inputs_;
+  std::vector<int> inputMicrobatchDims_;
+  /// A training step in micro-batches (program.fbs): steps [0, loopSteps_)
+  /// run once per micro-batch, the rest once; the accumulators the loop
+  /// sums into are zeroed first.
+  int microbatches_ = 0;
+  size_t loopSteps_ = 0;
+  std::vector<TensorView> accumulators_;
   std::vector<PreparedStep> steps_;
   std::vector<std::pair<std::string, uint32_t>> outputs_;
   std::vector<StepProfile> profile_;

@@ -44,6 +44,10 @@ public:
                   std::to_string(kProgramVersion));
     if (!program.buffers() || !program.steps())
       return fail("has no buffers or steps");
+    if (program.microbatch_steps() > program.steps()->size())
+      return fail("its micro-batch loop ends after step " +
+                  std::to_string(program.microbatch_steps()) + " of " +
+                  std::to_string(program.steps()->size()));
     if (program.arena_bytes() > static_cast<uint64_t>(INT64_MAX))
       return fail("arena of " + std::to_string(program.arena_bytes()) + " bytes is too large");
     std::vector<bool> boundInputs(inputs.size(), false);
@@ -105,15 +109,26 @@ private:
         return fail(where + " is input " + std::to_string(buffer.index()) +
                     ", which the manifest lacks");
       const TensorSignature &input = inputs[buffer.index()];
-      if (input.dtype != dtype || input.shape != shape)
+      if (Status status = checkMicrobatchDim(buffer, input, where); !status)
+        return status;
+      // A micro-batch's piece of the input the caller gives whole.
+      Shape piece = input.shape;
+      if (buffer.microbatch_dim() >= 0)
+        piece[size_t(buffer.microbatch_dim())] /= int64_t(program.microbatches());
+      if (input.dtype != dtype || piece != shape)
         return fail(where + " is input '" + io::printable(input.name) + "' as " +
-                    describe(dtype, shape) +
-                    "; the manifest declares " + describe(input.dtype, input.shape));
+                    describe(dtype, shape) + "; the manifest declares " +
+                    describe(input.dtype, input.shape) +
+                    (buffer.microbatch_dim() >= 0
+                         ? " in " + std::to_string(program.microbatches()) + " micro-batches"
+                         : std::string()));
       boundInputs[buffer.index()] = true;
       written = true;
       break;
     }
     case schema::Storage::State:
+      if (buffer.accumulator() && !buffer.zero_init())
+        return fail(where + " is an accumulator that does not start as zeros");
       if (Status status = checkState(id, dtype, shape); !status)
         return status;
       written = true;
@@ -165,6 +180,23 @@ private:
       return fail("buffers " + std::to_string(first->second) + " and " + std::to_string(id) +
                   " are the state '" + io::printable(name) +
                   "' with another element type, shape or initial value");
+    return {};
+  }
+
+  /// An input cut into micro-batches: the program runs them (a loop of
+  /// steps), along a dim the input has, which they divide.
+  Status checkMicrobatchDim(const schema::Buffer &buffer, const TensorSignature &input,
+                            const std::string &where) const {
+    int32_t dim = buffer.microbatch_dim();
+    if (dim < 0)
+      return dim == -1 ? Status() : fail(where + " has a negative micro-batch dim");
+    if (program.microbatches() < 2)
+      return fail(where + " is cut into micro-batches, but the program runs none");
+    if (size_t(dim) >= input.shape.size() ||
+        input.shape[size_t(dim)] % int64_t(program.microbatches()) != 0)
+      return fail(where + " cuts input '" + io::printable(input.name) + "' " +
+                  formatShape(input.shape) + " along dim " + std::to_string(dim) + " into " +
+                  std::to_string(program.microbatches()) + " micro-batches, which it does not have");
     return {};
   }
 

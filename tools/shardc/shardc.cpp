@@ -108,7 +108,8 @@ cl::opt<std::string> pipelineParallel(
 cl::opt<std::string> microbatches(
     "microbatches",
     cl::desc("With --pp: cut the batch into M micro-batches that flow through the stages one "
-             "after another (default 1)"),
+             "after another; with --train: run the step's batch in M pieces, summing their "
+             "gradients before the update (gradient accumulation; default 1)"),
     cl::value_desc("M"), cl::cat(meshCategory));
 cl::opt<std::string> schedule(
     "schedule",

@@ -1,6 +1,7 @@
 // RUN: shardc-opt %s --split-input-file --shardc-autodiff="loss=mse:y optimizer=sgd lr=0.5" | FileCheck %s --check-prefix=SGD
 // RUN: shardc-opt %s --split-input-file --shardc-autodiff="loss=mse:y" | FileCheck %s --check-prefix=ADAM
 // RUN: shardc-opt %s --split-input-file --shardc-autodiff="loss=mse:y optimizer=sgd freeze=w" | FileCheck %s --check-prefix=FROZEN
+// RUN: shardc-opt %s --split-input-file --shardc-autodiff="loss=mse:y optimizer=sgd sum-gradients=true" | FileCheck %s --check-prefix=SUM
 
 // A linear layer (weight stored out x in, as torch's nn.Linear) under an MSE
 // loss: its bias becomes an add after it (a trained bias is never a share of
@@ -14,10 +15,26 @@
 // SGD: %[[P:.*]] = graph.linear %[[X]], %[[W]] {{.*}}transpose_weight = true{{.*}}}
 // SGD: %[[Y:.*]] = graph.add %[[P]], %[[B]]
 // SGD: %[[ERR:.*]] = graph.sub %[[Y]], %[[T]]
-// SGD: %[[LOSS:.*]] = graph.reduce_mean
+// The mean is its sum over its count; the sweep starts from 1 over the
+// count (with sum-gradients: from 1, each gradient divided by the count
+// once summed, as micro-batches need).
+// SGD: %[[TOTAL:.*]] = graph.reduce_sum
+// SGD: %[[COUNT:.*]] = graph.constant dense<6.000000e+00> : tensor<f32>
+// SGD: %[[LOSS:.*]] = graph.div %[[TOTAL]], %[[COUNT]]
+// SGD: %[[ONE:.*]] = graph.constant dense<1.000000e+00> : tensor<f32>
+// SGD: %[[SEED:.*]] = graph.div %[[ONE]], %[[COUNT]]
+// SGD: graph.reshape %[[SEED]]
 // SGD: %[[DB:.*]] = graph.reduce_sum %[[DY:.*]] {{.*}}axes = array<i64: 0>,{{.*}} keepdims = false{{.*}}} : (tensor<2x3xf32>) -> tensor<3xf32>
 // SGD: %[[DYT:.*]] = graph.transpose %[[DY]] {{.*}}perm = array<i64: 1, 0>{{.*}}} : (tensor<2x3xf32>) -> tensor<3x2xf32>
 // SGD: %[[DW:.*]] = graph.matmul %[[DYT]], %[[X]] {{.*}}: (tensor<3x2xf32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+// SUM: %[[COUNT:.*]] = graph.constant dense<6.000000e+00> : tensor<f32>
+// SUM: %[[ONE:.*]] = graph.constant dense<1.000000e+00> : tensor<f32>
+// SUM: graph.reshape %[[ONE]]
+// SUM: %[[DBS:.*]] = graph.reduce_sum %{{.*}} {{.*}}axes = array<i64: 0>,{{.*}} : (tensor<2x3xf32>) -> tensor<3xf32>
+// SUM: %[[DWS:.*]] = graph.matmul
+// SUM: %[[DW:.*]] = graph.div %[[DWS]], %[[COUNT]]
+// SUM: %[[DB:.*]] = graph.div %[[DBS]], %[[COUNT]]
+// SUM: graph.mul %[[DW]], %[[DW]]
 // SGD: %[[NORM:.*]] = graph.sqrt
 // SGD: %[[STEPW:.*]] = graph.mul %[[DW]], %[[LR:.*]] {{.*}}: (tensor<3x4xf32>, tensor<f32>)
 // SGD: %[[NEWW:.*]] = graph.sub %[[W]], %[[STEPW]]
