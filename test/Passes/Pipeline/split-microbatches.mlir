@@ -86,6 +86,32 @@ module {
 
 // -----
 
+// A constant whose micro-batches' rows are alike (a position table repeated
+// for each row of the batch; a splat) is sliced at compile time, then over
+// the other axes; one whose rows differ keeps them by the index.
+module {
+  dist.mesh @mesh = <["mb"=2, "tp"=2]>
+  // CHECK-LABEL: func.func @stage0
+  // CHECK-SAME: (%[[M:.*]]: tensor<1xi64> {dist.microbatch_index, graph.name = "microbatch"})
+  func.func @stage0() -> (tensor<1x2xf32>, tensor<1x2xf32>, tensor<2x2xf32>) attributes {dist.stage = 0 : i64} {
+    // CHECK-DAG: %[[ALIKE:.*]] = graph.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+    // CHECK-DAG: dist.all_slice %[[ALIKE]] on @mesh ["tp"] dim = 0 : tensor<2x2xf32> -> tensor<1x2xf32>
+    %rows = graph.constant dense<[[1.0, 2.0], [3.0, 4.0], [1.0, 2.0], [3.0, 4.0]]> : tensor<4x2xf32>
+    %a = dist.all_slice %rows on @mesh ["mb", "tp"] dim = 0 : tensor<4x2xf32> -> tensor<1x2xf32>
+    // CHECK-DAG: %[[SPLAT:.*]] = graph.constant dense<5.000000e-01> : tensor<2x2xf32>
+    // CHECK-DAG: dist.all_slice %[[SPLAT]] on @mesh ["tp"] dim = 0 : tensor<2x2xf32> -> tensor<1x2xf32>
+    %half = graph.constant dense<0.5> : tensor<4x2xf32>
+    %b = dist.all_slice %half on @mesh ["mb", "tp"] dim = 0 : tensor<4x2xf32> -> tensor<1x2xf32>
+    // CHECK-DAG: %[[DIFFER:.*]] = graph.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00], [1.000000e+00, 2.000000e+00], [5.000000e+00, 6.000000e+00]]> : tensor<4x2xf32>
+    // CHECK-DAG: graph.gather %[[DIFFER]], %{{.*}} {axis = 0 : i64} : (tensor<4x2xf32>, tensor<2xi64>) -> tensor<2x2xf32>
+    %differ = graph.constant dense<[[1.0, 2.0], [3.0, 4.0], [1.0, 2.0], [5.0, 6.0]]> : tensor<4x2xf32>
+    %c = dist.all_slice %differ on @mesh ["mb"] dim = 0 : tensor<4x2xf32> -> tensor<2x2xf32>
+    return %a, %b, %c : tensor<1x2xf32>, tensor<1x2xf32>, tensor<2x2xf32>
+  }
+}
+
+// -----
+
 // Without mb nothing changes.
 // CHECK: dist.mesh @mesh = <["dp"=2]>
 // CHECK: dist.all_slice %{{.*}} on @mesh ["dp"]

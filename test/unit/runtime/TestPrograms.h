@@ -26,6 +26,13 @@ inline flatbuffers::Offset<schema::Param> meshAxesParam(flatbuffers::FlatBufferB
   return schema::CreateParam(b, b.CreateString("mesh_axes"), 0, 0, b.CreateVector(names));
 }
 
+/// A training step's micro-batch loop: steps [0, steps) run `microbatches`
+/// times (program.fbs).
+struct MicrobatchLoop {
+  uint32_t microbatches = 0;
+  uint32_t steps = 0;
+};
+
 /// The bytes of the program of `mesh` with these buffers, steps and outputs
 /// and an arena of `arenaBytes`.
 inline std::vector<uint8_t>
@@ -33,12 +40,12 @@ finishProgram(flatbuffers::FlatBufferBuilder &b, uint64_t arenaBytes,
               const std::vector<flatbuffers::Offset<schema::Buffer>> &buffers,
               const std::vector<flatbuffers::Offset<schema::Step>> &steps,
               const std::vector<flatbuffers::Offset<schema::Output>> &outputs,
-              const MeshShape &mesh) {
+              const MeshShape &mesh, MicrobatchLoop loop = {}) {
   std::vector<flatbuffers::Offset<schema::MeshAxis>> axes;
   for (size_t i = 0; i < mesh.names.size(); ++i)
     axes.push_back(schema::CreateMeshAxisDirect(b, mesh.names[i].c_str(), mesh.sizes[i]));
   b.Finish(schema::CreateProgramDirect(b, kProgramVersion, arenaBytes, &buffers, &steps, &outputs,
-                                       &axes),
+                                       &axes, loop.microbatches, loop.steps),
            schema::ProgramIdentifier());
   return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
 }
