@@ -79,7 +79,12 @@ public:
   ReportBuilder(ArrayRef<func::FuncOp> functions, dist::MeshOp meshOp, dist::PipelineOp pipeline,
                 const DeviceModel &device, bool training)
       : functions(functions), mesh(meshOp ? meshShapeOf(meshOp) : MeshShape{}), pipeline(pipeline),
-        device(device), training(training) {}
+        device(device), training(training) {
+    // A training step in micro-batches (no pipeline) runs its forward and
+    // backward once per micro-batch (docs/training.md).
+    if (std::optional<unsigned> axis = mesh.axis(rt::kMicroBatchAxis); axis && training && !pipeline)
+      loopRuns = mesh.sizes[*axis];
+  }
 
   LogicalResult run() {
     if (pipeline) {
@@ -162,19 +167,34 @@ private:
       std::string module = returned ? std::string() : graph::onnxModuleOf(reshard.getLoc());
       std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis);
       double seconds = 0;
-      for (const CollectiveStep &step : *steps) {
+      std::string part = training ? collectivePart(reshard) : std::string();
+      for (CollectiveStep step : *steps) {
         if (step.kind == CollectiveKind::AllSlice)
           continue;
+        // A sum over micro-batches is an accumulation across the loop's
+        // runs: only its sum over the other axes is a collective, once
+        // after the loop.
+        int64_t runs = runsPerStep(part);
+        if (std::optional<unsigned> microbatches = mesh.axis(rt::kMicroBatchAxis);
+            loopRuns > 1 && llvm::is_contained(step.axes, *microbatches)) {
+          llvm::erase(step.axes, *microbatches);
+          if (step.axes.empty())
+            continue;
+          runs = 1;
+        }
         std::vector<std::string> axes;
         for (unsigned axis : step.axes)
           axes.push_back(mesh.names[axis]);
         double stepSeconds = collectiveSeconds(step, width, mesh, device);
-        seconds += stepSeconds;
-        collectives.push_back(
-            {collectiveName(step.kind), std::move(axes), collectivePayloadBytes(step, width),
-             collectiveTrafficBytes(step, width, mesh), stepSeconds,
-             tp && step.axes == AxisList{*tp}, graph::onnxNodeNames(reshard.getLoc()), module,
-             position, std::nullopt, training ? collectivePart(reshard) : std::string()});
+        for (int64_t run = 0; run < runs; ++run) {
+          seconds += stepSeconds;
+          collectives.push_back({collectiveName(step.kind), axes,
+                                 collectivePayloadBytes(step, width),
+                                 collectiveTrafficBytes(step, width, mesh), stepSeconds,
+                                 tp && step.axes == AxisList{*tp},
+                                 graph::onnxNodeNames(reshard.getLoc()), module, position,
+                                 std::nullopt, part});
+        }
       }
       stages[stage].commSeconds += seconds;
       priced.push_back({seconds, module, position, stage});
@@ -228,14 +248,15 @@ private:
     noteNode(op);
     if (isa<graph::AttentionOp>(op))
       attentions.push_back({position, &op});
-    double opFlopsLocal = opFlops(&op) / double(shards);
+    const int64_t runs = runsPerStep(partOf(&op));
+    double opFlopsLocal = double(runs) * opFlops(&op) / double(shards);
     flops += opFlopsLocal;
     int64_t bytes = 0;
     for (Value value : op.getOperands())
       bytes += localBytes(value);
     for (Value value : op.getResults())
       bytes += localBytes(value);
-    double seconds = opSeconds(&op, shards, bytes, device);
+    double seconds = double(runs) * opSeconds(&op, shards, bytes, device);
     computeSeconds += seconds;
     if (training)
       partComputeSeconds[phaseName(graph::phaseOf(&op).value_or(graph::Phase::Forward)).str()] +=
@@ -517,6 +538,12 @@ private:
     return graph::phaseName(first).str();
   }
 
+  /// How often a step runs what belongs to `part`: the forward and
+  /// backward once per micro-batch, the rest once.
+  int64_t runsPerStep(StringRef part) const {
+    return part == "forward" || part == "backward" ? loopRuns : 1;
+  }
+
   /// An op's part of a training step ("" outside one; ops before any
   /// tagged op, such as weights, are forward).
   std::string partOf(Operation *op) const {
@@ -609,9 +636,10 @@ private:
     for (const AxisList &axes : split.dims)
       if (llvm::is_contained(axes, *tp))
         bsh *= t;
-    // Two all-reduces of b*s*h forward; a training step adds two backward.
+    // Two all-reduces of b*s*h forward; a training step adds two backward,
+    // once per micro-batch (b is one micro-batch's).
     double allReduces = training ? 4 : 2;
-    return allReduces * 2 * (t - 1) / t * bsh *
+    return double(loopRuns) * allReduces * 2 * (t - 1) / t * bsh *
            double(graph::elementByteWidth(tensorType(output).getElementType()));
   }
 
@@ -666,6 +694,8 @@ private:
   /// A training step's gradients and optimizer states per rank (no
   /// pipelines: every rank holds the same amounts).
   bool training;
+  /// The micro-batches a training step runs its loop for (1: none).
+  int64_t loopRuns = 1;
   int64_t gradBytes = 0, optimizerBytes = 0;
   /// Values that are a weight's gradient, which `live` leaves out.
   llvm::DenseSet<Value> gradients;
