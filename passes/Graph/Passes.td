@@ -20,10 +20,32 @@ def ConvertPrecisionPass : Pass<"shardc-convert-precision", "mlir::ModuleOp"> {
     mask's -3.4e38 stays finite), inputs are cast on entry and results cast
     back to float32 on exit, so the program's signature does not change.
     Kernels still compute in float32.
+
+    With `master-weights` (a mixed-precision training step, before
+    shardc-autodiff) every float32 weight stays float32 and is read through
+    one cast to `dtype`, tagged `graph.compute_type`: the weight is the fp32
+    master the optimizer updates, the cast is the step's low-precision copy,
+    and the cast's gradient is the fp32 gradient (docs/training.md).
   }];
   let options = [
     Option<"dtype", "dtype", "std::string", "\"bf16\"", "The storage type: bf16 or f16">,
+    Option<"masterWeights", "master-weights", "bool", "false",
+           "keep float32 weights and compute on a cast of each (mixed-precision training)">,
   ];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def SplitWeightCastsPass : Pass<"shardc-split-weight-casts", "mlir::ModuleOp"> {
+  let summary = "Give each use of a cast of a weight a cast of its own";
+  let description = [{
+    A mixed-precision training step reads each fp32 master weight through a
+    cast to the compute type, and CSE leaves one cast per weight. A weight
+    the sharding search may cut for each consumer on its own; one cast
+    feeding several consumers (a tied embedding and LM head, a linear's
+    forward and backward) is one variable of the search linking them all,
+    whose tables then outgrow its bound. A cast per use costs a cast per
+    use and keeps the search's problem the fp32 step's.
+  }];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
@@ -143,6 +165,20 @@ def RaiseRotaryPass : Pass<"shardc-raise-rotary", "mlir::ModuleOp"> {
   let summary = "Recognize rotary position embeddings in rotate-half form";
   let description = [{
     x * cos + concat(-x[..., D/2:], x[..., :D/2]) * sin becomes graph.rotary.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def RaiseBatchGathersPass : Pass<"shardc-raise-batch-gathers", "mlir::ModuleOp"> {
+  let summary = "Recognize a GatherND whose index tuples name their own batch row";
+  let description = [{
+    A graph.gather_nd with constant indices whose tuples' first component
+    is the tuple's own coordinate along the leading indices dim (torch's
+    dynamo exporter gathers the attention mask so: (b, position) for row b)
+    becomes one with one more batch dim and that component dropped: the same
+    values, but now the batch is a dim data, indices and result share, which
+    the sharding rules split like any batch (dp, micro-batches) instead of
+    gathering the data whole. Repeated while the next component qualifies.
   }];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }

@@ -14,6 +14,9 @@ void buildRaisePipeline(mlir::OpPassManager &pm) {
   // and silu. Linear before attention, MLP and MoE, which are made of linears;
   // MLP before MoE, whose experts are MLPs; the routed experts are raised
   // inside the MoE blocks found.
+  // Batch-row gathers first: they are the attention mask's, before any
+  // pattern looks at it.
+  pm.addPass(createRaiseBatchGathersPass());
   pm.addPass(createRaiseActivationsPass());
   pm.addPass(createRaiseNormsPass());
   pm.addPass(createRaiseLinearPass());
