@@ -298,7 +298,39 @@ OpFoldResult GatherNdOp::fold(FoldAdaptor adaptor) {
   });
 }
 
+/// Whether `indices` (constant) holds every coordinate of `shape` in
+/// row-major order, each tuple naming its own element (negative from the
+/// end): a ScatterND through it writes each element once, at its own place.
+static bool isIdentityGrid(Attribute indices, ArrayRef<int64_t> shape) {
+  auto values = dyn_cast_or_null<DenseIntElementsAttr>(indices);
+  if (!values)
+    return false;
+  ArrayRef<int64_t> indexShape = values.getType().getShape();
+  int64_t rank = int64_t(shape.size());
+  if (int64_t(indexShape.size()) != rank + 1 || indexShape.drop_back() != shape ||
+      indexShape.back() != rank)
+    return false;
+  SmallVector<int64_t> coordinate(size_t(rank), 0);
+  int64_t component = 0;
+  for (const APInt &value : values.getValues<APInt>()) {
+    int64_t index = value.getSExtValue(), own = coordinate[size_t(component)];
+    if (index != own && index != own - shape[size_t(component)])
+      return false;
+    if (++component < rank)
+      continue;
+    component = 0;
+    for (int64_t dim = rank - 1; dim >= 0 && ++coordinate[size_t(dim)] == shape[size_t(dim)]; --dim)
+      coordinate[size_t(dim)] = 0;
+  }
+  return true;
+}
+
 OpFoldResult ScatterNdOp::fold(FoldAdaptor adaptor) {
+  // Writing every element at its own place (torch's slice assignment of a
+  // whole mask, as the TorchScript exporter spells it) gives the updates.
+  if (getReduction() == ScatterReduction::none && getUpdates().getType() == getType() &&
+      isIdentityGrid(adaptor.getIndices(), getType().getShape()))
+    return getUpdates();
   auto reduction = ce::parseScatterReduction(stringifyScatterReduction(getReduction()).str());
   if (!reduction)
     return {};

@@ -92,3 +92,23 @@ func.func @not_constant(%x: tensor<2xf32>) -> tensor<2xf32> {
   %0 = graph.add %x, %c : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// A ScatterND that writes every element at its own place (torch's slice
+// assignment of a whole mask, as the TorchScript exporter spells it; -1
+// counts from the end) is its updates; one that moves an element, or adds,
+// stays.
+// CHECK-LABEL: func.func @scatter_identity
+// CHECK-SAME: (%[[DATA:.*]]: tensor<2x2xf32>, %[[UPDATES:.*]]: tensor<2x2xf32>)
+func.func @scatter_identity(%data: tensor<2x2xf32>, %updates: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+  %own = graph.constant dense<[[[0, 0], [0, 1]], [[1, 0], [-1, -1]]]> : tensor<2x2x2xi64>
+  %moved = graph.constant dense<[[[0, 0], [0, 1]], [[1, 1], [1, 0]]]> : tensor<2x2x2xi64>
+  // CHECK-DAG: %[[MOVED:.*]] = graph.scatter_nd %[[DATA]], %{{.*}}, %[[UPDATES]] {reduction = 0 : i32}
+  // CHECK-DAG: %[[ADDED:.*]] = graph.scatter_nd %[[DATA]], %{{.*}}, %[[UPDATES]] {reduction = 1 : i32}
+  // CHECK: return %[[UPDATES]], %[[MOVED]], %[[ADDED]]
+  %a = graph.scatter_nd %data, %own, %updates {reduction = 0 : i32} : (tensor<2x2xf32>, tensor<2x2x2xi64>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %b = graph.scatter_nd %data, %moved, %updates {reduction = 0 : i32} : (tensor<2x2xf32>, tensor<2x2x2xi64>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %c = graph.scatter_nd %data, %own, %updates {reduction = 1 : i32} : (tensor<2x2xf32>, tensor<2x2x2xi64>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %a, %b, %c : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+}
