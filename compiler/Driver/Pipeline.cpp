@@ -54,8 +54,9 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
       capacity.factor = settings.moeCapacityFactor;
       pm.addPass(graph::createSetMoeCapacityPass(capacity));
     }
-    // After raising, whose patterns match the model's own types.
-    if (!settings.dtype.empty()) {
+    // After raising, whose patterns match the model's own types. A training
+    // step converts after its projections are split (below).
+    if (!settings.dtype.empty() && !settings.training) {
       graph::ConvertPrecisionPassOptions precision;
       precision.dtype = settings.dtype;
       pm.addPass(graph::createConvertPrecisionPass(precision));
@@ -67,6 +68,17 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
       // phase must keep as they are.
       pm.addPass(sharding::createSplitFusedProjectionsPass());
       pm.addPass(createCanonicalizerPass());
+      // Mixed precision: the forward in the compute type, each float32
+      // weight the master the update keeps, read through one cast; the
+      // gradient is then taken of the converted forward, so the backward
+      // computes in that type too and each cast's gradient is the
+      // master's, in float32 (docs/training.md).
+      if (!settings.dtype.empty()) {
+        graph::ConvertPrecisionPassOptions precision;
+        precision.dtype = settings.dtype;
+        precision.masterWeights = true;
+        pm.addPass(graph::createConvertPrecisionPass(precision));
+      }
       autodiff::AutodiffPassOptions options;
       options.loss = training->loss;
       options.optimizer = training->optimizer;
@@ -80,10 +92,13 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
       options.freeze = training->freeze;
       options.untie = training->untie;
       options.sumGradients = training->microbatches > 1;
+      options.lossScaling = settings.dtype == "f16";
       pm.addPass(autodiff::createAutodiffPass(options));
       // The step's gradient arithmetic repeats shapes and constants.
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
+      if (!settings.dtype.empty())
+        pm.addPass(graph::createSplitWeightCastsPass());
     }
   }
   if (runs(Phase::Sharded)) {
@@ -115,7 +130,7 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
     // transposed; cuBLAS reads either at the same speed.
     if (settings.target == "cpu")
       pm.addPass(lowering::createPretransposeWeightsPass());
-    lowering::buildLowerPipeline(pm, /*linearEpilogues=*/settings.target == "cpu");
+    lowering::buildLowerPipeline(pm, /*cpuTarget=*/settings.target == "cpu");
     if (settings.target == "cuda")
       pm.addPass(lowering::createGenerateCudaKernelsPass());
   }

@@ -58,8 +58,6 @@ llvm::Expected<std::optional<TrainingSettings>> parseTrainingOptions(const Compi
     return fail("--emit=import comes before the training step is built; use --emit=graph");
   if (!options.pipelineParallel.empty() || llvm::StringRef(options.mesh).contains("pp="))
     return fail("--train does not support pipelines (--pp) yet");
-  if (options.dtype != "fp32")
-    return fail("--train trains float32 models only for now; got --dtype " + options.dtype);
 
   TrainingSettings settings;
   settings.loss = options.loss;

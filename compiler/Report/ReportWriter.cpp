@@ -11,6 +11,7 @@
 #include "passes/Sharding/ShardingConversion.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/ModelStateBytes.h"
 #include "dialects/Graph/NodeLocation.h"
 #include "dialects/Graph/TrainingPhase.h"
 #include "runtime/core/MeshAxes.h"
@@ -230,14 +231,16 @@ private:
       int64_t bytes = tensorBytes(sharding[result].localShape(tensorType(result).getShape(), mesh),
                                   tensorType(result).getElementType());
       // A training step's optimizer state is not a weight; each trained
-      // weight has a gradient of its own shape and type (docs/training.md).
-      auto role = op.getAttrOfType<StringAttr>(graph::kTrainAttrName);
-      if (role && role.getValue() == graph::kTrainState) {
-        optimizerBytes += bytes;
-        return success();
+      // weight has a gradient of its own shape and type, and the fp32
+      // master of a mixed-precision step counts with the optimizer's state
+      // (docs/training.md).
+      if (!graph::trainRole(&op).empty()) {
+        graph::ModelStateBytes state =
+            graph::modelStateBytes(&op, double(bytes), tensorType(result).getElementType());
+        gradBytes += int64_t(state.gradients);
+        optimizerBytes += int64_t(state.states);
+        bytes = int64_t(state.weights);
       }
-      if (role)
-        gradBytes += bytes;
       paramBytes += bytes;
       stages[stage].paramBytes += bytes;
       return success();

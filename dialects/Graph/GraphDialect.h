@@ -33,6 +33,13 @@ constexpr llvm::StringLiteral kTrainParam = "param";
 constexpr llvm::StringLiteral kTrainState = "state";
 constexpr llvm::StringLiteral kTrainAccumulator = "accumulator";
 
+/// On a trained graph.weight of a mixed-precision step (--train --dtype
+/// bf16|fp16): the type the step computes with (a TypeAttr). The weight
+/// itself is the float32 master; the step reads it through one cast to this
+/// type, and its gradient is counted in this type, the master with the
+/// optimizer's state (ZeRO's 2 + 2 + 12 bytes per parameter).
+constexpr llvm::StringLiteral kComputeTypeAttrName = "graph.compute_type";
+
 /// `op`'s graph.train role, or "" when it is not storage a step writes.
 inline llvm::StringRef trainRole(mlir::Operation *op) {
   auto role = op ? op->getAttrOfType<mlir::StringAttr>(kTrainAttrName) : mlir::StringAttr();

@@ -14,6 +14,7 @@
 #include "dialects/Graph/TrainingPhase.h"
 #include "dialects/Graph/TypeUtils.h"
 #include "passes/Autodiff/Loss.h"
+#include "passes/Autodiff/LossScaling.h"
 #include "passes/Autodiff/Optimizer.h"
 #include "passes/Autodiff/TiedWeights.h"
 #include "passes/Autodiff/VjpRules.h"
@@ -128,7 +129,7 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
         continue;
       if (weight.getStoredType())
         return weight.emitOpError() << "is stored as " << *weight.getStoredType()
-                                    << "; training keeps float32 weights (no --dtype yet)";
+                                    << "; training updates float32 weights";
       parameters.push_back(weight);
     }
     if (parameters.empty())
@@ -148,15 +149,19 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
 
     OpBuilder builder(body.getTerminator());
     llvm::DenseMap<Value, Value> grads;
+    std::optional<autodiff::LossScale> lossScale;
     {
       autodiff::GradientBuilder g(builder, built->loss.getLoc());
+      if (lossScaling)
+        lossScale.emplace(g);
       // The mean's gradient starts as 1 over its denominator. With
       // micro-batches the denominator (the global token count) is known
       // only once all of them ran: the sweep starts from the sum instead,
       // and the gradients are divided once summed. (Not always: dividing
       // every gradient by one scalar links them all in the sharding search,
       // whose tables then outgrow its bound on the zoo's larger exports.)
-      Value one = g.scalarLike(built->objective, 1.0);
+      // With loss scaling (fp16) the sweep starts from the scale instead.
+      Value one = lossScale ? lossScale->scale() : g.scalarLike(built->objective, 1.0);
       grads[built->objective] =
           built->denominator && !sumGradients ? g.div(one, built->denominator) : one;
     }
@@ -199,9 +204,12 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
       Value gradient = grads.lookup(weight.getResult());
       if (built->denominator && sumGradients)
         gradient = g.div(gradient, built->denominator);
+      if (lossScale)
+        gradient = g.div(gradient, lossScale->scale());
       updates.push_back({weight, gradient});
     }
-    Value norm = autodiff::buildUpdate(builder, main.getLoc(), updates, optimizerSpec());
+    Value norm = autodiff::buildUpdate(builder, main.getLoc(), updates, optimizerSpec(),
+                                       lossScale ? &*lossScale : nullptr);
     graph::tagUntaggedOps(body, graph::Phase::Optimizer);
 
     // main now returns the loss and the gradient norm.

@@ -4,17 +4,14 @@
 #include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/TypeUtils.h"
 #include "passes/Autodiff/GradientBuilder.h"
+#include "passes/Autodiff/LossScaling.h"
 
 #include <cmath>
 
 using namespace mlir;
 
 namespace shardc::autodiff {
-namespace {
 
-using graph::tensorType;
-
-/// A zero-initialised optimizer state named `name`, of `type`.
 graph::WeightOp createState(OpBuilder &builder, Location location, StringRef name,
                             RankedTensorType type) {
   uint64_t bytes = uint64_t(type.getNumElements()) * graph::elementByteWidth(type.getElementType());
@@ -24,10 +21,9 @@ graph::WeightOp createState(OpBuilder &builder, Location location, StringRef nam
   return state;
 }
 
-/// The writes of the step, emitted together after every value they write is
-/// computed: no read of a parameter or state can then follow its write,
-/// whatever order the later passes give the computations.
-using Writes = SmallVector<std::pair<Value, Value>>;
+namespace {
+
+using graph::tensorType;
 
 /// The name a parameter's optimizer state `suffix` is stored under: torch's
 /// state_dict key, and for a box of an initializer (one part of a fused
@@ -101,7 +97,7 @@ void adamwUpdate(GradientBuilder &g, Parameter parameter, Value gradient, Value 
 } // namespace
 
 Value buildUpdate(OpBuilder &builder, Location location, ArrayRef<Parameter> parameters,
-                  const OptimizerSpec &spec) {
+                  const OptimizerSpec &spec, const LossScale *lossScale) {
   GradientBuilder g(builder, location);
   Value norm = globalNorm(g, parameters);
   // clip_grad_norm_: every gradient times min(1, max_norm / (norm + 1e-6)).
@@ -125,6 +121,8 @@ Value buildUpdate(OpBuilder &builder, Location location, ArrayRef<Parameter> par
     else
       sgdUpdate(g, parameter, gradient, spec, writes);
   }
+  if (lossScale)
+    lossScale->guard(g, norm, writes);
   for (auto [target, value] : writes)
     builder.create<graph::AssignOp>(location, target, value);
   return norm;

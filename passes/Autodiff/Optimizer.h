@@ -13,8 +13,10 @@
 #include "dialects/Graph/GraphOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <string>
+#include <utility>
 
 namespace shardc::autodiff {
 
@@ -32,10 +34,25 @@ struct Parameter {
   mlir::Value gradient;
 };
 
+class LossScale;
+
+/// The writes of the step, (storage, new value), emitted together after
+/// every value they write is computed: no read of a parameter or state can
+/// then follow its write, whatever order the later passes give the
+/// computations.
+using Writes = llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>;
+
+/// A zero-initialised optimizer state named `name`, of `type`.
+graph::WeightOp createState(mlir::OpBuilder &builder, mlir::Location location,
+                            llvm::StringRef name, mlir::RankedTensorType type);
+
 /// Appends the update of every parameter at `builder`'s insertion point and
 /// returns the gradients' global L2 norm (before clipping), a rank-0 float32.
+/// With `lossScale` (fp16) a step whose gradients are not finite writes
+/// nothing new, and the scale is updated (LossScaling.h).
 mlir::Value buildUpdate(mlir::OpBuilder &builder, mlir::Location location,
-                        llvm::ArrayRef<Parameter> parameters, const OptimizerSpec &spec);
+                        llvm::ArrayRef<Parameter> parameters, const OptimizerSpec &spec,
+                        const LossScale *lossScale = nullptr);
 
 } // namespace shardc::autodiff
 

@@ -46,6 +46,9 @@ def AutodiffPass : Pass<"shardc-autodiff", "mlir::ModuleOp"> {
     Option<"sumGradients", "sum-gradients", "bool", "false",
            "differentiate the loss's sum and divide each gradient by its denominator "
            "afterwards (the batch runs in micro-batches, which sum their gradients)">,
+    Option<"lossScaling", "loss-scaling", "bool", "false",
+           "dynamic loss scaling as torch.amp.GradScaler (fp16): the backward starts "
+           "from the loss scale, a step with a non-finite gradient is skipped">,
   ];
   let dependentDialects = ["shardc::graph::GraphDialect", "mlir::func::FuncDialect"];
 }

@@ -30,7 +30,7 @@ RankedTensorType withElement(Type type, Type element) {
 
 class Conversion {
 public:
-  explicit Conversion(FloatType target) : target(target) {}
+  Conversion(FloatType target, bool masterWeights) : target(target), masterWeights(masterWeights) {}
 
   void run(func::FuncOp function) {
     Block &entry = function.getBody().front();
@@ -69,6 +69,10 @@ private:
       return;
     }
     if (auto weight = dyn_cast<WeightOp>(op)) {
+      if (masterWeights && isFloat32Tensor(weight.getType()) && !weight.getStoredType()) {
+        readThroughCast(weight);
+        return;
+      }
       if (isFloat32Tensor(weight.getType())) {
         if (!weight.getStoredType())
           weight.setStoredType(weight.getType().getElementType());
@@ -86,6 +90,19 @@ private:
             argument.setType(withElement(argument.getType(), target));
   }
 
+  /// A training step's fp32 master: it stays float32, and its uses read a
+  /// cast of it to the compute type (shardc-split-weight-casts gives each
+  /// use its own once the step is built).
+  void readThroughCast(WeightOp weight) {
+    OpBuilder builder(weight->getContext());
+    builder.setInsertionPointAfter(weight);
+    auto cast = builder.create<CastOp>(weight.getLoc(), withElement(weight.getType(), target),
+                                       weight.getResult());
+    weight.getResult().replaceAllUsesExcept(cast, cast);
+    weight->setAttr(kComputeTypeAttrName, TypeAttr::get(target));
+    converted.insert(cast);
+  }
+
   /// Rounds to nearest even, saturating at the largest finite value: masks
   /// written as float32's lowest must stay finite (an all-masked row would
   /// otherwise turn into NaNs).
@@ -101,6 +118,7 @@ private:
   }
 
   FloatType target;
+  bool masterWeights;
   llvm::SmallPtrSet<Operation *, 8> converted;
 };
 
@@ -119,7 +137,7 @@ struct ConvertPrecisionPass : impl::ConvertPrecisionPassBase<ConvertPrecisionPas
       return signalPassFailure();
     }
     for (func::FuncOp function : getOperation().getOps<func::FuncOp>())
-      Conversion(target).run(function);
+      Conversion(target, masterWeights).run(function);
   }
 };
 

@@ -15,10 +15,12 @@ namespace shardc::lowering {
 #include "passes/Lowering/Passes.h.inc"
 
 /// Lower to exec, fuse elementwise chains, plan memory (the `shardc-lower`
-/// pipeline), on a program that shardc-verify-partitioned accepts. With
-/// `linearEpilogues` (the CPU target), the elementwise kernel after a
-/// linear runs inside it (shardc-fuse-linear-epilogue).
-void buildLowerPipeline(mlir::OpPassManager &pm, bool linearEpilogues = false);
+/// pipeline), on a program that shardc-verify-partitioned accepts. For the
+/// CPU target (`cpuTarget`), matmuls read transposed operands in place
+/// (shardc-fold-matmul-transposes) and the elementwise kernel after a
+/// linear runs inside it (shardc-fuse-linear-epilogue): kernels only the
+/// CPU backend has.
+void buildLowerPipeline(mlir::OpPassManager &pm, bool cpuTarget = false);
 
 /// Registers the passes and the `shardc-lower` pipeline.
 void registerLoweringPasses();

@@ -8,10 +8,12 @@ namespace shardc::lowering {
 #define GEN_PASS_REGISTRATION
 #include "passes/Lowering/Passes.h.inc"
 
-void buildLowerPipeline(mlir::OpPassManager &pm, bool linearEpilogues) {
+void buildLowerPipeline(mlir::OpPassManager &pm, bool cpuTarget) {
   pm.addPass(createLowerToExecPass());
+  if (cpuTarget)
+    pm.addPass(createFoldMatMulTransposesPass());
   pm.addPass(createFuseElementwisePass());
-  if (linearEpilogues)
+  if (cpuTarget)
     pm.addPass(createFuseLinearEpiloguePass());
   pm.addPass(createWriteStatesInPlacePass());
   pm.addPass(createPlanMemoryPass());

@@ -6,6 +6,7 @@
 #include "passes/Sharding/ShardingProblem.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/ModelStateBytes.h"
 #include "dialects/Graph/TrainingPhase.h"
 #include "runtime/core/MeshAxes.h"
 
@@ -256,6 +257,11 @@ private:
 struct Memory {
   double weights = 0, gradients = 0, states = 0, activations = 0;
   double modelState() const { return weights + gradients + states; }
+  void add(const graph::ModelStateBytes &bytes) {
+    weights += bytes.weights;
+    gradients += bytes.gradients;
+    states += bytes.states;
+  }
   double total() const { return modelState() + activations; }
 };
 
@@ -278,15 +284,9 @@ Memory memoryOf(ShardingProblem &problem, ArrayRef<unsigned> chosen, const Train
     return double(tensorBytes(cut.localShape(tensorType(value).getShape(), mesh),
                               tensorType(value).getElementType()));
   };
-  for (auto &[weight, home] : homes) {
-    auto role = weight.getDefiningOp()->getAttrOfType<StringAttr>(graph::kTrainAttrName);
-    if (role && role.getValue() == graph::kTrainState) {
-      memory.states += bytesOf(weight, home);
-      continue;
-    }
-    memory.weights += bytesOf(weight, home);
-    memory.gradients += bytesOf(weight, home);
-  }
+  for (auto &[weight, home] : homes)
+    memory.add(graph::modelStateBytes(weight.getDefiningOp(), bytesOf(weight, home),
+                                      tensorType(weight).getElementType()));
   llvm::DenseMap<Operation *, std::vector<ValueSharding>> weightCuts;
   llvm::DenseMap<Value, int64_t> localBytes;
   llvm::DenseMap<Value, Operation *> lastUse;
@@ -393,19 +393,14 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       if (!rt::splitsBatch(name) || name == rt::kExpertAxis)
         splits *= size;
     Memory least;
+    bool mixed = false;
     for (auto weight : function.getBody().front().getOps<graph::WeightOp>()) {
-      auto role = weight->getAttrOfType<StringAttr>(graph::kTrainAttrName);
-      if (!role)
+      if (graph::trainRole(weight).empty())
         continue;
-      double bytes = double(tensorBytes(weight.getType().getShape(),
-                                        weight.getType().getElementType())) /
-                     double(splits);
-      if (role.getValue() == graph::kTrainState) {
-        least.states += bytes;
-        continue;
-      }
-      least.weights += bytes;
-      least.gradients += bytes;
+      Type element = weight.getType().getElementType();
+      double bytes = double(tensorBytes(weight.getType().getShape(), element)) / double(splits);
+      least.add(graph::modelStateBytes(weight, bytes, element));
+      mixed |= weight->hasAttr(graph::kComputeTypeAttrName);
     }
     if (least.modelState() <= double(budget))
       return success();
@@ -413,7 +408,8 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
            << "the training step needs at least " << formatBytes(least.modelState())
            << " per device before activations (weights " << formatBytes(least.weights)
            << ", gradients " << formatBytes(least.gradients) << ", optimizer state "
-           << formatBytes(least.states) << ", each split " << splits
+           << (mixed ? "with the fp32 master weights " : "") << formatBytes(least.states)
+           << ", each split " << splits
            << " ways at most; data parallelism holds whole copies) but the device memory is "
            << formatBytes(double(budget)) << ": over by "
            << formatBytes(least.modelState() - double(budget));

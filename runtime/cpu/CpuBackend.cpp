@@ -95,7 +95,8 @@ Status castKernel(const KernelCall &call) {
 Status matmulKernel(const KernelCall &call) {
   if (Status status = expectOperands(call, 2, 2, 1); !status)
     return status;
-  return matmul(call.inputs[0], call.inputs[1], call.outputs[0]);
+  return matmul(call.inputs[0], call.inputs[1], call.outputs[0],
+                call.params.flag("transpose_lhs", false), call.params.flag("transpose_rhs", false));
 }
 
 /// A linear step's operands past input and weight: its bias, if it has

@@ -34,10 +34,17 @@ namespace shardc::rt::cpu {
 /// numpy.matmul: lhs [..., M, K] x rhs [..., K, N] -> out [..., M, N], one
 /// element type throughout. A 1-D lhs is a [1, K] row and a 1-D rhs a [K, 1]
 /// column, and that dim is absent from out; batch dims broadcast.
-/// Batches are multiplied one sgemm after another (each threaded),
-/// except that when rhs is shared by every batch and lhs is dense across
-/// them, all of lhs goes through a single [batch*M, K] x [K, N] sgemm.
-Status matmul(const TensorView &lhs, const TensorView &rhs, const TensorView &out);
+/// `transposeLhs` / `transposeRhs` read that operand's matrices with the
+/// last two dims swapped (lhs stored [..., K, M], rhs [..., N, K]), as
+/// sgemm's 'T' does, without a transposed copy: a weight gradient x^T dy and
+/// attention's backward products (passes/Lowering/FoldMatMulTransposes).
+/// Batches are multiplied one sgemm after another (each threaded), or with
+/// enough of them shared out among the threads (one single-threaded sgemm
+/// per batch); when rhs is shared by every batch and an untransposed lhs is
+/// dense across them, all of lhs goes through a single [batch*M, K] x [K, N]
+/// sgemm.
+Status matmul(const TensorView &lhs, const TensorView &rhs, const TensorView &out,
+              bool transposeLhs = false, bool transposeRhs = false);
 
 /// graph.linear: input [..., K] x weight [K, N] (or [N, K] when
 /// transposeWeight, as PyTorch stores it) + bias [N] -> out [..., N], as one

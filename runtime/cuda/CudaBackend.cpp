@@ -118,6 +118,9 @@ Status castKernel(const KernelCall &call, const LaunchContext &context) {
 
 Status matmulKernel(const KernelCall &call, const LaunchContext &context) {
   SHARDC_EXPECT(2, 2, 1);
+  // The compiler folds transposes into matmuls for the CPU target only.
+  if (call.params.flag("transpose_lhs", false) || call.params.flag("transpose_rhs", false))
+    return Status::error("matmul: transposed operands are not supported on cuda");
   return matmul(call.inputs[0], call.inputs[1], call.outputs[0], context);
 }
 

@@ -305,7 +305,7 @@ Status checkTrilu(const TensorView &input, const TensorView &out) {
 //===----------------------------------------------------------------------===//
 
 Status checkMatMul(const TensorView &lhs, const TensorView &rhs, const TensorView &out,
-                   MatMulDims &dims) {
+                   MatMulDims &dims, bool transposeLhs, bool transposeRhs) {
   const char *name = "matmul";
   SHARDC_KERNEL_TRY(checkTensor(name, "lhs", lhs));
   SHARDC_KERNEL_TRY(checkTensor(name, "rhs", rhs));
@@ -319,8 +319,16 @@ Status checkMatMul(const TensorView &lhs, const TensorView &rhs, const TensorVie
                 "needs operands of rank >= 1 but got " + str(lhs.shape) + " and " + str(rhs.shape));
   // Promote 1-D operands to matrices; that dim is then absent from out.
   const bool lhsVector = lhs.shape.size() == 1, rhsVector = rhs.shape.size() == 1;
-  const Shape a = lhsVector ? Shape{1, lhs.shape[0]} : lhs.shape;
-  const Shape b = rhsVector ? Shape{rhs.shape[0], 1} : rhs.shape;
+  if ((transposeLhs && lhsVector) || (transposeRhs && rhsVector))
+    return fail(name, "a transposed operand needs rank >= 2 but got " + str(lhs.shape) +
+                          " and " + str(rhs.shape));
+  // A transposed operand is read as its stored matrices with rows and columns swapped.
+  auto swapped = [](Shape shape) {
+    std::swap(shape[shape.size() - 2], shape.back());
+    return shape;
+  };
+  const Shape a = lhsVector ? Shape{1, lhs.shape[0]} : transposeLhs ? swapped(lhs.shape) : lhs.shape;
+  const Shape b = rhsVector ? Shape{rhs.shape[0], 1} : transposeRhs ? swapped(rhs.shape) : rhs.shape;
   dims.m = a[a.size() - 2];
   dims.k = a.back();
   dims.n = b.back();

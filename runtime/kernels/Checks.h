@@ -107,13 +107,15 @@ Status checkTrilu(const TensorView &input, const TensorView &out);
 //===----------------------------------------------------------------------===//
 
 /// A matmul as batches of [m, k] x [k, n]: 1-D operands promoted to
-/// matrices, batch the broadcast of aBatch and bBatch.
+/// matrices, batch the broadcast of aBatch and bBatch. A transposed operand
+/// (rank >= 2) stores each of its matrices with the last two dims swapped:
+/// lhs [..., k, m], rhs [..., n, k].
 struct MatMulDims {
   Shape aBatch, bBatch, batch;
   int64_t m = 0, k = 0, n = 0;
 };
 Status checkMatMul(const TensorView &lhs, const TensorView &rhs, const TensorView &out,
-                   MatMulDims &dims);
+                   MatMulDims &dims, bool transposeLhs = false, bool transposeRhs = false);
 
 /// linear: out [m, n] = input [m, k] x weight (+ bias [n]).
 struct LinearDims {
