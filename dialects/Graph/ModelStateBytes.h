@@ -1,0 +1,44 @@
+//===- ModelStateBytes.h - what a training step's storage costs -*- C++ -*-===//
+//
+// The memory check (shardc-auto-shard) and the report count a training
+// step's model state as weights, gradients and optimizer state. A trained
+// weight of an fp32 step is a weight and a gradient of its size; one of a
+// mixed-precision step (graph.compute_type) is the fp32 master, counted with
+// the optimizer's state, and a weight and a gradient of the compute type, as
+// ZeRO and Megatron-LM count them (2 + 2 + 4 bytes per parameter besides
+// Adam's 8).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_DIALECTS_GRAPH_MODELSTATEBYTES_H
+#define SHARDC_DIALECTS_GRAPH_MODELSTATEBYTES_H
+
+#include "dialects/Graph/GraphDialect.h"
+#include "dialects/Graph/TypeUtils.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+
+namespace shardc::graph {
+
+struct ModelStateBytes {
+  double weights = 0, gradients = 0, states = 0;
+};
+
+/// What `storage` (a graph.weight with a graph.train role), whose block on a
+/// device is `bytes` of `element`s, costs that device.
+inline ModelStateBytes modelStateBytes(mlir::Operation *storage, double bytes,
+                                       mlir::Type element) {
+  if (trainRole(storage) == kTrainState)
+    return {0, 0, bytes};
+  auto compute = storage->getAttrOfType<mlir::TypeAttr>(kComputeTypeAttrName);
+  if (!compute)
+    return {bytes, bytes, 0};
+  double copy = bytes * double(elementByteWidth(compute.getValue())) /
+                double(elementByteWidth(element));
+  return {copy, copy, bytes};
+}
+
+} // namespace shardc::graph
+
+#endif
