@@ -7,8 +7,8 @@
 //   dS = P (dP - rowsum(dP P)),  dQ = scale dS K,  dK = scale dS^T Q.
 // Grouped-query heads are expanded to the query heads for the products and
 // their gradients summed back over each group. A masked score takes the
-// lowest finite value, so a row with every key masked gives a uniform row
-// rather than NaN.
+// lowest finite value (no NaN), and a row with every key masked has zero
+// probabilities, as the forward kernels output zeros for it.
 //
 // A rotation is orthogonal: its transpose rotates by the opposite angle,
 // i.e. rotary(dy, cos, -sin') with sin' each pair's partner's sine.
@@ -80,6 +80,8 @@ LogicalResult attentionVjp(VjpCall &call, graph::AttentionOp attention) {
   Value lowest = g.scalarLike(scores, double(std::numeric_limits<float>::lowest()));
   if (mask)
     scores = floatMask ? g.add(scores, mask) : g.where(mask, scores, lowest);
+  // The keys each query sees, when some query may see none.
+  Value seenKeys = mask && !floatMask ? mask : Value();
   if (attention.getCausal()) {
     // Query i sees key j <= i + Sk - Sq (aligned at the bottom right).
     int64_t queries = scoreType.getShape()[rank - 2], keysCount = scoreType.getShape()[rank - 1];
@@ -91,8 +93,22 @@ LogicalResult attentionVjp(VjpCall &call, graph::AttentionOp attention) {
     Value causal = b.create<graph::ConstantOp>(
         loc, cast<ElementsAttr>(DenseElementsAttr::get(maskType, ArrayRef<bool>(visible))));
     scores = g.where(causal, scores, lowest);
+    if (seenKeys)
+      seenKeys = b.create<graph::AndOp>(loc, seenKeys, causal);
+    else if (queries > keysCount)
+      seenKeys = causal;
   }
   Value probs = b.create<graph::SoftmaxOp>(loc, scores, b.getI64IntegerAttr(rank - 1));
+  // A query that sees no key outputs zeros (the kernels'), not the uniform
+  // row its lowest scores give: its probabilities are zero.
+  if (seenKeys) {
+    auto seenType = RankedTensorType::get(shapeOf(seenKeys), scoreType.getElementType());
+    Value seen = b.create<graph::CastOp>(loc, seenType, seenKeys);
+    int64_t keyAxis = tensorType(seen).getRank() - 1;
+    Value seesAny = b.create<graph::ReduceMaxOp>(loc, seen, b.getDenseI64ArrayAttr({keyAxis}),
+                                                 b.getBoolAttr(true));
+    probs = g.mul(probs, seesAny);
+  }
   Value dOut = call.dy();
   if (call.needed[2])
     call.set(2, sumHeads(g, g.matmul(g.swapLastTwo(probs), dOut), group));

@@ -160,6 +160,22 @@ std::vector<VjpCase> attentionCases() {
                 "(tensor<1x2x3x4xf64>, tensor<1x2x4x4xf64>, tensor<1x2x4x4xf64>, "
                 "tensor<3x4xi1>) -> tensor<1x2x3x4xf64>",
                 "tensor<1x2x3x4xf64>")},
+      // Queries that see no key output zeros: three queries, two keys,
+      // causal (the first query sees none); a mask row of every key masked.
+      {"AttentionCausalQueryWithoutKeys",
+       function("%q: tensor<1x2x3x4xf64>, %k: tensor<1x2x2x4xf64>, %v: tensor<1x2x2x3xf64>",
+                "  %y = graph.attention %q, %k, %v {scale = 0.5 : f64, causal = true} : "
+                "(tensor<1x2x3x4xf64>, tensor<1x2x2x4xf64>, tensor<1x2x2x3xf64>) -> "
+                "tensor<1x2x3x3xf64>",
+                "tensor<1x2x3x3xf64>")},
+      {"AttentionMaskRowWithoutKeys",
+       function("%q: tensor<1x2x3x4xf64>, %k: tensor<1x2x4x4xf64>, %v: tensor<1x2x4x4xf64>",
+                "  %m = graph.constant dense<[[true, false, true, true], [false, false, false, "
+                "false], [true, true, true, false]]> : tensor<3x4xi1>\n"
+                "  %y = graph.attention %q, %k, %v, %m {scale = 0.5 : f64, causal = true} : "
+                "(tensor<1x2x3x4xf64>, tensor<1x2x4x4xf64>, tensor<1x2x4x4xf64>, "
+                "tensor<3x4xi1>) -> tensor<1x2x3x4xf64>",
+                "tensor<1x2x3x4xf64>")},
       // A float mask is added to the scores (a trained relative position
       // bias): it has a gradient, summed over the heads it broadcast to.
       {"AttentionTrainedBiasCausal",
