@@ -7,6 +7,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/ModelStateBytes.h"
+#include "dialects/Graph/NodeLocation.h"
 #include "dialects/Graph/TrainingPhase.h"
 #include "runtime/core/MeshAxes.h"
 
@@ -109,9 +110,15 @@ public:
     auto solution = solver.solve(kMaxTableEntries, error);
     if (!solution)
       return function.emitError() << "the sharding search is too large: " << error;
-    if (solution->cost == kInfinity)
-      return function.emitError() << "no sharding of the program exists on the mesh ("
-                                  << mesh.describe() << ")";
+    if (solution->cost == kInfinity) {
+      InFlightDiagnostic error = function.emitError()
+                                 << "no sharding of the program exists on the mesh ("
+                                 << mesh.describe() << ")";
+      if (deadLink)
+        error << ": " << describeOp(deadLink->value.getDefiningOp()) << " cannot give its result to "
+              << describeOp(deadLink->consumer) << " in any sharding either takes";
+      return error;
+    }
     solution->values.resize(ops.size());
     return solution->values;
   }
@@ -223,7 +230,24 @@ private:
                                    wanted.shardings[0], /*forCaller=*/true);
       return;
     }
-    solver.addPairwise(producer, *use.consumer, priceTable(value, given, wanted));
+    std::vector<double> table = priceTable(value, given, wanted);
+    noteDeadLink(value, producer, *use.consumer, table);
+    solver.addPairwise(producer, *use.consumer, std::move(table));
+  }
+
+  /// Remembers the first value that no strategy of its producer can hand to
+  /// any strategy of `consumer` (each finite alone): the plan cannot exist,
+  /// and the error names the two ops rather than the program.
+  void noteDeadLink(Value value, unsigned producer, unsigned consumer,
+                    const std::vector<double> &table) {
+    if (deadLink)
+      return;
+    const std::vector<double> &from = unary[producer], &to = unary[consumer];
+    for (size_t a = 0; a < from.size(); ++a)
+      for (size_t b = 0; b < to.size(); ++b)
+        if (from[a] < kInfinity && to[b] < kInfinity && table[a * to.size() + b] < kInfinity)
+          return;
+    deadLink = {value, problem.choices()[consumer].op};
   }
 
   /// Reshard seconds from each choice of `from` to each of `to`, priced once
@@ -241,8 +265,25 @@ private:
     return table;
   }
 
+  /// 'graph.where' (ONNX node 'Where_12'), or the write of a trained
+  /// weight by name, for errors.
+  static std::string describeOp(Operation *op) {
+    if (auto assign = dyn_cast<graph::AssignOp>(op))
+      if (auto weight = assign.getTarget().getDefiningOp<graph::WeightOp>())
+        return "the write of the trained weight '" + weight.getName().str() + "'";
+    std::string nodes = graph::onnxNodeNames(op->getLoc());
+    return "'" + op->getName().getStringRef().str() + "'" +
+           (nodes.empty() ? std::string() : " (ONNX node '" + nodes + "')");
+  }
+
+  struct DeadLink {
+    Value value;
+    Operation *consumer;
+  };
+
   ShardingProblem &problem;
   TrainedHomes homes;
+  std::optional<DeadLink> deadLink;
   MinSumProblem solver;
   std::vector<std::vector<double>> unary;
 };
