@@ -10,8 +10,10 @@
 
 #include "runtime/core/Artifact.h"
 #include "runtime/core/Mesh.h"
+#include "runtime/core/Tensor.h"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,20 @@ finishProgram(flatbuffers::FlatBufferBuilder &b, uint64_t arenaBytes,
                                        &axes, loop.microbatches, loop.steps),
            schema::ProgramIdentifier());
   return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+}
+
+/// A float32 host tensor of `shape` holding `values`.
+inline HostTensor floats(Shape shape, const std::vector<float> &values) {
+  HostTensor tensor(DType::F32, std::move(shape));
+  std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
+  return tensor;
+}
+
+/// The values of a float32 host tensor.
+inline std::vector<float> floatValues(const HostTensor &tensor) {
+  std::vector<float> values(static_cast<size_t>(tensor.numel()));
+  std::memcpy(values.data(), tensor.bytes.data(), tensor.bytes.size());
+  return values;
 }
 
 } // namespace shardc::rt::test

@@ -52,17 +52,7 @@ std::vector<uint8_t> program(const Variant &variant) {
   return test::finishProgram(b, 128, buffers, steps, outputs, MeshShape{}, variant.loop);
 }
 
-HostTensor floats(Shape shape, const std::vector<float> &values) {
-  HostTensor tensor(DType::F32, std::move(shape));
-  std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
-  return tensor;
-}
-
-std::vector<float> valuesOf(const HostTensor &tensor) {
-  std::vector<float> values(static_cast<size_t>(tensor.numel()));
-  std::memcpy(values.data(), tensor.bytes.data(), tensor.bytes.size());
-  return values;
-}
+using test::floats;
 
 class ExecutorMicrobatchTest : public io::test::TempDir {
 protected:
@@ -98,7 +88,7 @@ TEST_F(ExecutorMicrobatchTest, TheLoopSumsEveryMicrobatchFromZerosEachRun) {
   for (int run = 0; run < 2; ++run) {
     ASSERT_TRUE((*executor)->run({&x}, outputs).ok());
     // (rows 0-1 + rows 2-3) doubled, the same every run.
-    EXPECT_EQ(valuesOf(outputs[0]), (std::vector<float>{22, 44, 66, 88})) << "run " << run;
+    EXPECT_EQ(test::floatValues(outputs[0]), (std::vector<float>{22, 44, 66, 88})) << "run " << run;
   }
   // An accumulator is no state of the model (checkpoints skip it).
   EXPECT_TRUE((*executor)->states().empty());
@@ -115,7 +105,7 @@ TEST_F(ExecutorMicrobatchTest, MicrobatchesCutAnyDim) {
   const HostTensor x = floats({2, 4}, {1, 2, 10, 20, 3, 4, 30, 40});
   std::vector<HostTensor> outputs;
   ASSERT_TRUE((*executor)->run({&x}, outputs).ok());
-  EXPECT_EQ(valuesOf(outputs[0]), (std::vector<float>{22, 44, 66, 88}));
+  EXPECT_EQ(test::floatValues(outputs[0]), (std::vector<float>{22, 44, 66, 88}));
 }
 
 TEST_F(ExecutorMicrobatchTest, ChecksRefuseLoopsAndCutsTheProgramCannotRun) {

@@ -57,17 +57,7 @@ program(const std::function<void(flatbuffers::FlatBufferBuilder &, Buffers &)> &
   return test::finishProgram(b, 128, buffers, steps, outputs, MeshShape{});
 }
 
-HostTensor floats(Shape shape, const std::vector<float> &values) {
-  HostTensor tensor(DType::F32, std::move(shape));
-  std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
-  return tensor;
-}
-
-std::vector<float> valuesOf(const HostTensor &tensor) {
-  std::vector<float> values(static_cast<size_t>(tensor.numel()));
-  std::memcpy(values.data(), tensor.bytes.data(), tensor.bytes.size());
-  return values;
-}
+using test::floats;
 
 class ExecutorStateTest : public io::test::TempDir {
 protected:
@@ -108,10 +98,10 @@ TEST_F(ExecutorStateTest, StepsUpdateTheStatesFromRunToRun) {
     Status status = (*executor)->run({&x}, outputs);
     ASSERT_TRUE(status.ok()) << status.message();
     const float k = static_cast<float>(run);
-    EXPECT_EQ(valuesOf(outputs[0]),
+    EXPECT_EQ(test::floatValues(outputs[0]),
               (std::vector<float>{10 - k, 20 - 2 * k, 30 - 3 * k, 40 - 4 * k}))
         << "run " << run;
-    EXPECT_EQ(valuesOf(outputs[1]), std::vector<float>{k}) << "run " << run;
+    EXPECT_EQ(test::floatValues(outputs[1]), std::vector<float>{k}) << "run " << run;
   }
   // One state per name, whatever the buffers naming it; the file is untouched.
   ASSERT_EQ((*executor)->states().size(), 2u);
@@ -134,11 +124,11 @@ TEST_F(ExecutorStateTest, EveryExecutorStartsFromTheFile) {
   auto second = Executor::prepare(made, device);
   ASSERT_TRUE(second.ok()) << second.message();
   ASSERT_TRUE((*second)->run({&x}, outputs).ok());
-  EXPECT_EQ(valuesOf(outputs[0]), (std::vector<float>{9, 18, 27, 36}));
-  EXPECT_EQ(valuesOf(outputs[1]), std::vector<float>{1});
+  EXPECT_EQ(test::floatValues(outputs[0]), (std::vector<float>{9, 18, 27, 36}));
+  EXPECT_EQ(test::floatValues(outputs[1]), std::vector<float>{1});
   ASSERT_TRUE((*first)->run({&x}, outputs).ok());
-  EXPECT_EQ(valuesOf(outputs[0]), (std::vector<float>{7, 14, 21, 28}));
-  EXPECT_EQ(valuesOf(outputs[1]), std::vector<float>{3});
+  EXPECT_EQ(test::floatValues(outputs[0]), (std::vector<float>{7, 14, 21, 28}));
+  EXPECT_EQ(test::floatValues(outputs[1]), std::vector<float>{3});
 }
 
 TEST_F(ExecutorStateTest, StatesAreReadAndOverwrittenBetweenRuns) {
@@ -149,13 +139,13 @@ TEST_F(ExecutorStateTest, StatesAreReadAndOverwrittenBetweenRuns) {
   ASSERT_TRUE((*executor)->run({&x}, outputs).ok());
   auto w = (*executor)->readState("w");
   ASSERT_TRUE(w.ok()) << w.message();
-  EXPECT_EQ(valuesOf(*w), (std::vector<float>{9, 18, 27, 36}));
+  EXPECT_EQ(test::floatValues(*w), (std::vector<float>{9, 18, 27, 36}));
   HostTensor zeros = floats({4}, {0, 0, 0, 0}), count = floats({1}, {41});
   ASSERT_TRUE((*executor)->writeState("w", zeros.view()).ok());
   ASSERT_TRUE((*executor)->writeState("count", count.view()).ok());
   ASSERT_TRUE((*executor)->run({&x}, outputs).ok());
-  EXPECT_EQ(valuesOf(outputs[0]), (std::vector<float>{-1, -2, -3, -4}));
-  EXPECT_EQ(valuesOf(outputs[1]), std::vector<float>{42});
+  EXPECT_EQ(test::floatValues(outputs[0]), (std::vector<float>{-1, -2, -3, -4}));
+  EXPECT_EQ(test::floatValues(outputs[1]), std::vector<float>{42});
   Status wrong = (*executor)->writeState("w", count.view());
   EXPECT_EQ(wrong.message(), "state 'w' is float32 [4]; the value given is float32 [1]");
   EXPECT_EQ((*executor)->readState("v").message(), "the program has no state 'v'");
@@ -190,7 +180,7 @@ TEST_F(ExecutorStateTest, ALinearReadsItsStateWeightAfreshEveryRun) {
     HostTensor weight = floats({4, 4}, identity);
     ASSERT_TRUE((*executor)->writeState("W", weight.view()).ok());
     ASSERT_TRUE((*executor)->run({&row4}, outputs1).ok());
-    EXPECT_EQ(valuesOf(outputs1[0]), (std::vector<float>{scale, 2 * scale, 3 * scale, 4 * scale}));
+    EXPECT_EQ(test::floatValues(outputs1[0]), (std::vector<float>{scale, 2 * scale, 3 * scale, 4 * scale}));
   }
 }
 

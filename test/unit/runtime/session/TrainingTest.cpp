@@ -71,11 +71,7 @@ std::vector<std::string> namesIn(const std::string &directory) {
   return names;
 }
 
-HostTensor floats(Shape shape, const std::vector<float> &values) {
-  HostTensor tensor(DType::F32, std::move(shape));
-  std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
-  return tensor;
-}
+using test::floats;
 
 class TrainingTest : public io::test::TempDir {
 protected:
