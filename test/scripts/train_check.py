@@ -22,8 +22,8 @@ checks:
     onnxruntime on step 1's batch and compares the output with torch's
     trained module's (OPT/eval_out3) within 2e-3 of max|torch's|.
 A reference of the zoo (test/zoo/training/NAME, make_training_refs.py) names
-its export (`onnx`, relative to the reference), the dims to bind (`dims`)
-and where outputs are compared (`compare_where`: the positions whose
+its export (`onnx`, relative to the reference), the dims to bind (`dims`),
+initializers that are no parameter of torch's module (`freeze`) and where outputs are compared (`compare_where`: the positions whose
 attention_mask is 1; a padded query's output is padding). Where torch's own
 fp32 and fp64 curves disagree by more than 1e-3 (`fp32_vs_fp64_loss`), the
 curve's tolerance is that disagreement.
@@ -177,8 +177,10 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     artifact = os.path.join(args.work, "step")
     model = args.model or os.path.join(os.path.dirname(args.fixture), settings["onnx"])
-    dims = [f"--dim={name}={size}" for name, size in settings.get("dims", {}).items()]
-    run([args.shardc, model, *dims, "--train", "--loss", settings["loss"]["spec"],
+    flags = [f"--dim={name}={size}" for name, size in settings.get("dims", {}).items()]
+    if settings.get("freeze"):
+        flags.append("--freeze=" + ",".join(settings["freeze"]))
+    run([args.shardc, model, *flags, "--train", "--loss", settings["loss"]["spec"],
          *optimizer_flags(settings, args.optimizer, args.gradients), *shlex.split(args.mesh),
          "--dtype", args.dtype, *args.shardc_flag, "-o", artifact])
     steps = 1 if args.gradients else args.steps

@@ -25,7 +25,8 @@ so test/scripts/train_check.py reads both):
   float64), the global gradient norm (`OPT/grad_norm`), and the logits on
   step 1's batch after 3 steps (`OPT/eval_out3`); `eval_out0` before training.
 - NAME.json: what train_check.py needs (batch, loss, inputs, optimizers'
-  hyperparameters, the dims to bind), the fp32-vs-fp64 disagreement of each
+  hyperparameters, the dims to bind, initializers to --freeze: constants
+  the exporter folded, no parameter of torch's), the fp32-vs-fp64 disagreement of each
   curve, the module check, versions.
 
 Labels: input_ids, -100 where attention_mask is 0 (transformers' recipe for
@@ -62,6 +63,14 @@ OPTIMIZERS = {
     "adamw": (torch.optim.AdamW, dict(lr=3e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01)),
 }
 MODULE_CHECK_REL = 1e-5
+# Float initializers of an export that are no parameter of torch's module:
+# constants the exporter folded into initializers, which shardc would train
+# (it trains every float initializer the loss depends on); the checks pass
+# them to --freeze.
+NOT_PARAMETERS = {
+    "bloom.dynamo": {"unsqueeze_1": "ALiBi slopes [heads, 1], computed by build_alibi_tensor "
+                                    "(no parameter), folded into an initializer by the exporter"},
+}
 
 
 def save_npz(path, arrays):
@@ -239,6 +248,7 @@ def make(entry, tf, log):
                  "labels": "input_ids; -100 where attention_mask is 0 and at the first real "
                            "token of a left-padded row (predicted from a query that sees no key)"},
         "optimizers": settings_opt,
+        "freeze": NOT_PARAMETERS.get(name, {}),
         "fp32_vs_fp64_loss": disagreement,
         "module_check": {"against": entry["torch_outputs"], "where": "attention_mask == 1",
                          "max_rel": module_rel},

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Every causal-LM zoo export trained on every mesh against torch: the full matrix.
+
+For each reference of test/zoo/training (make_training_refs.py), each
+optimizer (sgd, adamw) and each mesh (one device, --tp 2, --tp 2 --sp,
+--dp 2, --dp 2 --tp 2, --microbatches 2 (the zoo's batch is 2), --ep 2 for
+the MoE models), runs train_check.py: the 20-step curve, and with --export
+also the trained model's outputs after 3 steps (shardrun --export-onnx, in
+onnxruntime). Ranks are threads, or processes with --mpi. Prints one line
+per run and a summary; exits 1 when any run fails. Too slow for CI (about
+half an hour on 2 cores); E2E/training/train_zoo_torch.test runs a slice.
+
+    .venv/bin/python test/scripts/train_zoo_matrix.py --build build [--jobs 2]
+        [--only gpt2.dynamo,...] [--optimizer adamw] [--mesh tp2,dp2] [--export] [--mpi]
+"""
+import argparse
+import concurrent.futures
+import glob
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ZOO = os.path.join(HERE, "..", "zoo", "training")
+MESHES = {  # name: (shardc flags, ranks)
+    "one": ("", 1),
+    "tp2": ("--tp 2", 2),
+    "tp2sp": ("--tp 2 --sp", 2),
+    "dp2": ("--dp 2", 2),
+    "dp2tp2": ("--dp 2 --tp 2", 4),
+    "mb2": ("--microbatches 2", 1),
+    "ep2": ("--ep 2", 2),
+}
+MOE = ("mixtral", "qwen2_moe")
+
+
+def check(args, model, optimizer, mesh):
+    flags, ranks = MESHES[mesh]
+    bin_dir = os.path.join(args.build, "bin")
+    command = [sys.executable, os.path.join(HERE, "train_check.py"),
+               "--shardc", os.path.join(bin_dir, "shardc"),
+               "--shardrun", os.path.join(bin_dir, "shardrun"),
+               "--fixture", os.path.join(ZOO, model), "--optimizer", optimizer,
+               "--mesh", flags, "--work", os.path.join(args.work, f"{model}-{optimizer}-{mesh}")]
+    if args.export:
+        command.append("--export-check")
+    if ranks > 1:
+        command += (["--mpirun", f"env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                                 f"mpirun --oversubscribe -np {ranks}"]
+                    if args.mpi else ["--np", str(ranks)])
+    start = time.time()
+    result = subprocess.run(command, capture_output=True, text=True)
+    lines = (result.stdout + result.stderr).strip().splitlines()
+    return result.returncode == 0, time.time() - start, lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", required=True, help="the build folder (its bin/ has shardc)")
+    parser.add_argument("--work", default="/tmp/train_zoo_matrix")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--only", help="comma-separated references (default: all)")
+    parser.add_argument("--optimizer", choices=["sgd", "adamw"], help="default: both")
+    parser.add_argument("--mesh", help=f"comma-separated, of {','.join(MESHES)} (default: all)")
+    parser.add_argument("--export", action="store_true",
+                        help="3 steps and the exported model's outputs instead of the curve")
+    parser.add_argument("--mpi", action="store_true", help="ranks as mpirun processes")
+    args = parser.parse_args()
+    models = sorted(os.path.basename(p)[:-len(".json")] for p in glob.glob(os.path.join(ZOO, "*.json")))
+    if args.only:
+        wanted = args.only.split(",")
+        unknown = sorted(set(wanted) - set(models))
+        if unknown:
+            sys.exit(f"train_zoo_matrix: no reference for {', '.join(unknown)}")
+        models = wanted
+    meshes = args.mesh.split(",") if args.mesh else list(MESHES)
+    unknown = sorted(set(meshes) - set(MESHES))
+    if unknown:
+        sys.exit(f"train_zoo_matrix: unknown mesh {', '.join(unknown)} (of {', '.join(MESHES)})")
+    optimizers = [args.optimizer] if args.optimizer else ["sgd", "adamw"]
+    runs = [(m, o, mesh) for m in models for o in optimizers for mesh in meshes
+            if mesh != "ep2" or m.split(".")[0] in MOE]
+    failed = 0
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        futures = {pool.submit(check, args, *run): run for run in runs}
+        for future in concurrent.futures.as_completed(futures):
+            model, optimizer, mesh = futures[future]
+            ok, seconds, lines = future.result()
+            failed += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {model} {optimizer} {mesh} ({seconds:.1f} s)", flush=True)
+            if not ok:
+                print("    " + "\n    ".join(lines[-6:]), flush=True)
+    print(f"train_zoo_matrix: {len(runs) - failed} of {len(runs)} runs match torch")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
