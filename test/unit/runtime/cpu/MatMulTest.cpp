@@ -110,6 +110,57 @@ TEST(CpuMatMulTest, SameResultWithOneOrTwoThreads) {
   EXPECT_TRUE(closeTo(two, shape, want, 1e-5, 1e-5));
 }
 
+/// `t` with its last two dims swapped, as a transpose kernel stores it.
+HostTensor swapLastTwo(HostTensor &t) {
+  std::vector<int64_t> perm(t.shape.size());
+  for (size_t d = 0; d < perm.size(); ++d)
+    perm[d] = int64_t(d);
+  std::swap(perm[perm.size() - 2], perm.back());
+  Shape shape = t.shape;
+  std::swap(shape[shape.size() - 2], shape.back());
+  HostTensor out(t.dtype, shape);
+  EXPECT_TRUE(succeeded(transpose(t.view(), perm, out.view())));
+  return out;
+}
+
+// A transposed operand stored with its last two dims swapped gives the
+// product of the untransposed one, whichever path multiplies it: one GEMM
+// per batch, batches shared out among two threads (48 of them, as
+// attention's heads), a shared rhs, the fp64 and integer loops.
+TEST(CpuMatMulTest, TransposedOperandsMatchTheUntransposedProduct) {
+  Rng rng(24);
+  const std::pair<Shape, Shape> cases[] = {
+      {{7, 13}, {13, 5}}, {{3, 4, 5}, {5, 6}}, {{2, 1, 3, 4}, {5, 4, 6}},
+      {{4, 12, 16, 8}, {4, 12, 8, 16}}, {{65, 130}, {130, 67}}};
+  for (int threads : {1, 2}) {
+    ThreadScope scope(threads);
+    for (const auto &[as, bs] : cases)
+      for (DType type : {DType::F32, DType::F64, DType::F16, DType::I32})
+        for (int flags = 1; flags < 4; ++flags) {
+          const bool transA = flags & 1, transB = flags & 2;
+          const double range = type == DType::I32 ? 8 : 1;
+          HostTensor a = random(type, as, rng, -range, range);
+          HostTensor b = random(type, bs, rng, -range, range);
+          Shape shape;
+          const std::vector<double> want = naiveMatMul(a, b, shape);
+          HostTensor out(type, shape);
+          HostTensor lhs = transA ? swapLastTwo(a) : a, rhs = transB ? swapLastTwo(b) : b;
+          ASSERT_TRUE(succeeded(matmul(lhs.view(), rhs.view(), out.view(), transA, transB)))
+              << formatShape(as) << " x " << formatShape(bs);
+          const double rtol = type == DType::F16 ? 1e-2 : type == DType::F32 ? 1e-5 : 1e-12;
+          EXPECT_TRUE(closeTo(out, shape, want, rtol, rtol))
+              << dtypeName(type) << " " << formatShape(as) << " x " << formatShape(bs)
+              << " transA " << transA << " transB " << transB << " threads " << threads;
+        }
+  }
+}
+
+TEST(CpuMatMulTest, RejectsATransposedVector) {
+  HostTensor v(DType::F32, {3}), m(DType::F32, {3, 2}), out(DType::F32, {2});
+  EXPECT_TRUE(failsWith(matmul(v.view(), m.view(), out.view(), true, false),
+                        "matmul: a transposed operand needs rank >= 2 but got [3] and [3, 2]"));
+}
+
 TEST(CpuMatMulTest, RejectsBadOperands) {
   HostTensor a(DType::F32, {2, 3}), b(DType::F32, {4, 5}), out(DType::F32, {2, 5});
   EXPECT_TRUE(failsWith(matmul(a.view(), b.view(), out.view()),
