@@ -70,6 +70,8 @@ MODULE_CHECK_REL = 1e-5
 NOT_PARAMETERS = {
     "bloom.dynamo": {"unsqueeze_1": "ALiBi slopes [heads, 1], computed by build_alibi_tensor "
                                     "(no parameter), folded into an initializer by the exporter"},
+    "gptj.dynamo": {"val_37": "rotary sin/cos table [positions, 8], the buffer embed_positions "
+                              "(no parameter), gathered per position by GatherND"},
 }
 
 
