@@ -151,27 +151,34 @@ Status fused(ViewList inputs, const std::vector<std::string> &ops,
   const int64_t blocks = (total + kBlock - 1) / kBlock;
   float *result = out.as<float>();
 
+  // Each input's kind: one of the output's shape is read in place, a
+  // one-element one is a constant row, any other is gathered per block.
+  enum class Read { InPlace, Constant, Gathered };
+  std::vector<Read> reads;
+  for (const TensorView &input : inputs)
+    reads.push_back(input.numel() == total ? Read::InPlace
+                    : input.numel() == 1   ? Read::Constant
+                                           : Read::Gathered);
+
   detail::parallelFor(blocks, kBlock * static_cast<int64_t>(program.size()), [&](int64_t first,
                                                                                 int64_t last) {
-    // Rows: one per input, then one per step; each kBlock wide.
+    // Rows: one per input, then one per step; each kBlock wide. An input
+    // read in place points into its tensor; the last step writes the result.
     std::vector<float> scratch((count + program.size()) * kBlock);
+    std::vector<const float *> rows(count + program.size());
     std::vector<int64_t> index(rank);
+    for (int64_t j = 0; j < count; ++j)
+      if (reads[j] == Read::Constant)
+        std::fill(&scratch[j * kBlock], &scratch[(j + 1) * kBlock], inputs[j].as<float>()[0]);
     for (int64_t block = first; block < last; ++block) {
       int64_t begin = block * kBlock, n = std::min(kBlock, total - begin);
-      // Gather every input's elements for this block (broadcast by strides).
       for (int64_t j = 0; j < count; ++j) {
         const float *data = inputs[j].as<float>();
         float *row = &scratch[j * kBlock];
-        // The common cases without the index walk: an input of the output's
-        // shape is a slice, a one-element input a constant.
-        if (inputs[j].numel() == total) {
-          std::copy(data + begin, data + begin + n, row);
+        rows[j] = reads[j] == Read::InPlace ? data + begin : row;
+        if (reads[j] != Read::Gathered)
           continue;
-        }
-        if (inputs[j].numel() == 1) {
-          std::fill(row, row + n, data[0]);
-          continue;
-        }
+        // Broadcast by strides.
         int64_t linear = begin;
         for (int64_t d = rank - 1; d >= 0; --d) {
           index[d] = linear % out.shape[d];
@@ -186,14 +193,17 @@ Status fused(ViewList inputs, const std::vector<std::string> &ops,
             index[d] = 0;
         }
       }
+      // The result may be an input's own storage (a state updated in place):
+      // every step reads and writes element i at index i, so the last step
+      // reads each element before it overwrites it.
       for (size_t s = 0; s < program.size(); ++s) {
         const Instruction &instruction = program[s];
-        const float *a = &scratch[instruction.args[0] * kBlock];
-        const float *b = instruction.arity > 1 ? &scratch[instruction.args[1] * kBlock] : nullptr;
-        apply(instruction, a, b, &scratch[(count + s) * kBlock], n);
+        float *target =
+            s + 1 == program.size() ? result + begin : &scratch[(count + s) * kBlock];
+        rows[count + s] = target;
+        apply(instruction, rows[instruction.args[0]],
+              instruction.arity > 1 ? rows[instruction.args[1]] : nullptr, target, n);
       }
-      const float *last = &scratch[(count + program.size() - 1) * kBlock];
-      std::copy(last, last + n, result + begin);
     }
   });
   return Status::success();

@@ -15,9 +15,10 @@ namespace shardc::rt::cpu {
 /// `ops` in order, each reading its arguments from `args` (an index below
 /// inputs.size() names an input, above it the result of an earlier op), per
 /// element of `out`, whose shape every input broadcasts to. Float32 tensors;
-/// the last op's result is written to `out`. Inputs are read once per
-/// element; no intermediate tensor is materialized (blocks of elements stay
-/// in cache).
+/// the last op's result is written to `out`, which may be the storage of an
+/// input of its shape (each element is read before it is written). Inputs
+/// are read once per element, those of `out`'s shape where they lie; no
+/// intermediate tensor is materialized (blocks of elements stay in cache).
 Status fused(ViewList inputs, const std::vector<std::string> &ops,
              const std::vector<int64_t> &args, const TensorView &out);
 

@@ -43,7 +43,7 @@ TEST(CpuFusedTest, EveryUnaryOpMatchesItsKernel) {
 TEST(CpuFusedTest, BinaryOpsReadEveryInputShape) {
   Rng rng(4);
   const Shape shape{3, 5, 40};
-  // The output's shape (copied), one element (filled), and broadcasts along
+  // The output's shape (read in place), one element (filled), and broadcasts along
   // the last and a middle dim (the index walk).
   for (const Shape &other : {Shape{3, 5, 40}, Shape{1}, Shape{40}, Shape{5, 1}, Shape{3, 1, 40}}) {
     for (const char *name : {"add", "sub", "mul", "div", "max", "min"}) {
@@ -72,6 +72,29 @@ TEST(CpuFusedTest, AChainReusesEarlierResults) {
     want.push_back(x / (1 + std::exp(-x)) * y);
   }
   EXPECT_TRUE(closeTo(got, shape, want, 1e-6, 1e-7));
+}
+
+// A state updated in place, as shardc-write-states-in-place makes Adam's
+// moment: m = m * 0.9 + g * 0.1 written into m, over several blocks on one
+// and on two threads, equals the same expression written elsewhere.
+TEST(CpuFusedTest, WritesAnInputsOwnStorage) {
+  Rng rng(6);
+  const Shape shape{7, 300};
+  for (int threads : {1, 2}) {
+    ThreadScope scope(threads);
+    std::vector<HostTensor> inputs = {random(DType::F32, shape, rng),
+                                      filled(DType::F32, {}, 0.9f),
+                                      random(DType::F32, shape, rng),
+                                      filled(DType::F32, {}, 0.1f)};
+    const std::vector<std::string> ops = {"mul", "mul", "add"};
+    const std::vector<int64_t> args = {0, 1, 2, 3, 4, 5};
+    const HostTensor apart = runFused(inputs, ops, args, shape);
+    std::vector<TensorView> views;
+    for (HostTensor &input : inputs)
+      views.push_back(input.view());
+    ASSERT_TRUE(succeeded(fused(views, ops, args, inputs[0].view())));
+    EXPECT_TRUE(closeTo(inputs[0], shape, valuesOf(apart), 0, 0)) << threads << " thread(s)";
+  }
 }
 
 TEST(CpuFusedTest, RefusesAnInputThatDoesNotBroadcast) {
