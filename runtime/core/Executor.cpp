@@ -113,6 +113,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
 
   // Every buffer's memory, fixed for the executor's life.
   executor->inputs_.resize(artifact.inputs.size());
+  executor->inputMicrobatchDims_.assign(artifact.inputs.size(), -1);
   std::map<std::string, void *> deviceWeights, states;
   for (uint32_t id = 0; id < program.buffers()->size(); ++id) {
     const schema::Buffer &buffer = *program.buffers()->Get(id);
@@ -196,7 +197,6 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
       executor->allocations_.push_back(*memory);
       view.data = *memory;
       executor->inputs_[buffer.index()] = view;
-      executor->inputMicrobatchDims_.resize(executor->inputs_.size(), -1);
       executor->inputMicrobatchDims_[buffer.index()] = buffer.microbatch_dim();
       break;
     }
@@ -275,7 +275,6 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
                                   step->source() ? step->source()->str() : "", 0.0, {},
                                   collective});
   }
-  executor->inputMicrobatchDims_.resize(executor->inputs_.size(), -1);
   if (program.microbatches() > 1) {
     executor->microbatches_ = static_cast<int>(program.microbatches());
     executor->loopSteps_ = program.microbatch_steps();
