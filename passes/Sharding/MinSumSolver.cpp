@@ -44,10 +44,93 @@ struct Elimination {
   std::vector<unsigned> best;
 };
 
+/// How the next variable to eliminate is picked.
+enum class Greedy {
+  SmallestTable, ///< the one whose table has the fewest entries
+  LeastFill      ///< the one that ties the fewest value pairs of its neighbours
+};
+
+/// An elimination order, what its largest table holds and the work of all.
+struct Order {
+  std::vector<unsigned> variables;
+  double largest = 0, work = 0;
+  unsigned largestAt = 0;
+};
+
+/// Simulates variable elimination on the interaction graph (two variables
+/// are neighbours when a table holds both): eliminating a variable ties
+/// its neighbours together. Neither greedy rule is best everywhere (on the
+/// zoo's training steps either one builds tables 10-200 times the other's),
+/// so the solver simulates both and runs the cheaper.
+Order greedyOrder(const std::vector<unsigned> &domains, std::vector<std::set<unsigned>> neighbours,
+                  Greedy greedy) {
+  const unsigned count = domains.size();
+  auto tableEntries = [&](unsigned variable) {
+    double product = 1;
+    for (unsigned neighbour : neighbours[variable])
+      product *= domains[neighbour];
+    return product;
+  };
+  // The value pairs of neighbours not yet tied that the pick would tie:
+  // entries the new edges bring into later tables.
+  auto fill = [&](unsigned variable) {
+    double pairs = 0;
+    for (auto first = neighbours[variable].begin(); first != neighbours[variable].end(); ++first)
+      for (auto second = std::next(first); second != neighbours[variable].end(); ++second)
+        if (!neighbours[*first].count(*second))
+          pairs += double(domains[*first]) * domains[*second];
+    return pairs;
+  };
+  auto score = [&](unsigned variable) {
+    double entries = tableEntries(variable);
+    return greedy == Greedy::SmallestTable ? std::make_pair(entries, 0.0)
+                                           : std::make_pair(fill(variable), entries);
+  };
+  std::vector<std::pair<double, double>> scores(count);
+  for (unsigned variable = 0; variable < count; ++variable)
+    scores[variable] = score(variable);
+  std::vector<bool> eliminated(count, false);
+  Order order;
+  for (unsigned step = 0; step < count; ++step) {
+    unsigned pick = 0;
+    bool found = false;
+    for (unsigned variable = 0; variable < count; ++variable)
+      if (!eliminated[variable] && (!found || scores[variable] < scores[pick])) {
+        pick = variable;
+        found = true;
+      }
+    double entries = tableEntries(pick);
+    order.variables.push_back(pick);
+    order.work += entries * domains[pick];
+    if (entries > order.largest) {
+      order.largest = entries;
+      order.largestAt = pick;
+    }
+    std::vector<unsigned> around(neighbours[pick].begin(), neighbours[pick].end());
+    for (unsigned neighbour : around) {
+      neighbours[neighbour].erase(pick);
+      for (unsigned other : around)
+        if (other != neighbour)
+          neighbours[neighbour].insert(other);
+    }
+    neighbours[pick].clear();
+    eliminated[pick] = true;
+    // A table's size changes with the neighbours; the fill also with the
+    // edges among them, so the neighbours' neighbours are scored again too.
+    std::set<unsigned> touched(around.begin(), around.end());
+    if (greedy == Greedy::LeastFill)
+      for (unsigned neighbour : around)
+        touched.insert(neighbours[neighbour].begin(), neighbours[neighbour].end());
+    for (unsigned variable : touched)
+      scores[variable] = score(variable);
+  }
+  return order;
+}
+
 } // namespace
 
-std::optional<MinSumProblem::Solution> MinSumProblem::solve(size_t maxTableEntries,
-                                                            std::string &error) const {
+std::optional<MinSumProblem::Solution> MinSumProblem::eliminate(size_t maxTableEntries,
+                                                                std::string &error) const {
   const double infinity = std::numeric_limits<double>::infinity();
   std::vector<Table> tables;
   for (unsigned variable = 0; variable < domains.size(); ++variable)
@@ -86,28 +169,26 @@ std::optional<MinSumProblem::Solution> MinSumProblem::solve(size_t maxTableEntri
     return product;
   };
 
-  std::vector<bool> eliminated(domains.size(), false);
-  // The size of the table eliminating each variable would make; only the
-  // neighbours of an eliminated variable change.
-  std::vector<double> score(domains.size());
-  for (unsigned variable = 0; variable < domains.size(); ++variable)
-    score[variable] = entries(neighbourhood(variable));
-  std::vector<Elimination> order;
+  std::vector<std::set<unsigned>> neighbours(domains.size());
+  for (const Pair &pair : pairs) {
+    neighbours[pair.a].insert(pair.b);
+    neighbours[pair.b].insert(pair.a);
+  }
+  Order order = greedyOrder(domains, neighbours, Greedy::SmallestTable);
+  Order leastFill = greedyOrder(domains, std::move(neighbours), Greedy::LeastFill);
+  auto fits = [&](const Order &candidate) { return candidate.largest <= double(maxTableEntries); };
+  if (std::make_pair(!fits(leastFill), leastFill.work) < std::make_pair(!fits(order), order.work))
+    order = std::move(leastFill);
+  if (!fits(order)) {
+    error = "variable " + std::to_string(order.largestAt) + " would need a table of " +
+            std::to_string(int64_t(order.largest)) + " entries";
+    return std::nullopt;
+  }
+
+  std::vector<Elimination> eliminations;
   double constant = 0;
-  for (unsigned step = 0; step < domains.size(); ++step) {
-    unsigned pick = 0;
-    double smallest = infinity;
-    for (unsigned variable = 0; variable < domains.size(); ++variable)
-      if (!eliminated[variable] && score[variable] < smallest) {
-        smallest = score[variable];
-        pick = variable;
-      }
+  for (unsigned pick : order.variables) {
     std::vector<unsigned> scope = neighbourhood(pick);
-    if (smallest > double(maxTableEntries)) {
-      error = "variable " + std::to_string(pick) + " would need a table of " +
-              std::to_string(int64_t(smallest)) + " entries";
-      return std::nullopt;
-    }
     std::vector<size_t> involved(tablesOf[pick].begin(), tablesOf[pick].end());
     // Strides of every involved table over (scope..., pick).
     std::vector<std::vector<size_t>> strides(involved.size());
@@ -129,7 +210,7 @@ std::optional<MinSumProblem::Solution> MinSumProblem::solve(size_t maxTableEntri
         strides[t][slot] = own[position];
       }
     }
-    size_t size = size_t(smallest);
+    size_t size = size_t(entries(scope));
     Table result{scope, std::vector<double>(size, infinity)};
     Elimination elimination{pick, scope, std::vector<unsigned>(size, 0)};
     std::vector<unsigned> assignment(scope.size(), 0);
@@ -157,8 +238,7 @@ std::optional<MinSumProblem::Solution> MinSumProblem::solve(size_t maxTableEntri
       for (unsigned variable : tables[index].scope)
         tablesOf[variable].erase(index);
     }
-    eliminated[pick] = true;
-    order.push_back(std::move(elimination));
+    eliminations.push_back(std::move(elimination));
     if (scope.empty()) {
       constant += result.values[0];
       continue;
@@ -166,18 +246,166 @@ std::optional<MinSumProblem::Solution> MinSumProblem::solve(size_t maxTableEntri
     tables.push_back(std::move(result));
     for (unsigned variable : tables.back().scope)
       tablesOf[variable].insert(tables.size() - 1);
-    for (unsigned variable : tables.back().scope)
-      score[variable] = entries(neighbourhood(variable));
   }
 
   Solution solution{std::vector<unsigned>(domains.size(), 0), constant};
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+  for (auto it = eliminations.rbegin(); it != eliminations.rend(); ++it) {
     size_t entry = 0;
     for (unsigned variable : it->scope)
       entry = entry * domains[variable] + solution.values[variable];
     solution.values[it->variable] = it->best[entry];
   }
   solution.cost = cost(solution.values);
+  return solution;
+}
+
+std::vector<std::vector<bool>> MinSumProblem::survivingValues() const {
+  const double infinity = std::numeric_limits<double>::infinity();
+  const unsigned count = domains.size();
+  // A value survives while it has a finite cost and, in every pair, a
+  // surviving partner at finite cost (arc consistency); a worklist of the
+  // variables whose values changed revisits their pairs only.
+  std::vector<std::vector<bool>> alive(count);
+  std::vector<std::vector<size_t>> pairsOf(count);
+  for (unsigned variable = 0; variable < count; ++variable)
+    for (double value : unary[variable])
+      alive[variable].push_back(value < infinity);
+  for (size_t index = 0; index < pairs.size(); ++index) {
+    pairsOf[pairs[index].a].push_back(index);
+    pairsOf[pairs[index].b].push_back(index);
+  }
+  std::vector<unsigned> worklist(count);
+  std::vector<bool> queued(count, true);
+  for (unsigned variable = 0; variable < count; ++variable)
+    worklist[variable] = variable;
+  // Drops `variable`'s values without a finite partner in `other`; the
+  // entry of (x, y) is table[x * xStride + y * yStride].
+  auto revise = [&](unsigned variable, unsigned other, const std::vector<double> &table,
+                    size_t xStride, size_t yStride) {
+    bool changed = false;
+    for (unsigned x = 0; x < domains[variable]; ++x) {
+      if (!alive[variable][x])
+        continue;
+      bool supported = false;
+      for (unsigned y = 0; y < domains[other] && !supported; ++y)
+        supported = alive[other][y] && table[x * xStride + y * yStride] < infinity;
+      if (!supported) {
+        alive[variable][x] = false;
+        changed = true;
+      }
+    }
+    if (changed && !queued[variable]) {
+      queued[variable] = true;
+      worklist.push_back(variable);
+    }
+  };
+  auto propagate = [&] {
+    while (!worklist.empty()) {
+      unsigned variable = worklist.back();
+      worklist.pop_back();
+      queued[variable] = false;
+      for (size_t index : pairsOf[variable]) {
+        const Pair &pair = pairs[index];
+        unsigned other = pair.a == variable ? pair.b : pair.a;
+        if (pair.a == variable)
+          revise(other, variable, pair.table, 1, domains[pair.b]);
+        else
+          revise(other, variable, pair.table, domains[pair.b], 1);
+      }
+    }
+  };
+  // Whether value x of `variable` may go because y costs no more, alone
+  // and beside every surviving value of every neighbour: then some best
+  // assignment avoids x. Of values that always cost the same the first
+  // stays (the one an elimination would pick among equals).
+  auto dominated = [&](unsigned variable, unsigned x, unsigned y) {
+    bool equal = unary[variable][x] == unary[variable][y];
+    if (unary[variable][x] < unary[variable][y])
+      return false;
+    for (size_t index : pairsOf[variable]) {
+      const Pair &pair = pairs[index];
+      bool first = pair.a == variable;
+      unsigned other = first ? pair.b : pair.a;
+      for (unsigned z = 0; z < domains[other]; ++z) {
+        if (!alive[other][z])
+          continue;
+        double costX =
+            first ? pair.table[x * domains[other] + z] : pair.table[z * domains[variable] + x];
+        double costY =
+            first ? pair.table[y * domains[other] + z] : pair.table[z * domains[variable] + y];
+        if (costX < costY)
+          return false;
+        equal &= costX == costY;
+      }
+    }
+    return !equal || y < x;
+  };
+  do {
+    propagate();
+    for (unsigned variable = 0; variable < count; ++variable)
+      for (unsigned x = 0; x < domains[variable]; ++x)
+        for (unsigned y = 0; y < domains[variable] && alive[variable][x]; ++y)
+          if (y != x && alive[variable][y] && dominated(variable, x, y)) {
+            alive[variable][x] = false;
+            if (!queued[variable]) {
+              queued[variable] = true;
+              worklist.push_back(variable);
+            }
+          }
+  } while (!worklist.empty());
+  return alive;
+}
+
+std::optional<MinSumProblem::Solution> MinSumProblem::solve(size_t maxTableEntries,
+                                                            std::string &error) const {
+  const double infinity = std::numeric_limits<double>::infinity();
+  const unsigned count = domains.size();
+  std::vector<std::vector<bool>> alive = survivingValues();
+
+  // No finite assignment: every one costs infinity.
+  std::vector<std::vector<unsigned>> kept(count);
+  for (unsigned variable = 0; variable < count; ++variable) {
+    for (unsigned value = 0; value < domains[variable]; ++value)
+      if (alive[variable][value])
+        kept[variable].push_back(value);
+    if (kept[variable].empty())
+      return Solution{std::vector<unsigned>(count, 0), infinity};
+  }
+
+  // The problem over the surviving values; a pair with a fixed side is a
+  // unary cost of the other side.
+  std::vector<std::vector<double>> keptUnary(count);
+  for (unsigned variable = 0; variable < count; ++variable)
+    for (unsigned value : kept[variable])
+      keptUnary[variable].push_back(unary[variable][value]);
+  std::vector<Pair> keptPairs;
+  for (const Pair &pair : pairs) {
+    const std::vector<unsigned> &as = kept[pair.a], &bs = kept[pair.b];
+    auto entry = [&](unsigned x, unsigned y) { return pair.table[x * domains[pair.b] + y]; };
+    if (as.size() == 1) {
+      for (size_t y = 0; y < bs.size(); ++y)
+        keptUnary[pair.b][y] += entry(as[0], bs[y]);
+    } else if (bs.size() == 1) {
+      for (size_t x = 0; x < as.size(); ++x)
+        keptUnary[pair.a][x] += entry(as[x], bs[0]);
+    } else {
+      std::vector<double> table;
+      for (unsigned x : as)
+        for (unsigned y : bs)
+          table.push_back(entry(x, y));
+      keptPairs.push_back({pair.a, pair.b, std::move(table)});
+    }
+  }
+  MinSumProblem reduced;
+  for (std::vector<double> &costs : keptUnary)
+    reduced.addVariable(std::move(costs));
+  reduced.pairs = std::move(keptPairs);
+  std::optional<Solution> solution = reduced.eliminate(maxTableEntries, error);
+  if (!solution)
+    return std::nullopt;
+  for (unsigned variable = 0; variable < count; ++variable)
+    solution->values[variable] = kept[variable][solution->values[variable]];
+  solution->cost = cost(solution->values);
   return solution;
 }
 

@@ -42,7 +42,8 @@ SourceKind ShardingProblem::sourceKind(Value value) {
 static bool usesExpertWeights(Operation *op) {
   return llvm::any_of(op->getOperands(), [](Value operand) {
     return ShardingProblem::sourceKind(operand) == SourceKind::Weight &&
-           llvm::any_of(operand.getUsers(), [](Operation *user) { return isa<graph::MoeOp>(user); });
+           llvm::any_of(operand.getUsers(),
+                        [](Operation *user) { return isa<graph::MoeOp>(user); });
   });
 }
 
@@ -150,9 +151,13 @@ llvm::SmallBitVector ShardingProblem::batchFactors(Operation *op, const OpShardi
     auto found = batchDims.find(operand);
     if (found == batchDims.end())
       continue;
+    // A dim that merges the batch with other dims ([b*s] of flattened
+    // tokens) holds it as its major factor: when the op splits that dim
+    // again ([b*s] -> [b, s]), only the first part carries the batch, and
+    // the sequence stays free of the batch axes' policy.
     for (unsigned dim : found->second.set_bits())
-      for (unsigned factor : rule.operands[position][dim])
-        factors.set(factor);
+      if (!rule.operands[position][dim].empty())
+        factors.set(rule.operands[position][dim].front());
   }
   return factors;
 }
@@ -281,8 +286,8 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
       auto weight = op->getOperand(operand).getDefiningOp<graph::WeightOp>();
       if (type.getRank() >= 2 && mustSplit >= 0)
         return op->emitOpError() << "cannot split the weight '" << weight.getName() << "' "
-                                 << shapeText(type.getShape()) << " over "
-                                 << mesh.names[mustSplit] << "=" << mesh.sizes[mustSplit]
+                                 << shapeText(type.getShape()) << " over " << mesh.names[mustSplit]
+                                 << "=" << mesh.sizes[mustSplit]
                                  << ": no dim it shares with the op is "
                                  << "divisible by " << mesh.sizes[mustSplit];
     }
@@ -381,8 +386,8 @@ double ShardingProblem::stepsSeconds(const std::optional<SmallVector<CollectiveS
     llvm::erase(rest.axes, *microbatches);
     if (!rest.axes.empty())
       seconds += collectiveSeconds(rest, elementBytes, mesh, options.device);
-    seconds += 2 * double(collectivePayloadBytes(step, elementBytes)) /
-               options.device.memoryBandwidth;
+    seconds +=
+        2 * double(collectivePayloadBytes(step, elementBytes)) / options.device.memoryBandwidth;
   }
   return seconds;
 }

@@ -3,7 +3,9 @@
 // The solver is checked against brute-force enumeration on random small
 // problems (repeated pairs, both orders, forbidden entries), against a
 // Viterbi pass on a long chain, and on its two ways of giving up: a table
-// over the limit and a problem with no finite assignment.
+// over the limit and a problem with no finite assignment. Cliques whose
+// forbidden values leave one choice per variable (by their own costs, or
+// through a pair) solve under a table limit a full elimination would pass.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Sharding/MinSumSolver.h"
@@ -151,14 +153,13 @@ TEST(MinSumSolver, LongChainSolvesWithSmallTables) {
   EXPECT_EQ(solution->cost, problem.cost(solution->values));
 }
 
-TEST(MinSumSolver, CliqueOverTheTableLimitIsRefused) {
-  // Every variable of a 12-clique neighbours the 11 others: the first
-  // elimination needs 4^11 entries, far over 1000.
-  std::mt19937 random(5);
-  const unsigned variables = 12, domain = 4;
+/// A clique of `variables` x `domain` with random finite pairs, where a
+/// full elimination needs domain^(variables-1) entries.
+MinSumProblem randomClique(std::mt19937 &random, unsigned variables, unsigned domain,
+                           const std::vector<std::vector<double>> &unary) {
   MinSumProblem problem;
   for (unsigned variable = 0; variable < variables; ++variable)
-    problem.addVariable(std::vector<double>(domain, 1.0));
+    problem.addVariable(unary[variable]);
   for (unsigned a = 0; a < variables; ++a)
     for (unsigned b = a + 1; b < variables; ++b) {
       std::vector<double> table;
@@ -166,9 +167,83 @@ TEST(MinSumSolver, CliqueOverTheTableLimitIsRefused) {
         table.push_back(randomCost(random, 0.0));
       problem.addPairwise(a, b, table);
     }
+  return problem;
+}
+
+TEST(MinSumSolver, CliqueOverTheTableLimitIsRefused) {
+  // Every variable of a 12-clique neighbours the 11 others: the first
+  // elimination needs 4^11 entries, far over 1000.
+  std::mt19937 random(5);
+  const unsigned variables = 12, domain = 4;
+  MinSumProblem problem =
+      randomClique(random, variables, domain,
+                   std::vector<std::vector<double>>(variables, std::vector<double>(domain, 1.0)));
   std::string error;
   EXPECT_FALSE(problem.solve(1000, error));
   EXPECT_NE(error.find("entries"), std::string::npos) << error;
+}
+
+TEST(MinSumSolver, ForbiddenValuesAreDroppedBeforeElimination) {
+  // 8 variables of 3 values, all tied: eliminating one would need 3^7
+  // entries. Six of them may take one value only (the others cost
+  // infinity), so only a pair of real choices remains: 3 entries.
+  std::mt19937 random(11);
+  const unsigned variables = 8, domain = 3;
+  std::vector<std::vector<double>> unary(variables);
+  for (unsigned variable = 0; variable < variables; ++variable)
+    for (unsigned value = 0; value < domain; ++value)
+      unary[variable].push_back(variable < 2 || value == variable % domain ? randomCost(random, 0.0)
+                                                                           : kInfinity);
+  MinSumProblem problem = randomClique(random, variables, domain, unary);
+  std::string error;
+  auto solution = problem.solve(10, error);
+  ASSERT_TRUE(solution) << error;
+  EXPECT_NEAR(solution->cost, bruteForceMinimum(problem, std::vector<unsigned>(variables, domain)),
+              1e-9);
+  for (unsigned variable = 2; variable < variables; ++variable)
+    EXPECT_EQ(solution->values[variable], variable % domain);
+}
+
+TEST(MinSumSolver, PairsThatForbidPropagate) {
+  // The same clique with every value finite alone, but variable 0 has one
+  // value, and its pair with each variable v >= 2 forbids all of v's values
+  // but v % 3: the one left to each follows through the pairs only.
+  std::mt19937 random(12);
+  const unsigned variables = 8, domain = 3;
+  std::vector<std::vector<double>> unary(variables);
+  unary[0] = {randomCost(random, 0.0)};
+  for (unsigned variable = 1; variable < variables; ++variable)
+    for (unsigned value = 0; value < domain; ++value)
+      unary[variable].push_back(randomCost(random, 0.0));
+  MinSumProblem problem;
+  for (const std::vector<double> &costs : unary)
+    problem.addVariable(costs);
+  for (unsigned variable = 1; variable < variables; ++variable) {
+    std::vector<double> table;
+    for (unsigned value = 0; value < domain; ++value)
+      table.push_back(variable < 2 || value == variable % domain ? randomCost(random, 0.0)
+                                                                 : kInfinity);
+    // Half of them with the pinned variable second.
+    if (variable % 2)
+      problem.addPairwise(0, variable, table);
+    else
+      problem.addPairwise(variable, 0, table);
+  }
+  for (unsigned a = 1; a < variables; ++a)
+    for (unsigned b = a + 1; b < variables; ++b) {
+      std::vector<double> table;
+      for (unsigned entry = 0; entry < domain * domain; ++entry)
+        table.push_back(randomCost(random, 0.0));
+      problem.addPairwise(a, b, table);
+    }
+  std::vector<unsigned> domains(variables, domain);
+  domains[0] = 1;
+  std::string error;
+  auto solution = problem.solve(10, error);
+  ASSERT_TRUE(solution) << error;
+  EXPECT_NEAR(solution->cost, bruteForceMinimum(problem, domains), 1e-9);
+  for (unsigned variable = 2; variable < variables; ++variable)
+    EXPECT_EQ(solution->values[variable], variable % domain);
 }
 
 TEST(MinSumSolver, AllForbiddenCostsInfinity) {
