@@ -8,13 +8,14 @@
 #include "compiler/Artifact/RankBlocks.h"
 
 #include "compiler/Artifact/WeightSlicing.h"
-#include "dialects/Graph/WeightBytes.h"
-#include "passes/Autodiff/TiedWeights.h"
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
 #include "dialects/Graph/ConstEval/FloatFormats.h"
-#include "passes/Sharding/CostModel.h"
 #include "dialects/Graph/TypeUtils.h"
+#include "dialects/Graph/WeightBytes.h"
+#include "dialects/Graph/WeightParts.h"
+#include "passes/Autodiff/TiedWeights.h"
+#include "passes/Sharding/CostModel.h"
 #include "passes/Sharding/ShardingConversion.h"
 
 #include "runtime/io/Checksum.h"
@@ -113,9 +114,9 @@ public:
     auto key = std::make_tuple(weight.getFile().str(), weight.getOffset(), weight.getSize(), parts);
     auto found = cache.find(key);
     if (found == cache.end()) {
-      auto bytes = graph::readStoredBytes(weight.getLoc(), weight.getName(), weight.getFile(),
-                                           weight.getOffset(), weight.getSize(),
-                                           weight.getPartOffsets());
+      auto bytes =
+          graph::readStoredBytes(weight.getLoc(), weight.getName(), weight.getFile(),
+                                 weight.getOffset(), weight.getSize(), weight.getPartOffsets());
       if (failed(bytes))
         return failure();
       found = cache.emplace(key, std::move(*bytes)).first;
@@ -377,12 +378,10 @@ private:
 /// Writes one program for the rank at `coords` of the stages' mesh, and the
 /// weight file when the rank is the first of those that read it; returns
 /// the rank's manifest entry.
-FailureOr<llvm::json::Object> writeProgramFiles(func::FuncOp program, ArrayRef<uint8_t> bytes,
-                                                WeightSource &source,
-                                                const sharding::MeshShape &mesh,
-                                                ArrayRef<int64_t> coords,
-                                                const WeightFile &weightFile, StringRef stem,
-                                                FileList &files) {
+FailureOr<llvm::json::Object>
+writeProgramFiles(func::FuncOp program, ArrayRef<uint8_t> bytes, WeightSource &source,
+                  const sharding::MeshShape &mesh, ArrayRef<int64_t> coords,
+                  const WeightFile &weightFile, StringRef stem, FileList &files) {
   Location location = program.getLoc();
   std::string programFile = (stem + ".program").str();
   if (failed(writeBytes(location, files.path(programFile), bytes)) ||
@@ -417,8 +416,8 @@ constexpr const char *kExportModelFile = "export.onnx";
 FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAttr tied,
                                                func::FuncOp program,
                                                const sharding::MeshShape &stageMesh,
-                                               const sharding::MeshShape &mesh,
-                                               StringRef modelPath, FileList &files) {
+                                               const sharding::MeshShape &mesh, StringRef modelPath,
+                                               FileList &files) {
   llvm::json::Object optimizer;
   if (auto spec = training.getAs<DictionaryAttr>("optimizer"))
     for (NamedAttribute entry : spec) {
@@ -426,6 +425,8 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
         optimizer[entry.getName().str()] = number.getValueAsDouble();
       else if (auto text = dyn_cast<StringAttr>(entry.getValue()))
         optimizer[entry.getName().str()] = text.str();
+      else if (auto flag = dyn_cast<BoolAttr>(entry.getValue()))
+        optimizer[entry.getName().str()] = flag.getValue();
     }
   llvm::json::Array batchInputs;
   program.walk([&](exec::InputOp input) {
@@ -450,9 +451,19 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
     auto [base, suffix] = buffer.rsplit('#');
     if (!suffix.empty() && llvm::all_of(suffix, [](char c) { return llvm::isDigit(c); }))
       initializer = base;
-    trained.insert(initializer);
     auto shape = cast<MemRefType>(weight.getType()).getShape();
     llvm::json::Object entry{{"buffer", buffer.str()}, {"initializer", initializer.str()}};
+    // Stacked experts are the model's initializers, one per expert.
+    if (auto parts = weight->getAttrOfType<ArrayAttr>(graph::kPartsAttrName)) {
+      llvm::json::Array names;
+      for (auto part : parts.getAsRange<StringAttr>()) {
+        names.push_back(part.str());
+        trained.insert(part.getValue());
+      }
+      entry["parts"] = std::move(names);
+    } else {
+      trained.insert(initializer);
+    }
     auto global = weight.getStoredShape();
     auto box = weight.getBoxOffsets();
     llvm::json::Array blocks;
@@ -479,9 +490,10 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
       if (!trained.contains(original))
         continue;
       trained.insert(copy);
-      ties.push_back(llvm::json::Object{{"initializer", copy.str()},
-                                        {"of", original.str()},
-                                        {"transposed", tie.getAs<BoolAttr>("transposed").getValue()}});
+      ties.push_back(
+          llvm::json::Object{{"initializer", copy.str()},
+                             {"of", original.str()},
+                             {"transposed", tie.getAs<BoolAttr>("transposed").getValue()}});
     }
   // A model shardc cannot export still trains: the manifest says why not,
   // and only --export-onnx fails.
@@ -570,10 +582,10 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
       for (auto [stage, program] : llvm::enumerate(programs.stages)) {
         if (int64_t(stage) % pipelineRanks != coords.front())
           continue;
-        auto stageFiles = writeProgramFiles(
-            program, bytes[stage], source, stageMesh, stageCoords,
-            weightFiles.fileFor(stage, rank, mesh),
-            ("rank" + Twine(rank) + ".stage" + Twine(stage)).str(), files);
+        auto stageFiles =
+            writeProgramFiles(program, bytes[stage], source, stageMesh, stageCoords,
+                              weightFiles.fileFor(stage, rank, mesh),
+                              ("rank" + Twine(rank) + ".stage" + Twine(stage)).str(), files);
         if (failed(stageFiles))
           return failure();
         (*stageFiles)["stage"] = int64_t(stage);
@@ -601,10 +613,9 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
   llvm::json::Array outputs = callerOutputs(programs.stages.front(), mesh);
   std::optional<llvm::json::Object> trainingSection;
   if (auto training = module->getAttrOfType<DictionaryAttr>(graph::kTrainingAttrName)) {
-    auto section = describeTraining(
-        training, module->getAttrOfType<ArrayAttr>(autodiff::kTiedWeightsAttrName),
-        programs.stages.front(), stageMesh, mesh,
-                                    options.model, files);
+    auto section =
+        describeTraining(training, module->getAttrOfType<ArrayAttr>(autodiff::kTiedWeightsAttrName),
+                         programs.stages.front(), stageMesh, mesh, options.model, files);
     if (failed(section))
       return failure();
     trainingSection = std::move(*section);

@@ -49,6 +49,7 @@ struct CompileOptions {
   std::string loss, optimizer, learningRate, betas, epsilon, weightDecay, momentum, gradClip;
   std::vector<std::string> freeze;
   bool untie = false;
+  bool noDecay1d = false;
 };
 
 /// Compiles as `shardc` does: every error printed as one line prefixed by

@@ -87,6 +87,7 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
       options.beta2 = training->beta2;
       options.eps = training->eps;
       options.weightDecay = training->weightDecay;
+      options.noDecay1d = training->noDecay1d;
       options.momentum = training->momentum;
       options.gradClip = training->gradClip;
       options.freeze = training->freeze;

@@ -30,12 +30,13 @@ llvm::Expected<double> parseNumber(llvm::StringRef flag, llvm::StringRef text, d
 
 } // namespace
 
-llvm::Expected<std::optional<TrainingSettings>> parseTrainingOptions(const CompileOptions &options) {
+llvm::Expected<std::optional<TrainingSettings>>
+parseTrainingOptions(const CompileOptions &options) {
   const std::pair<const char *, const std::string *> flags[] = {
-      {"loss", &options.loss},          {"optimizer", &options.optimizer},
-      {"lr", &options.learningRate},    {"betas", &options.betas},
-      {"eps", &options.epsilon},        {"weight-decay", &options.weightDecay},
-      {"momentum", &options.momentum},  {"grad-clip", &options.gradClip}};
+      {"loss", &options.loss},         {"optimizer", &options.optimizer},
+      {"lr", &options.learningRate},   {"betas", &options.betas},
+      {"eps", &options.epsilon},       {"weight-decay", &options.weightDecay},
+      {"momentum", &options.momentum}, {"grad-clip", &options.gradClip}};
   if (!options.train) {
     for (auto [flag, text] : flags)
       if (!text->empty())
@@ -44,6 +45,8 @@ llvm::Expected<std::optional<TrainingSettings>> parseTrainingOptions(const Compi
       return fail("--freeze needs --train");
     if (options.untie)
       return fail("--untie needs --train");
+    if (options.noDecay1d)
+      return fail("--no-decay-1d needs --train");
     return std::nullopt;
   }
   if (options.loss.empty())
@@ -114,6 +117,7 @@ llvm::Expected<std::optional<TrainingSettings>> parseTrainingOptions(const Compi
       return fail("--freeze: an empty name freezes nothing; give initializer names or prefixes");
   settings.freeze = options.freeze;
   settings.untie = options.untie;
+  settings.noDecay1d = options.noDecay1d;
   return settings;
 }
 

@@ -91,6 +91,7 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
     spec.beta2 = beta2;
     spec.eps = eps;
     spec.weightDecay = weightDecay >= 0 ? weightDecay : (optimizer == "adamw" ? 0.01 : 0.0);
+    spec.noDecay1d = noDecay1d;
     spec.momentum = momentum;
     spec.gradClip = gradClip;
     return spec;
@@ -246,6 +247,8 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
     }
     if (spec.gradClip > 0)
       optimizerAttrs.push_back(b.getNamedAttr("grad_clip", b.getF64FloatAttr(spec.gradClip)));
+    if (spec.noDecay1d)
+      optimizerAttrs.push_back(b.getNamedAttr("no_decay_1d", b.getBoolAttr(true)));
     main->getParentOp()->setAttr(
         shardc::graph::kTrainingAttrName,
         b.getDictionaryAttr({b.getNamedAttr("loss", b.getStringAttr(loss)),

@@ -52,11 +52,18 @@ Value globalNorm(GradientBuilder &g, ArrayRef<Parameter> parameters) {
   return g.b().create<graph::SqrtOp>(g.loc(), total);
 }
 
-void sgdUpdate(GradientBuilder &g, Parameter parameter, Value gradient,
-               const OptimizerSpec &spec, Writes &writes) {
+/// The weight decay of `parameter` under `spec`.
+double weightDecayOf(Parameter parameter, const OptimizerSpec &spec) {
+  if (spec.noDecay1d && parameter.weight.getType().getRank() < 2)
+    return 0;
+  return spec.weightDecay;
+}
+
+void sgdUpdate(GradientBuilder &g, Parameter parameter, Value gradient, const OptimizerSpec &spec,
+               Writes &writes) {
   Value weight = parameter.weight;
-  if (spec.weightDecay != 0)
-    gradient = g.add(gradient, g.scale(weight, spec.weightDecay));
+  if (double decay = weightDecayOf(parameter, spec); decay != 0)
+    gradient = g.add(gradient, g.scale(weight, decay));
   if (spec.momentum != 0) {
     // buf = momentum * buf + g: torch's first step sets buf = g, which this
     // gives from zeros (dampening 0).
@@ -78,18 +85,20 @@ void adamwUpdate(GradientBuilder &g, Parameter parameter, Value gradient, Value 
   RankedTensorType type = tensorType(weight);
   auto average = createState(b, g.loc(), stateName(parameter.weight, "exp_avg"), type);
   auto squares = createState(b, g.loc(), stateName(parameter.weight, "exp_avg_sq"), type);
-  Value decayed = spec.weightDecay != 0 ? g.scale(weight, 1 - spec.lr * spec.weightDecay) : weight;
+  double decay = weightDecayOf(parameter, spec);
+  Value decayed = decay != 0 ? g.scale(weight, 1 - spec.lr * decay) : weight;
   Value nextAverage = g.add(g.scale(average, spec.beta1), g.scale(gradient, 1 - spec.beta1));
   Value nextSquares =
       g.add(g.scale(squares, spec.beta2), g.scale(g.mul(gradient, gradient), 1 - spec.beta2));
   Value one = g.scalarLike(step, 1);
-  Value correction1 = g.sub(one, b.create<graph::PowOp>(g.loc(), g.scalarLike(step, spec.beta1), step));
-  Value correction2 = g.sub(one, b.create<graph::PowOp>(g.loc(), g.scalarLike(step, spec.beta2), step));
+  Value correction1 =
+      g.sub(one, b.create<graph::PowOp>(g.loc(), g.scalarLike(step, spec.beta1), step));
+  Value correction2 =
+      g.sub(one, b.create<graph::PowOp>(g.loc(), g.scalarLike(step, spec.beta2), step));
   Value stepSize = g.div(g.scalarLike(step, spec.lr), correction1);
-  Value denominator =
-      g.add(g.div(b.create<graph::SqrtOp>(g.loc(), nextSquares),
-                  b.create<graph::SqrtOp>(g.loc(), correction2)),
-            g.scalarLike(step, spec.eps));
+  Value denominator = g.add(g.div(b.create<graph::SqrtOp>(g.loc(), nextSquares),
+                                  b.create<graph::SqrtOp>(g.loc(), correction2)),
+                            g.scalarLike(step, spec.eps));
   Value next = g.sub(decayed, g.mul(stepSize, g.div(nextAverage, denominator)));
   writes.append({{average, nextAverage}, {squares, nextSquares}, {weight, next}});
 }
@@ -103,7 +112,8 @@ Value buildUpdate(OpBuilder &builder, Location location, ArrayRef<Parameter> par
   // clip_grad_norm_: every gradient times min(1, max_norm / (norm + 1e-6)).
   Value clip;
   if (spec.gradClip > 0) {
-    Value coefficient = g.div(g.scalarLike(norm, spec.gradClip), g.add(norm, g.scalarLike(norm, 1e-6)));
+    Value coefficient =
+        g.div(g.scalarLike(norm, spec.gradClip), g.add(norm, g.scalarLike(norm, 1e-6)));
     clip = builder.create<graph::MinOp>(location, coefficient, g.scalarLike(norm, 1));
   }
   Writes writes;

@@ -25,6 +25,9 @@ struct OptimizerSpec {
   double lr = 1e-3;
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
   double weightDecay = 0.01; ///< AdamW's decoupled decay; SGD's L2 term
+  /// Parameters of fewer than two dims (biases, norm scales) do not decay:
+  /// Megatron-LM's default and transformers' Trainer's.
+  bool noDecay1d = false;
   double momentum = 0;       ///< SGD only
   double gradClip = 0;       ///< max global L2 norm; 0: no clipping
 };

@@ -36,6 +36,8 @@ def AutodiffPass : Pass<"shardc-autodiff", "mlir::ModuleOp"> {
     Option<"eps", "eps", "double", "1e-8", "AdamW's denominator term">,
     Option<"weightDecay", "weight-decay", "double", "-1",
            "weight decay; negative: the optimizer's default (AdamW 0.01, SGD 0)">,
+    Option<"noDecay1d", "no-decay-1d", "bool", "false",
+           "no weight decay on parameters of fewer than two dims (biases, norm scales)">,
     Option<"momentum", "momentum", "double", "0", "SGD's momentum">,
     Option<"gradClip", "grad-clip", "double", "0",
            "clip the gradients' global L2 norm to this; 0: no clipping">,

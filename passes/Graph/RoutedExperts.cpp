@@ -2,6 +2,7 @@
 #include "passes/Graph/RoutedExperts.h"
 
 #include "dialects/Graph/WeightBox.h"
+#include "dialects/Graph/WeightParts.h"
 #include "passes/Graph/Matchers.h"
 
 using namespace mlir;
@@ -163,15 +164,20 @@ Value materialize(OpBuilder &builder, const StackedWeight &weight) {
     return weightBox(builder, model, weight.boxDim, weight.boxBegin, weight.boxEnd);
   }
   SmallVector<int64_t> offsets;
-  for (Value part : weight.parts)
+  SmallVector<Attribute> names;
+  for (Value part : weight.parts) {
     offsets.push_back(plainWeight(part).getOffset());
+    names.push_back(plainWeight(part).getNameAttr());
+  }
   SmallVector<int64_t> shape = {int64_t(weight.parts.size())};
   shape.append(type.getShape().begin(), type.getShape().end());
-  return builder.create<WeightOp>(
+  auto stacked = builder.create<WeightOp>(
       model.getLoc(), RankedTensorType::get(shape, type.getElementType()),
       (model.getName() + ".stacked").str(), model.getFile(), model.getOffset(),
       model.getSize() * int64_t(weight.parts.size()), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
       TypeAttr(), DenseI64ArrayAttr(), builder.getDenseI64ArrayAttr(offsets));
+  stacked->setAttr(kPartsAttrName, builder.getArrayAttr(names));
+  return stacked;
 }
 
 /// `value` reshaped to `shape` unless it has it; null when the element

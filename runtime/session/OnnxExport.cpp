@@ -67,8 +67,7 @@ void placeBlock(const std::byte *block, const Shape &blockShape, std::byte *whol
     int64_t at = 0;
     for (size_t dim = 0; dim < rank; ++dim)
       at = at * wholeShape[dim] + offsets[dim] + index[dim];
-    std::memcpy(whole + static_cast<size_t>(at) * width, block + static_cast<size_t>(r) * row,
-                row);
+    std::memcpy(whole + static_cast<size_t>(at) * width, block + static_cast<size_t>(r) * row, row);
     for (size_t dim = rank - 1; dim-- > 0;) {
       if (++index[dim] < blockShape[dim])
         break;
@@ -144,6 +143,16 @@ StatusOr<ExportPlan> readExportPlan(const ArtifactLayout &layout) {
                     " dims");
       parameter.blocks.push_back(*offsets);
     }
+    const nlohmann::json parts = entry.value("parts", nlohmann::json::array());
+    const size_t slices = parameter.storedShape.empty() ? 0 : size_t(parameter.storedShape[0]);
+    if (!parts.is_array() || (!parts.empty() && parts.size() != slices))
+      return fail(where + ".parts: expected one initializer name per slice of dim 0 (" +
+                  std::to_string(slices) + ")");
+    for (const nlohmann::json &part : parts) {
+      if (!part.is_string() || part.get<std::string>().empty())
+        return fail(where + ".parts: expected initializer names");
+      parameter.parts.push_back(part.get<std::string>());
+    }
     plan.parameters.push_back(std::move(parameter));
   }
   const nlohmann::json ties = training.value("ties", nlohmann::json::array());
@@ -178,8 +187,8 @@ StatusOr<std::map<std::string, HostTensor>> assembleInitializers(const ExportPla
         return Status::error("rank " + std::to_string(rank) + "'s block " +
                              formatShape(block->shape) + " of '" + parameter.buffer +
                              "' does not fit its shape " + formatShape(parameter.shape));
-      auto [whole, fresh] = values.try_emplace(parameter.initializer, block->dtype,
-                                               parameter.storedShape);
+      auto [whole, fresh] =
+          values.try_emplace(parameter.initializer, block->dtype, parameter.storedShape);
       if (whole->second.dtype != block->dtype || whole->second.shape != parameter.storedShape)
         return Status::error("the trained buffers of '" + parameter.initializer +
                              "' disagree on its type or shape");
@@ -196,6 +205,23 @@ StatusOr<std::map<std::string, HostTensor>> assembleInitializers(const ExportPla
       return Status::error("initializer '" + name + "': the trained blocks cover " +
                            std::to_string(covered[name]) + " of its " +
                            std::to_string(value.numel()) + " elements");
+  // A stack of experts goes back into its experts' initializers.
+  for (const ExportParameter &parameter : plan.parameters) {
+    auto stacked = values.find(parameter.initializer);
+    if (parameter.parts.empty() || stacked == values.end())
+      continue;
+    const HostTensor whole = std::move(stacked->second);
+    values.erase(stacked);
+    const Shape sliceShape(whole.shape.begin() + 1, whole.shape.end());
+    const size_t sliceBytes = whole.bytes.size() / parameter.parts.size();
+    for (size_t index = 0; index < parameter.parts.size(); ++index) {
+      HostTensor slice(whole.dtype, sliceShape);
+      std::memcpy(slice.bytes.data(), whole.bytes.data() + index * sliceBytes, sliceBytes);
+      if (!values.emplace(parameter.parts[index], std::move(slice)).second)
+        return Status::error("the stacked weight '" + parameter.initializer + "' names '" +
+                             parameter.parts[index] + "', which is trained already");
+    }
+  }
   for (const ExportTie &tie : plan.ties) {
     auto original = values.find(tie.of);
     if (original == values.end())

@@ -35,6 +35,9 @@ struct ExportParameter {
   std::string buffer, initializer;
   Shape storedShape, boxOffsets, shape;
   std::vector<Shape> blocks;
+  /// Stacked experts: the model's initializer of each slice along dim 0
+  /// (`initializer` names the stack, which the model lacks).
+  std::vector<std::string> parts;
 };
 
 /// The initializer `initializer` holds `of`'s value (transposed).

@@ -8,6 +8,9 @@
     export_artifact.py garbage ARTIFACT               replaces the embedded model with bytes
                                                        that are no protobuf (its size and
                                                        CRC-32 in the manifest made to match)
+    export_artifact.py parts ARTIFACT                 says the first trained parameter is a
+                                                       stack of 2 initializers, which its
+                                                       dim 0 is not
 """
 import json
 import os
@@ -39,6 +42,10 @@ def main():
         open(os.path.join(args[0], name), "wb").write(garbage)
         manifest["files"][name] = {"bytes": len(garbage),
                                    "crc32": format(zlib.crc32(garbage), "08x")}
+        json.dump(manifest, open(path, "w"), indent=2)
+    elif kind == "parts":
+        path, manifest = manifest_of(args[0])
+        manifest["training"]["parameters"][0]["parts"] = ["expert.0", "expert.1"]
         json.dump(manifest, open(path, "w"), indent=2)
     else:
         sys.exit(f"export_artifact.py: unknown kind '{kind}'")

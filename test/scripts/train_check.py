@@ -21,9 +21,15 @@ checks:
     writes the trained model with `shardrun --export-onnx`, runs it in
     onnxruntime on step 1's batch and compares the output with torch's
     trained module's (OPT/eval_out3) within 2e-3 of max|torch's|.
+With --repeat-batch K each step's batch is its rows K times over (a batch K
+times the fixture's): the token-mean loss, its gradients and the curve are
+torch's for the rows once, so one reference checks larger batches too
+(--microbatches 4 on a reference of batch 2).
 A reference of the zoo (test/zoo/training/NAME, make_training_refs.py) names
 its export (`onnx`, relative to the reference), the dims to bind (`dims`),
-initializers that are no parameter of torch's module (`freeze`) and where outputs are compared (`compare_where`: the positions whose
+initializers that are no parameter of torch's module (`freeze`), whether
+torch exempted the parameters of one dim from weight decay (`no_decay_1d`:
+shardc --no-decay-1d) and where outputs are compared (`compare_where`: the positions whose
 attention_mask is 1; a padded query's output is padding). Where torch's own
 fp32 and fp64 curves disagree by more than 1e-3 (`fp32_vs_fp64_loss`), the
 curve's tolerance is that disagreement.
@@ -76,32 +82,18 @@ def read_safetensors(path):
     return tensors
 
 
-def expert_parts(stacked, count, initial):
-    """The initializers a stacked expert weight was raised from. shardc
-    stacks per-expert initializers into one trained weight named after the
-    first, NAME.stacked, and the manifest does not name the parts: they are
-    NAME with its last path component "0" counting the experts."""
-    words = stacked[:-len(".stacked")].split(".")
-    at = max(i for i, word in enumerate(words) if word == "0")
-    names = [".".join(words[:at] + [str(e)] + words[at + 1:]) for e in range(count)]
-    missing = [name for name in names if name not in initial]
-    if missing:
-        sys.exit(f"train_check: the stacked weight '{stacked}' has no initializers {missing}")
-    return names
-
-
 def trained_weights(artifact, checkpoint, initial):
     """Every trained initializer as one device's checkpoint holds it: each
     trained buffer (a whole initializer, or one box of a fused one) put in
     its place, per the manifest's training.parameters; a stacked expert
-    weight split back into its experts' initializers."""
+    weight split back into its experts' initializers (the entry's parts)."""
     manifest = json.load(open(os.path.join(artifact, "manifest.json")))
     saved = read_safetensors(checkpoint)
     weights, stacks = {}, {}
     for entry in manifest["training"]["parameters"]:
         name = entry["initializer"]
-        if name not in weights and name not in initial and name.endswith(".stacked"):
-            stacks[name] = expert_parts(name, entry["shape"][0], initial)
+        if name not in weights and "parts" in entry:
+            stacks[name] = entry["parts"]
             weights[name] = np.stack([initial[part] for part in stacks[name]]).astype(np.float32)
         if name not in weights:
             weights[name] = np.array(initial[name], dtype=np.float32)
@@ -123,15 +115,28 @@ def initializers(model):
     return {t.name: numpy_helper.to_array(t) for t in graph.initializer}
 
 
-def export_failures(exported, settings, reference, fixture, optimizer):
+def repeated_batches(data_file, rows, repeat, out):
+    """The data file with each step's `rows` rows repeated `repeat` times."""
+    data = np.load(data_file)
+    repeated = {}
+    for name in data.files:
+        array = data[name]
+        steps = array.reshape(len(array) // rows, 1, rows, *array.shape[1:])
+        repeated[name] = np.repeat(steps, repeat, axis=1).reshape(-1, *array.shape[1:])
+    np.savez(out, **repeated)
+    return out
+
+
+def export_failures(exported, settings, reference, data_file, optimizer, repeat):
     """The exported model's output in onnxruntime on step 1's batch against
-    torch's module after the same steps."""
+    torch's module after the same steps (the first copy of a repeated batch)."""
     import onnxruntime
-    data = np.load(fixture + ".data.npz")
+    data = np.load(data_file)
     rows = settings["batch_size"]
-    feeds = {entry["name"]: data[entry["name"]][:rows] for entry in settings["inputs"]}
+    feeds = {entry["name"]: data[entry["name"]][:rows * repeat] for entry in settings["inputs"]}
     session = onnxruntime.InferenceSession(exported, providers=["CPUExecutionProvider"])
-    got = session.run([settings["output"]["name"]], feeds)[0]
+    got = session.run([settings["output"]["name"]], feeds)[0][:rows]
+    feeds = {name: value[:rows] for name, value in feeds.items()}
     want = reference[f"{optimizer}/eval_out3"]
     if "compare_where" in settings:
         where = feeds[settings["compare_where"]].astype(bool)
@@ -165,6 +170,8 @@ def main():
                         help="train weights_after_steps steps, export ONNX, compare in onnxruntime")
     parser.add_argument("--dtype", choices=["fp32", "bf16", "fp16"], default="fp32",
                         help="shardc's --dtype: the step's compute type (fp32 masters)")
+    parser.add_argument("--repeat-batch", type=int, default=1, metavar="K",
+                        help="each step's rows K times over (a reference with a batch dim)")
     parser.add_argument("--work", required=True, help="a scratch folder")
     args = parser.parse_args()
     mixed = args.dtype != "fp32"
@@ -177,9 +184,19 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     artifact = os.path.join(args.work, "step")
     model = args.model or os.path.join(os.path.dirname(args.fixture), settings["onnx"])
-    flags = [f"--dim={name}={size}" for name, size in settings.get("dims", {}).items()]
+    dims = dict(settings.get("dims", {}))
+    data_file = args.fixture + ".data.npz"
+    if args.repeat_batch > 1:
+        if "batch" not in dims:
+            parser.error(f"--repeat-batch: {args.fixture} binds no batch dim")
+        dims["batch"] *= args.repeat_batch
+        data_file = repeated_batches(data_file, settings["batch_size"], args.repeat_batch,
+                                     os.path.join(args.work, "repeated.data.npz"))
+    flags = [f"--dim={name}={size}" for name, size in dims.items()]
     if settings.get("freeze"):
         flags.append("--freeze=" + ",".join(settings["freeze"]))
+    if settings.get("no_decay_1d"):
+        flags.append("--no-decay-1d")
     run([args.shardc, model, *flags, "--train", "--loss", settings["loss"]["spec"],
          *optimizer_flags(settings, args.optimizer, args.gradients), *shlex.split(args.mesh),
          "--dtype", args.dtype, *args.shardc_flag, "-o", artifact])
@@ -189,7 +206,7 @@ def main():
     exported = os.path.join(args.work, "trained.onnx")
     log = os.path.join(args.work, "loss.jsonl")
     checkpoint = os.path.join(args.work, "checkpoint")
-    command = [args.shardrun, artifact, "--train", "--data", args.fixture + ".data.npz",
+    command = [args.shardrun, artifact, "--train", "--data", data_file,
                "--steps", str(steps), "--log", log]
     if args.gradients:
         command += ["--save", checkpoint]
@@ -248,10 +265,13 @@ def main():
         print(f"train_check: {len(names)} gradients compared")
 
     if args.export_check:
-        failures += export_failures(exported, settings, reference, args.fixture, optimizer)
+        failures += export_failures(exported, settings, reference, data_file, optimizer,
+                                    args.repeat_batch)
 
     name = os.path.basename(args.fixture)
     what = "gradients" if args.gradients else f"{args.optimizer}, {steps} steps"
+    if args.repeat_batch > 1:
+        what += f", each batch {args.repeat_batch} times"
     for failure in failures:
         print(f"train_check: {name} ({what}, mesh '{args.mesh}'): {failure}")
     if failures:

@@ -3,7 +3,8 @@
 
 For each reference of test/zoo/training (make_training_refs.py), each
 optimizer (sgd, adamw) and each mesh (one device, --tp 2, --tp 2 --sp,
---dp 2, --dp 2 --tp 2, --microbatches 2 (the zoo's batch is 2), --ep 2 for
+--dp 2, --dp 2 --tp 2, --microbatches 2, --microbatches 4 on each batch
+twice over (the zoo's batch is 2: train_check.py --repeat-batch), --ep 2 for
 the MoE models), runs train_check.py: the 20-step curve, and with --export
 also the trained model's outputs after 3 steps (shardrun --export-onnx, in
 onnxruntime). Ranks are threads, or processes with --mpi. Prints one line
@@ -23,26 +24,28 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZOO = os.path.join(HERE, "..", "zoo", "training")
-MESHES = {  # name: (shardc flags, ranks)
-    "one": ("", 1),
-    "tp2": ("--tp 2", 2),
-    "tp2sp": ("--tp 2 --sp", 2),
-    "dp2": ("--dp 2", 2),
-    "dp2tp2": ("--dp 2 --tp 2", 4),
-    "mb2": ("--microbatches 2", 1),
-    "ep2": ("--ep 2", 2),
+MESHES = {  # name: (shardc flags, ranks, times each batch is repeated)
+    "one": ("", 1, 1),
+    "tp2": ("--tp 2", 2, 1),
+    "tp2sp": ("--tp 2 --sp", 2, 1),
+    "dp2": ("--dp 2", 2, 1),
+    "dp2tp2": ("--dp 2 --tp 2", 4, 1),
+    "mb2": ("--microbatches 2", 1, 1),
+    "mb4": ("--microbatches 4", 1, 2),
+    "ep2": ("--ep 2", 2, 1),
 }
 MOE = ("mixtral", "qwen2_moe")
 
 
 def check(args, model, optimizer, mesh):
-    flags, ranks = MESHES[mesh]
+    flags, ranks, repeat = MESHES[mesh]
     bin_dir = os.path.join(args.build, "bin")
     command = [sys.executable, os.path.join(HERE, "train_check.py"),
                "--shardc", os.path.join(bin_dir, "shardc"),
                "--shardrun", os.path.join(bin_dir, "shardrun"),
                "--fixture", os.path.join(ZOO, model), "--optimizer", optimizer,
-               "--mesh", flags, "--work", os.path.join(args.work, f"{model}-{optimizer}-{mesh}")]
+               "--mesh", flags, "--repeat-batch", str(repeat),
+               "--work", os.path.join(args.work, f"{model}-{optimizer}-{mesh}")]
     if args.export:
         command.append("--export-check")
     if ranks > 1:

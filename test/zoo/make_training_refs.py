@@ -26,7 +26,8 @@ so test/scripts/train_check.py reads both):
   step 1's batch after 3 steps (`OPT/eval_out3`); `eval_out0` before training.
 - NAME.json: what train_check.py needs (batch, loss, inputs, optimizers'
   hyperparameters, the dims to bind, initializers to --freeze: constants
-  the exporter folded, no parameter of torch's), the fp32-vs-fp64 disagreement of each
+  the exporter folded, no parameter of torch's; `no_decay_1d`: trained with
+  no weight decay on parameters of one dim, shardc --no-decay-1d), the fp32-vs-fp64 disagreement of each
   curve, the module check, versions.
 
 Labels: input_ids, -100 where attention_mask is 0 (transformers' recipe for
@@ -72,6 +73,16 @@ NOT_PARAMETERS = {
                                     "(no parameter), folded into an initializer by the exporter"},
     "gptj.dynamo": {"val_37": "rotary sin/cos table [positions, 8], the buffer embed_positions "
                               "(no parameter), gathered per position by GatherND"},
+}
+# Exports whose parameters of one dim are not torch's: both exporters fold
+# Gemma's RMSNorm scale 1 + weight into one initializer, which a decay on
+# every parameter would shrink whole (torch decays weight alone). These are
+# trained as Megatron-LM and transformers' Trainer train (no decay on
+# biases and norm scales: shardc --no-decay-1d), where the fold changes
+# nothing: the gradient and the update of 1 + weight are weight's.
+NO_DECAY_1D = {
+    "gemma.dynamo": "the RMSNorm scales are 1 + weight, folded by the exporter",
+    "gemma.torchscript": "the RMSNorm scales are 1 + weight, folded by the exporter",
 }
 
 
@@ -169,18 +180,22 @@ class Float64Run:
         torch.set_default_dtype(self.default)
 
 
-def train(wrapper, optimizer, feeds, labels, dtype):
+def train(wrapper, optimizer, feeds, labels, dtype, no_decay_1d):
     """20 steps on the same batch; losses, gradient norms, logits after 3 steps."""
     if dtype == torch.float64:
         with Float64Run():
-            return _train(wrapper, optimizer, feeds, labels, dtype)
-    return _train(wrapper, optimizer, feeds, labels, dtype)
+            return _train(wrapper, optimizer, feeds, labels, dtype, no_decay_1d)
+    return _train(wrapper, optimizer, feeds, labels, dtype, no_decay_1d)
 
 
-def _train(wrapper, optimizer, feeds, labels, dtype):
+def _train(wrapper, optimizer, feeds, labels, dtype, no_decay_1d):
     model = copy.deepcopy(wrapper).to(dtype).eval()
     kind, hyper = OPTIMIZERS[optimizer]
-    opt = kind(model.parameters(), **hyper)
+    groups = list(model.parameters())
+    if no_decay_1d:
+        groups = [{"params": [p for p in groups if p.dim() >= 2]},
+                  {"params": [p for p in groups if p.dim() < 2], "weight_decay": 0.0}]
+    opt = kind(groups, **hyper)
     ids, mask = (torch.from_numpy(feeds[k]) for k in ("input_ids", "attention_mask"))
     labels = torch.from_numpy(labels)
     losses, norms, after = [], [], None
@@ -219,8 +234,10 @@ def make(entry, tf, log):
 
     refs, settings_opt, disagreement = {"eval_out0": out0}, {}, {}
     for optimizer in OPTIMIZERS:
-        losses, norms, after, defaults = train(wrapper, optimizer, feeds, labels, torch.float32)
-        losses64, _, _, _ = train(wrapper, optimizer, feeds, labels, torch.float64)
+        no_decay_1d = name in NO_DECAY_1D
+        losses, norms, after, defaults = train(wrapper, optimizer, feeds, labels, torch.float32,
+                                               no_decay_1d)
+        losses64, _, _, _ = train(wrapper, optimizer, feeds, labels, torch.float64, no_decay_1d)
         refs[f"{optimizer}/losses"] = np.array(losses)
         refs[f"{optimizer}/losses_fp64"] = np.array(losses64)
         refs[f"{optimizer}/grad_norm"] = np.array(norms)
@@ -251,6 +268,7 @@ def make(entry, tf, log):
                            "token of a left-padded row (predicted from a query that sees no key)"},
         "optimizers": settings_opt,
         "freeze": NOT_PARAMETERS.get(name, {}),
+        **({"no_decay_1d": NO_DECAY_1D[name]} if name in NO_DECAY_1D else {}),
         "fp32_vs_fp64_loss": disagreement,
         "module_check": {"against": entry["torch_outputs"], "where": "attention_mask == 1",
                          "max_rel": module_rel},

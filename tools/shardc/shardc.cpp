@@ -4,7 +4,8 @@
 //          [--dtype fp32|bf16|fp16] [--dim NAME=N]... [--input-shape IN=D0xD1]...
 //          [--constant-input IN=VALUES|IN=FILE.pb]... [--tp N] [--dp N] [--sp]
 //          [--pp N] [--microbatches M] [--schedule gpipe|interleaved]
-//          [--virtual-stages V] [--pp-split NODE,...] [--mesh AXIS=N,...] [--max-ranks N] [--device NAME|FILE.json]
+//          [--virtual-stages V] [--pp-split NODE,...] [--mesh AXIS=N,...] [--max-ranks N] [--device
+//          NAME|FILE.json]
 //          [--device-memory SIZE] [--report FILE.json] [--verbose]
 //
 // MODEL is an ONNX model or an MLIR module as --emit=graph prints it. The
@@ -42,7 +43,8 @@ constexpr const char *kTool = "shardc";
 
 cl::OptionCategory shardcCategory("shardc options");
 
-cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.onnx | model.onnxtext | model.mlir>"),
+cl::opt<std::string> modelPath(cl::Positional,
+                               cl::desc("<model.onnx | model.onnxtext | model.mlir>"),
                                cl::cat(shardcCategory));
 cl::opt<std::string> outputPath(
     "o",
@@ -89,7 +91,8 @@ cl::OptionCategory meshCategory("Sharding over many devices");
 // Degrees are parsed by parseDegree, not llvm::cl: "0" and "1.5" are
 // refused like "-3", in our words.
 cl::opt<std::string> tensorParallel(
-    llvm::StringRef(rt::kTensorAxis), cl::desc("Tensor-parallel degree: split every linear layer's weight over N devices"),
+    llvm::StringRef(rt::kTensorAxis),
+    cl::desc("Tensor-parallel degree: split every linear layer's weight over N devices"),
     cl::value_desc("N"), cl::cat(meshCategory));
 cl::opt<std::string> dataParallel(llvm::StringRef(rt::kDataAxis),
                                   cl::desc("Data-parallel degree: split the batch over N devices"),
@@ -111,11 +114,11 @@ cl::opt<std::string> microbatches(
              "after another; with --train: run the step's batch in M pieces, summing their "
              "gradients before the update (gradient accumulation; default 1)"),
     cl::value_desc("M"), cl::cat(meshCategory));
-cl::opt<std::string> schedule(
-    "schedule",
-    cl::desc("With --pp: the micro-batch schedule, gpipe (fill and drain, default) or "
-             "interleaved (each rank runs --virtual-stages stages)"),
-    cl::value_desc("gpipe|interleaved"), cl::init("gpipe"), cl::cat(meshCategory));
+cl::opt<std::string>
+    schedule("schedule",
+             cl::desc("With --pp: the micro-batch schedule, gpipe (fill and drain, default) or "
+                      "interleaved (each rank runs --virtual-stages stages)"),
+             cl::value_desc("gpipe|interleaved"), cl::init("gpipe"), cl::cat(meshCategory));
 cl::opt<std::string> virtualStages(
     "virtual-stages",
     cl::desc("With --schedule interleaved: stages per pipeline rank (the model is cut into "
@@ -131,11 +134,11 @@ cl::opt<bool> sequenceParallel(
     cl::desc("Sequence parallelism: keep the activations between blocks split along the sequence "
              "over tp (each all-reduce becomes a reduce-scatter plus an all-gather)"),
     cl::cat(meshCategory));
-cl::opt<std::string>
-    meshSpec("mesh",
-             cl::desc("The device mesh by axes, e.g. pp=2,dp=2,tp=4 (instead of --pp/--dp/--ep/--tp); "
-                      "ranks are laid out row-major, the last axis fastest"),
-             cl::value_desc("AXIS=N,..."), cl::cat(meshCategory));
+cl::opt<std::string> meshSpec(
+    "mesh",
+    cl::desc("The device mesh by axes, e.g. pp=2,dp=2,tp=4 (instead of --pp/--dp/--ep/--tp); "
+             "ranks are laid out row-major, the last axis fastest"),
+    cl::value_desc("AXIS=N,..."), cl::cat(meshCategory));
 cl::opt<int64_t> maxRanks("max-ranks",
                           cl::desc("The most ranks (devices) a mesh may have (default 4096)"),
                           cl::value_desc("N"), cl::init(driver::kDefaultMaxRanks),
@@ -198,6 +201,12 @@ cl::list<std::string> freeze("freeze", cl::desc("Initializers not trained: names
                              cl::value_desc("NAME,..."), cl::CommaSeparated,
                              cl::cat(trainingCategory));
 
+cl::opt<bool> noDecay1d(
+    "no-decay-1d",
+    cl::desc("No weight decay on parameters of fewer than two dims (biases, norm scales), as "
+             "Megatron-LM and transformers' Trainer train; default: every parameter decays, as "
+             "torch.optim does"),
+    cl::cat(trainingCategory));
 cl::opt<bool> untie("untie",
                     cl::desc("Train initializers that hold the same bytes (directly or transposed, "
                              "as an exported tied LM head) as separate parameters"),
@@ -269,6 +278,7 @@ driver::CompileOptions compileOptions() {
   options.gradClip = gradClip;
   options.freeze = freeze;
   options.untie = untie;
+  options.noDecay1d = noDecay1d;
   return options;
 }
 
