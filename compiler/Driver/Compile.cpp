@@ -126,7 +126,8 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
   if (llvm::Error error = checkRankCount(checked.mesh, options.maxRanks))
     return failWith(std::move(error));
   // An MLIR module may bring its own mesh: checked once it is read.
-  if (options.sequenceParallel && !isMlirInput(options.modelPath) && !checked.mesh.axis(rt::kTensorAxis))
+  if (options.sequenceParallel && !isMlirInput(options.modelPath) &&
+      !checked.mesh.axis(rt::kTensorAxis))
     return fail(kSpNeedsTp);
   checked.settings = {*storage, target, options.sequenceParallel, options.device, 0};
   if (!options.deviceMemory.empty()) {
@@ -148,6 +149,13 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
   if (!training)
     return failWith(training.takeError());
   checked.settings.training = std::move(*training);
+  if (checked.settings.training && checked.settings.training->zero > 0) {
+    std::optional<unsigned> dp = checked.mesh.axis(rt::kDataAxis);
+    if (!dp || checked.mesh.sizes[*dp] < 2)
+      return fail("--zero " + std::to_string(checked.settings.training->zero) +
+                  " splits the model state over data-parallel ranks: give --dp N (N > 1) or a "
+                  "dp axis in --mesh");
+  }
   return checked;
 }
 
@@ -160,10 +168,10 @@ FailureOr<sharding::MeshShape> placeOnMesh(ModuleOp module, const CheckedOptions
   // (the mb axis), without stages.
   const int64_t trainingMicrobatches =
       checked.settings.training ? checked.settings.training->microbatches : 1;
-  sharding::MeshShape flags =
-      checked.pipeline        ? stageMesh(checked.mesh, *checked.pipeline)
-      : trainingMicrobatches > 1 ? sharding::stagesOfDevices(checked.mesh, trainingMicrobatches)
-                                 : checked.mesh;
+  sharding::MeshShape flags = checked.pipeline ? stageMesh(checked.mesh, *checked.pipeline)
+                              : trainingMicrobatches > 1
+                                  ? sharding::stagesOfDevices(checked.mesh, trainingMicrobatches)
+                                  : checked.mesh;
   FailureOr<dist::MeshOp> own = sharding::findMesh(module);
   if (failed(own))
     return failure();
@@ -182,9 +190,9 @@ FailureOr<sharding::MeshShape> placeOnMesh(ModuleOp module, const CheckedOptions
                                  ArrayRef<int64_t>(flags.sizes));
   }
   llvm::Error placed = checked.pipeline ? placePipeline(module, *checked.pipeline, flags)
-                      : trainingMicrobatches > 1
-                          ? checkMicrobatchInputs(module, trainingMicrobatches, flags)
-                          : llvm::Error::success();
+                       : trainingMicrobatches > 1
+                           ? checkMicrobatchInputs(module, trainingMicrobatches, flags)
+                           : llvm::Error::success();
   if (placed) {
     printError(tool, modelPath + ": " + llvm::toString(std::move(placed)));
     return failure();

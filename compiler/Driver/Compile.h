@@ -50,6 +50,8 @@ struct CompileOptions {
   std::vector<std::string> freeze;
   bool untie = false;
   bool noDecay1d = false;
+  std::string zero; ///< --zero as written
+  bool fsdp = false;
 };
 
 /// Compiles as `shardc` does: every error printed as one line prefixed by

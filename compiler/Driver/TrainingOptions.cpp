@@ -47,6 +47,8 @@ parseTrainingOptions(const CompileOptions &options) {
       return fail("--untie needs --train");
     if (options.noDecay1d)
       return fail("--no-decay-1d needs --train");
+    if (!options.zero.empty() || options.fsdp)
+      return fail(llvm::Twine(options.fsdp ? "--fsdp" : "--zero") + " needs --train");
     return std::nullopt;
   }
   if (options.loss.empty())
@@ -118,6 +120,19 @@ parseTrainingOptions(const CompileOptions &options) {
   settings.freeze = options.freeze;
   settings.untie = options.untie;
   settings.noDecay1d = options.noDecay1d;
+  if (!options.zero.empty()) {
+    auto stage = parseNumber("zero", options.zero, 0, 4, false, "0, 1, 2 or 3");
+    if (!stage)
+      return stage.takeError();
+    if (*stage != std::floor(*stage))
+      return fail("--zero '" + options.zero + "': expected 0, 1, 2 or 3");
+    settings.zero = unsigned(*stage);
+  }
+  if (options.fsdp) {
+    if (!options.zero.empty() && settings.zero != 3)
+      return fail("--fsdp is --zero 3; it contradicts --zero " + options.zero);
+    settings.zero = 3;
+  }
   return settings;
 }
 

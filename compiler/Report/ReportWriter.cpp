@@ -77,13 +77,17 @@ FailureOr<SmallVector<func::FuncOp>> programFunctions(ModuleOp module, dist::Pip
 
 class ReportBuilder {
 public:
+  /// The ZeRO stage the plan was made for (graph.zero_stage; 0: none).
+  int64_t zeroStage = 0;
+
   ReportBuilder(ArrayRef<func::FuncOp> functions, dist::MeshOp meshOp, dist::PipelineOp pipeline,
                 const DeviceModel &device, bool training)
       : functions(functions), mesh(meshOp ? meshShapeOf(meshOp) : MeshShape{}), pipeline(pipeline),
         device(device), training(training) {
     // A training step in micro-batches (no pipeline) runs its forward and
     // backward once per micro-batch (docs/training.md).
-    if (std::optional<unsigned> axis = mesh.axis(rt::kMicroBatchAxis); axis && training && !pipeline)
+    if (std::optional<unsigned> axis = mesh.axis(rt::kMicroBatchAxis);
+        axis && training && !pipeline)
       loopRuns = mesh.sizes[*axis];
   }
 
@@ -189,12 +193,11 @@ private:
         double stepSeconds = collectiveSeconds(step, width, mesh, device);
         for (int64_t run = 0; run < runs; ++run) {
           seconds += stepSeconds;
-          collectives.push_back({collectiveName(step.kind), axes,
-                                 collectivePayloadBytes(step, width),
-                                 collectiveTrafficBytes(step, width, mesh), stepSeconds,
-                                 tp && step.axes == AxisList{*tp},
-                                 graph::onnxNodeNames(reshard.getLoc()), module, position,
-                                 std::nullopt, part});
+          collectives.push_back(
+              {collectiveName(step.kind), axes, collectivePayloadBytes(step, width),
+               collectiveTrafficBytes(step, width, mesh), stepSeconds,
+               tp && step.axes == AxisList{*tp}, graph::onnxNodeNames(reshard.getLoc()), module,
+               position, std::nullopt, part});
         }
       }
       stages[stage].commSeconds += seconds;
@@ -237,7 +240,9 @@ private:
       if (!graph::trainRole(&op).empty()) {
         graph::ModelStateBytes state =
             graph::modelStateBytes(&op, double(bytes), tensorType(result).getElementType());
-        gradBytes += int64_t(state.gradients);
+        std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
+        gradBytes +=
+            int64_t(graph::zeroGradientBytes(state.gradients, zeroStage, dp ? mesh.sizes[*dp] : 1));
         optimizerBytes += int64_t(state.states);
         bytes = int64_t(state.weights);
       }
@@ -297,8 +302,7 @@ private:
       CollectiveStep step = routedExchangeStep(moe, localTokens, expertAxes);
       double seconds = collectiveSeconds(step, width, mesh, device);
       for (int direction = 0; direction < 2; ++direction)
-        collectives.push_back({collectiveName(step.kind), axes,
-                               collectivePayloadBytes(step, width),
+        collectives.push_back({collectiveName(step.kind), axes, collectivePayloadBytes(step, width),
                                collectiveTrafficBytes(step, width, mesh), seconds, false, source,
                                module, position, std::nullopt, partOf(moe)});
       stages[stage].commSeconds += 2 * seconds;
@@ -314,18 +318,17 @@ private:
     llvm::json::Array axisList;
     for (const std::string &axis : axes)
       axisList.push_back(axis);
-    experts.push_back(llvm::json::Object{
-        {"source", source},
-        {"experts", int64_t(moe.getExperts())},
-        {"expert_axes", std::move(axisList)},
-        {"exchange", exchange},
-        {"tokens_per_device", localTokens},
-        {"top_k", slots},
-        {"capacity", int64_t(moe.getCapacity())},
-        {"rows_per_device", rows},
-        {"padding_rows", rows - localTokens * slots},
-        {"sent_bytes_per_direction", perDirection},
-        {"expert_weight_bytes_per_device", weightBytes}});
+    experts.push_back(llvm::json::Object{{"source", source},
+                                         {"experts", int64_t(moe.getExperts())},
+                                         {"expert_axes", std::move(axisList)},
+                                         {"exchange", exchange},
+                                         {"tokens_per_device", localTokens},
+                                         {"top_k", slots},
+                                         {"capacity", int64_t(moe.getCapacity())},
+                                         {"rows_per_device", rows},
+                                         {"padding_rows", rows - localTokens * slots},
+                                         {"sent_bytes_per_direction", perDirection},
+                                         {"expert_weight_bytes_per_device", weightBytes}});
   }
 
   /// The stage's first and last ONNX node, over the ops it prices.
@@ -600,13 +603,13 @@ private:
   /// as the all-gather whose bytes the output rank receives, once per
   /// micro-batch.
   void noteResultGather(dist::ReshardOp reshard, const RuntimeGather &gather, int64_t width) {
-    CollectiveStep step{CollectiveKind::AllGather, gather.axes, gather.dim, 0, gather.pieceShape,
-                        gather.pieceShape};
+    CollectiveStep step{CollectiveKind::AllGather, gather.axes,      gather.dim, 0,
+                        gather.pieceShape,         gather.pieceShape};
     step.outputShape[size_t(gather.dim)] *= mesh.groupSize(gather.axes);
     std::string output;
     for (OpOperand &use : reshard->getUses())
       if (auto name = functions[stage].getResultAttrOfType<StringAttr>(use.getOperandNumber(),
-                                                                      graph::kNameAttrName))
+                                                                       graph::kNameAttrName))
         output = name.getValue().str();
     std::vector<std::string> axes;
     for (unsigned axis : gather.axes)
@@ -933,15 +936,16 @@ std::string ReportBuilder::summary(bool priced) const {
       int count = 0;
       for (auto &[kind, number] : figures.kinds)
         count += number;
-      os << "  " << part << ": " << count << " collectives, " << formatBytes(double(figures.trafficBytes))
-         << " traffic";
+      os << "  " << part << ": " << count << " collectives, "
+         << formatBytes(double(figures.trafficBytes)) << " traffic";
       if (priced)
         os << ", " << formatSeconds(figures.computeSeconds) << " compute + "
            << formatSeconds(figures.commSeconds) << " communication";
       os << "\n";
     }
     if (std::optional<GradSync> sync = gradSync())
-      os << "  gradient sums over dp=" << sync->dp << ": " << formatBytes(double(sync->trafficBytes))
+      os << "  gradient sums over dp=" << sync->dp << ": "
+         << formatBytes(double(sync->trafficBytes))
          << " per device (all-reduce of every gradient, 2(d-1)/d: "
          << formatBytes(sync->analyticBytes) << ")\n";
   }
@@ -953,7 +957,8 @@ std::string ReportBuilder::summary(bool priced) const {
        << formatSeconds(computeSeconds) << " compute + " << formatSeconds(commSeconds)
        << " communication\n";
   else
-    os << "  estimated step: not priced for the CPU (shardc-calibrate writes a --device file that prices it)\n";
+    os << "  estimated step: not priced for the CPU (shardc-calibrate writes a --device file that "
+          "prices it)\n";
   if (pipeline)
     printPipelineSummary(pipelineFigures(), priced, os);
   return text;
@@ -972,6 +977,8 @@ FailureOr<Report> buildReport(ModuleOp module, const DeviceModel &device, bool p
     return failure();
   ReportBuilder builder(*functions, *mesh, pipeline, device,
                         module->hasAttr(graph::kTrainingAttrName));
+  if (auto stage = module->getAttrOfType<IntegerAttr>(graph::kZeroStageAttrName))
+    builder.zeroStage = stage.getInt();
   if (failed(builder.run()))
     return failure();
   return Report{builder.json(), builder.summary(priced)};

@@ -25,17 +25,30 @@ struct ModelStateBytes {
   double weights = 0, gradients = 0, states = 0;
 };
 
+/// On the module of a training step planned with ZeRO (shardc --zero): the
+/// stage (an i64). The plan's storage says how the optimizer state (1 and
+/// up) and the weights (3) are split; the gradients the update reads are
+/// reduce-scattered from stage 2 on, which no storage says.
+inline constexpr llvm::StringLiteral kZeroStageAttrName = "graph.zero_stage";
+
+/// The gradient bytes a device holds for a weight whose storage gives it
+/// `gradients` bytes of gradient, under ZeRO `stage` with `dp` ranks:
+/// stage 2 keeps each rank's reduce-scattered slice (stage 3's storage is
+/// split already).
+inline double zeroGradientBytes(double gradients, int64_t stage, int64_t dp) {
+  return stage == 2 ? gradients / double(dp) : gradients;
+}
+
 /// What `storage` (a graph.weight with a graph.train role), whose block on a
 /// device is `bytes` of `element`s, costs that device.
-inline ModelStateBytes modelStateBytes(mlir::Operation *storage, double bytes,
-                                       mlir::Type element) {
+inline ModelStateBytes modelStateBytes(mlir::Operation *storage, double bytes, mlir::Type element) {
   if (trainRole(storage) == kTrainState)
     return {0, 0, bytes};
   auto compute = storage->getAttrOfType<mlir::TypeAttr>(kComputeTypeAttrName);
   if (!compute)
     return {bytes, bytes, 0};
-  double copy = bytes * double(elementByteWidth(compute.getValue())) /
-                double(elementByteWidth(element));
+  double copy =
+      bytes * double(elementByteWidth(compute.getValue())) / double(elementByteWidth(element));
   return {copy, copy, bytes};
 }
 

@@ -319,7 +319,14 @@ bool isWeightGradient(Value value) {
   });
 }
 
-Memory memoryOf(ShardingProblem &problem, ArrayRef<unsigned> chosen, const TrainedHomes &homes) {
+/// The ZeRO stage's dp ranks (1 without ZeRO or dp).
+int64_t zeroRanks(const MeshShape &mesh, unsigned zeroStage) {
+  std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
+  return zeroStage > 0 && dp ? mesh.sizes[*dp] : 1;
+}
+
+Memory memoryOf(ShardingProblem &problem, ArrayRef<unsigned> chosen, const TrainedHomes &homes,
+                unsigned zeroStage) {
   const MeshShape &mesh = problem.meshShape();
   ArrayRef<OpChoices> ops = problem.choices();
   Memory memory;
@@ -327,9 +334,13 @@ Memory memoryOf(ShardingProblem &problem, ArrayRef<unsigned> chosen, const Train
     return double(tensorBytes(cut.localShape(tensorType(value).getShape(), mesh),
                               tensorType(value).getElementType()));
   };
-  for (auto &[weight, home] : homes)
-    memory.add(graph::modelStateBytes(weight.getDefiningOp(), bytesOf(weight, home),
-                                      tensorType(weight).getElementType()));
+  for (auto &[weight, home] : homes) {
+    graph::ModelStateBytes bytes = graph::modelStateBytes(
+        weight.getDefiningOp(), bytesOf(weight, home), tensorType(weight).getElementType());
+    bytes.gradients =
+        graph::zeroGradientBytes(bytes.gradients, zeroStage, zeroRanks(mesh, zeroStage));
+    memory.add(bytes);
+  }
   llvm::DenseMap<Operation *, std::vector<ValueSharding>> weightCuts;
   llvm::DenseMap<Value, int64_t> localBytes;
   llvm::DenseMap<Value, Operation *> lastUse;
@@ -412,16 +423,40 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
     warning << "; a tp that divides " << heads << " splits the heads";
   }
 
-  /// The part of each trained weight its first consumer takes in `chosen`.
-  static TrainedHomes trainedHomes(ShardingProblem &problem, ArrayRef<unsigned> chosen) {
+  /// The part of each trained weight its first consumer takes in `chosen`;
+  /// with ZeRO stage 3 a parameter's part is split over dp too, along its
+  /// first dim dp divides (each use gathers it).
+  static TrainedHomes trainedHomes(ShardingProblem &problem, ArrayRef<unsigned> chosen,
+                                   unsigned zeroStage) {
     TrainedHomes homes;
+    const MeshShape &mesh = problem.meshShape();
     for (auto [index, op] : llvm::enumerate(problem.choices()))
       for (auto [position, operand] : llvm::enumerate(op.op->getOperands())) {
         auto weight = operand.getDefiningOp<graph::WeightOp>();
-        if (weight && weight->hasAttr(graph::kTrainAttrName))
-          homes.try_emplace(operand, op.operands[chosen[index]][position]);
+        if (!weight || !weight->hasAttr(graph::kTrainAttrName))
+          continue;
+        ValueSharding home = op.operands[chosen[index]][position];
+        if (zeroStage == 3 && graph::trainRole(weight) == graph::kTrainParam)
+          splitOverDp(home, weight.getType().getShape(), mesh);
+        homes.try_emplace(operand, home);
       }
     return homes;
+  }
+
+  /// Adds dp to the first dim of `sharding` whose part dp divides, if any.
+  static void splitOverDp(ValueSharding &sharding, ArrayRef<int64_t> shape, const MeshShape &mesh) {
+    std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
+    if (!dp || llvm::any_of(sharding.dims,
+                            [&](const AxisList &axes) { return llvm::is_contained(axes, *dp); }))
+      return;
+    SmallVector<int64_t> local = sharding.localShape(shape, mesh);
+    for (auto [dim, size] : llvm::enumerate(local))
+      if (size % mesh.sizes[*dp] == 0) {
+        // In mesh order, as the strategies list a dim's axes.
+        AxisList &axes = sharding.dims[dim];
+        axes.insert(llvm::upper_bound(axes, *dp), *dp);
+        return;
+      }
   }
 
   /// A training step whose weights, gradients and optimizer states cannot
@@ -430,11 +465,15 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
   /// the batch (tp, and ep for experts) split a weight, so each device holds
   /// at least 1/S of them, S the product of those axes' sizes.
   static LogicalResult checkTrainingStateFits(func::FuncOp function, const MeshShape &mesh,
-                                              int64_t budget) {
+                                              int64_t budget, unsigned zeroStage) {
     int64_t splits = 1;
     for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
       if (!rt::splitsBatch(name) || name == rt::kExpertAxis)
         splits *= size;
+    // ZeRO splits the optimizer state over dp, from stage 2 the gradients,
+    // at stage 3 the weights (a mixed-precision step's fp32 masters are
+    // its weights' storage, counted with the state).
+    const double dp = double(zeroRanks(mesh, zeroStage));
     Memory least;
     bool mixed = false;
     for (auto weight : function.getBody().front().getOps<graph::WeightOp>()) {
@@ -442,8 +481,14 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
         continue;
       Type element = weight.getType().getElementType();
       double bytes = double(tensorBytes(weight.getType().getShape(), element)) / double(splits);
-      least.add(graph::modelStateBytes(weight, bytes, element));
-      mixed |= weight->hasAttr(graph::kComputeTypeAttrName);
+      graph::ModelStateBytes state = graph::modelStateBytes(weight, bytes, element);
+      bool master = weight->hasAttr(graph::kComputeTypeAttrName);
+      if (graph::trainRole(weight) == graph::kTrainState || (master && zeroStage == 3))
+        state.states /= dp;
+      state.gradients /= zeroStage >= 2 ? dp : 1.0;
+      state.weights /= zeroStage == 3 ? dp : 1.0;
+      least.add(state);
+      mixed |= master;
     }
     if (least.modelState() <= double(budget))
       return success();
@@ -452,9 +497,12 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
            << " per device before activations (weights " << formatBytes(least.weights)
            << ", gradients " << formatBytes(least.gradients) << ", optimizer state "
            << (mixed ? "with the fp32 master weights " : "") << formatBytes(least.states)
-           << ", each split " << splits
-           << " ways at most; data parallelism holds whole copies) but the device memory is "
-           << formatBytes(double(budget)) << ": over by "
+           << ", each split " << splits << " ways at most"
+           << (zeroStage == 0   ? "; data parallelism holds whole copies"
+               : zeroStage == 1 ? ", the optimizer state also over dp by ZeRO stage 1"
+               : zeroStage == 2 ? ", the gradients and optimizer state also over dp by ZeRO stage 2"
+                                : ", and over dp by ZeRO stage 3")
+           << ") but the device memory is " << formatBytes(double(budget)) << ": over by "
            << formatBytes(least.modelState() - double(budget));
   }
 
@@ -462,11 +510,11 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
   /// embedding tables split too (replicating them is cheaper when it fits).
   LogicalResult shard(func::FuncOp function, dist::MeshOp mesh, const DeviceModel &model,
                       int64_t budget) {
-    if (failed(checkTrainingStateFits(function, meshShapeOf(mesh), budget)))
+    if (failed(checkTrainingStateFits(function, meshShapeOf(mesh), budget, zero)))
       return failure();
     Memory needed;
     for (bool splitEmbeddings : {false, true}) {
-      ShardingOptions options{model, true, sequenceParallel, splitEmbeddings};
+      ShardingOptions options{model, true, sequenceParallel, splitEmbeddings, zero};
       ShardingProblem problem(function, meshShapeOf(mesh), options);
       if (failed(problem.build()))
         return failure();
@@ -476,13 +524,17 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       // A training step: its trained weights are stored as their forward
       // consumers take them (Megatron's plan for the forward), and the
       // search runs again with every other use priced from that storage.
-      TrainedHomes homes = trainedHomes(problem, *chosen);
+      TrainedHomes homes = trainedHomes(problem, *chosen, zero);
       if (!homes.empty()) {
         chosen = Search(problem, homes).run(function);
         if (failed(chosen))
           return failure();
       }
-      needed = memoryOf(problem, *chosen, homes);
+      needed = memoryOf(problem, *chosen, homes, zero);
+      if (zero > 0)
+        function->getParentOfType<ModuleOp>()->setAttr(
+            graph::kZeroStageAttrName,
+            IntegerAttr::get(IntegerType::get(function.getContext(), 64), zero));
       if (needed.total() > double(budget))
         continue;
       SmallVector<graph::AttentionOp> wholeAttention;

@@ -34,6 +34,9 @@ def AutoShardPass : Pass<"shardc-auto-shard", "mlir::ModuleOp"> {
            "Device description: h100, h200 or a JSON file">,
     Option<"deviceMemory", "device-memory", "int64_t", "0",
            "Bytes of memory per device (0: the device description's)">,
+    Option<"zero", "zero", "unsigned", "0",
+           "ZeRO stage of a training step over dp: 1 splits the optimizer state and "
+           "update, 2 also the gradients, 3 also the weights (docs/training.md)">,
   ];
   let dependentDialects = ["shardc::dist::DistDialect"];
 }

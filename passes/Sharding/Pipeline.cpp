@@ -31,6 +31,8 @@ struct ShardPipelineOptions : mlir::PassPipelineOptions<ShardPipelineOptions> {
   Option<int64_t> deviceMemory{*this, "device-memory",
                                llvm::cl::desc("Bytes per device (0: the device's)"),
                                llvm::cl::init(0)};
+  Option<unsigned> zero{*this, "zero", llvm::cl::desc("ZeRO stage of a training step (0-3)"),
+                        llvm::cl::init(0)};
 };
 
 } // namespace
@@ -44,6 +46,7 @@ void registerShardingPasses() {
         search.sequenceParallel = options.sequenceParallel;
         search.device = options.device;
         search.deviceMemory = options.deviceMemory;
+        search.zero = options.zero;
         buildShardPipeline(pm, search);
       });
 }

@@ -4,6 +4,7 @@
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/TrainingPhase.h"
 #include "passes/Sharding/RoutedExchange.h"
 #include "runtime/core/MeshAxes.h"
 
@@ -109,6 +110,34 @@ double ShardingProblem::exchangeSeconds(Operation *op, const Strategy &strategy,
                                options.device);
 }
 
+/// Whether `value` is a weight's gradient as the optimizer's `reader` reads
+/// it: computed by the backward.
+static bool isGradientRead(Value value, Operation *reader) {
+  Operation *producer = value.getDefiningOp();
+  return producer && graph::phaseOf(reader) == graph::Phase::Optimizer &&
+         graph::phaseOf(producer) == graph::Phase::Backward;
+}
+
+bool ShardingProblem::updatesSliceOverDp(Operation *op) const {
+  std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
+  if (options.zeroStage == 0 || !options.applyPolicies || !dp ||
+      graph::phaseOf(op) != graph::Phase::Optimizer)
+    return false;
+  bool any = false;
+  for (Value operand : op->getOperands()) {
+    auto weight = operand.getDefiningOp<graph::WeightOp>();
+    if (!weight)
+      continue;
+    if (graph::trainRole(weight).empty())
+      return false;
+    any = true;
+    if (llvm::none_of(weight.getType().getShape(),
+                      [&](int64_t size) { return size % mesh.sizes[*dp] == 0; }))
+      return false;
+  }
+  return any;
+}
+
 StrategyLimits ShardingProblem::limitsFor(Operation *op) {
   StrategyLimits limits;
   limits.weightOperands.resize(op->getNumOperands());
@@ -118,7 +147,7 @@ StrategyLimits ShardingProblem::limitsFor(Operation *op) {
   limits.axisMaySplitWeights.resize(mesh.numAxes());
   limits.axisMustSplitWeights.resize(mesh.numAxes());
   // Data parallelism (and the micro-batch axis, data parallelism in time)
-  // replicates weights (ZeRO would split them, later);
+  // replicates weights (but ZeRO's update, below);
   // --tp means every linear layer's weight is split over tp (experts'
   // included: gathered per token, or routed experts'), but routers' and
   // gates'.
@@ -141,6 +170,18 @@ StrategyLimits ShardingProblem::limitsFor(Operation *op) {
     // tokens whole and partial sums).
     if (splitsExperts && options.applyPolicies)
       limits.axisMustSplitWeights.set(axis);
+  }
+  // ZeRO: each dp rank updates its slice of what the optimizer reads of the
+  // trained weights and states, biases and norm scales included.
+  // The write takes the storage as it is placed (AutoShard's homes),
+  // split over dp or not.
+  if (updatesSliceOverDp(op)) {
+    unsigned dp = *mesh.axis(rt::kDataAxis);
+    limits.axisMaySplitWeights.set(dp);
+    if (!isa<graph::AssignOp>(op)) {
+      limits.axisMustSplitWeights.set(dp);
+      limits.mustSplitVectors = true;
+    }
   }
   return limits;
 }
@@ -238,10 +279,14 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
   // batch flows into is split (a step on the whole batch per micro-batch
   // would defeat them).
   bool expertWeights = usesExpertWeights(op);
+  // ZeRO: dp splits the update's slices, which hold no batch.
+  bool zeroUpdate = options.zeroStage > 0 && graph::phaseOf(op) == graph::Phase::Optimizer;
   auto policy = [&](const Strategy &strategy, bool splitBatch) {
     for (unsigned axis : batchAxes) {
       // ep may split an expert's weight instead of the batch.
       if (expertWeights && mesh.names[axis] == rt::kExpertAxis)
+        continue;
+      if (zeroUpdate && mesh.names[axis] == rt::kDataAxis)
         continue;
       int factor = strategy.axisFactor[axis];
       // Routed experts split the tokens (and the experts) on a routed axis.
@@ -253,6 +298,15 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
       if (!onBatch && !(mayStayWhole && factor == Strategy::kNone))
         return false;
     }
+    // ZeRO stage 1 sums the gradients whole over dp (an all-reduce) before
+    // each rank takes its slice; stage 2 and up may reduce-scatter them.
+    if (options.zeroStage == 1)
+      if (std::optional<unsigned> dp = mesh.axis(rt::kDataAxis))
+        for (auto [position, operand] : llvm::enumerate(op->getOperands()))
+          if (isGradientRead(operand, op) &&
+              llvm::any_of(operandSharding(choices.rule, strategy, position).dims,
+                           [&](const AxisList &axes) { return llvm::is_contained(axes, *dp); }))
+            return false;
     return !tp || !(isNorm || feedsNorm) || betweenBlocks(strategy);
   };
   std::function<bool(const Strategy &)> withBatch = [&](const Strategy &s) {
@@ -274,6 +328,13 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
     // Too small to split as the policies want (a sequence shorter than tp):
     // any valid split.
     limits.accept = nullptr;
+    choices.strategies = enumerateStrategies(choices.rule, mesh, limits);
+  }
+  if (choices.strategies.empty() && limits.mustSplitVectors) {
+    // ZeRO's slice does not fit what tp left of a weight (a dim dp does not
+    // divide further): the dp ranks update it whole.
+    limits.axisMustSplitWeights.reset(*mesh.axis(rt::kDataAxis));
+    limits.mustSplitVectors = false;
     choices.strategies = enumerateStrategies(choices.rule, mesh, limits);
   }
   labelBatch(op, choices.rule, batch);

@@ -31,6 +31,11 @@ struct ShardingOptions {
   /// tp must also split embedding tables (gathers from weights): when
   /// replicating them does not fit.
   bool splitEmbeddings = false;
+  /// ZeRO stage of a training step (docs/training.md, "ZeRO"): 1 and up,
+  /// the optimizer's ops split what they read of the trained weights and
+  /// states over dp; 1 takes the gradients whole (all-reduced); 3 also
+  /// stores the weights split over dp.
+  unsigned zeroStage = 0;
 };
 
 /// Where an operand comes from, as far as resharding it costs.
@@ -99,6 +104,9 @@ private:
   double exchangeSeconds(mlir::Operation *op, const Strategy &strategy,
                          llvm::ArrayRef<ValueSharding> operands) const;
   StrategyLimits limitsFor(mlir::Operation *op);
+  /// ZeRO: `op` is an optimizer op whose trained weights and states (each
+  /// with a dim dp divides) each dp rank reads and updates a slice of.
+  bool updatesSliceOverDp(mlir::Operation *op) const;
   /// The factors of `op` that carry the batch, and the result dims that do.
   llvm::SmallBitVector batchFactors(mlir::Operation *op, const OpShardingRule &rule);
   void labelBatch(mlir::Operation *op, const OpShardingRule &rule,

@@ -111,7 +111,8 @@ bool isValid(const OpShardingRule &rule, const MeshShape &mesh, const StrategyLi
       bool splitsWeight = splits(rule, tensor, factor);
       if (splitsWeight && !limits.axisMaySplitWeights.test(axis))
         return false;
-      if (!splitsWeight && limits.axisMustSplitWeights.test(axis) && tensor.size() >= 2)
+      if (!splitsWeight && limits.axisMustSplitWeights.test(axis) &&
+          (tensor.size() >= 2 || (limits.mustSplitVectors && tensor.size() == 1)))
         return false;
     }
   }

@@ -41,6 +41,9 @@ struct StrategyLimits {
   /// Per mesh axis: may split weights (tp, ep) / must split the weight of a
   /// linear layer or matmul (tp).
   llvm::BitVector axisMaySplitWeights, axisMustSplitWeights;
+  /// The must-split axes split weights of one dim too (ZeRO's update splits
+  /// biases and norm scales; tp leaves them whole).
+  bool mustSplitVectors = false;
   /// Extra per-op condition (e.g. --sp: norms split along the sequence).
   llvm::function_ref<bool(const Strategy &)> accept;
 };

@@ -5,7 +5,8 @@ For each reference of test/zoo/training (make_training_refs.py), each
 optimizer (sgd, adamw) and each mesh (one device, --tp 2, --tp 2 --sp,
 --dp 2, --dp 2 --tp 2, --microbatches 2, --microbatches 4 on each batch
 twice over (the zoo's batch is 2: train_check.py --repeat-batch), --ep 2 for
-the MoE models), runs train_check.py: the 20-step curve, and with --export
+the MoE models, ZeRO: --dp 2 --zero 1/2/3, --dp 2 --tp 2 --zero 3, --dp 4
+--zero 3 on each batch twice over), runs train_check.py: the 20-step curve, and with --export
 also the trained model's outputs after 3 steps (shardrun --export-onnx, in
 onnxruntime). Ranks are threads, or processes with --mpi. Prints one line
 per run and a summary; exits 1 when any run fails. Too slow for CI (about
@@ -33,6 +34,11 @@ MESHES = {  # name: (shardc flags, ranks, times each batch is repeated)
     "mb2": ("--microbatches 2", 1, 1),
     "mb4": ("--microbatches 4", 1, 2),
     "ep2": ("--ep 2", 2, 1),
+    "z1": ("--dp 2 --zero 1", 2, 1),
+    "z2": ("--dp 2 --zero 2", 2, 1),
+    "z3": ("--dp 2 --zero 3", 2, 1),
+    "dp2tp2z3": ("--dp 2 --tp 2 --zero 3", 4, 1),
+    "dp4z3": ("--dp 4 --zero 3", 4, 2),
 }
 MOE = ("mixtral", "qwen2_moe")
 

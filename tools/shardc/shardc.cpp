@@ -207,6 +207,14 @@ cl::opt<bool> noDecay1d(
              "Megatron-LM and transformers' Trainer train; default: every parameter decays, as "
              "torch.optim does"),
     cl::cat(trainingCategory));
+cl::opt<std::string> zero(
+    "zero",
+    cl::desc("ZeRO over dp: 1 splits the optimizer state and update (gradients all-reduced, new "
+             "weights all-gathered), 2 also the gradients (reduce-scattered), 3 also the weights "
+             "(gathered at each use); default 0: every dp rank holds all of them"),
+    cl::value_desc("0|1|2|3"), cl::cat(trainingCategory));
+cl::opt<bool> fsdp("fsdp", cl::desc("The same as --zero 3 (PyTorch's FSDP)"),
+                   cl::cat(trainingCategory));
 cl::opt<bool> untie("untie",
                     cl::desc("Train initializers that hold the same bytes (directly or transposed, "
                              "as an exported tied LM head) as separate parameters"),
@@ -279,6 +287,8 @@ driver::CompileOptions compileOptions() {
   options.freeze = freeze;
   options.untie = untie;
   options.noDecay1d = noDecay1d;
+  options.zero = zero;
+  options.fsdp = fsdp;
   return options;
 }
 

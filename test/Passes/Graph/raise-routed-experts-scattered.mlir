@@ -13,9 +13,9 @@
 // CHECK: %[[SUM:.*]] = graph.reduce_sum %[[TOP]]
 // CHECK: %[[GATES:.*]] = graph.div %[[TOP]], %[[SUM]]
 // CHECK: %[[X:.*]] = graph.reshape %arg0 : (tensor<2x2x8xf32>) -> tensor<4x8xf32>
-// CHECK-DAG: %[[GATE:.*]] = graph.weight "gate0.stacked" {file = "w.bin", offset = 0 : i64, part_offsets = array<i64: 0, 1584, 3168>, size = 1536 : i64} : tensor<3x8x16xf32>
-// CHECK-DAG: %[[UP:.*]] = graph.weight "up0.stacked" {file = "w.bin", offset = 528 : i64, part_offsets = array<i64: 528, 2112, 3696>, size = 1536 : i64} : tensor<3x8x16xf32>
-// CHECK-DAG: %[[DOWN:.*]] = graph.weight "down0.stacked" {file = "w.bin", offset = 1056 : i64, part_offsets = array<i64: 1056, 2640, 4224>, size = 1536 : i64} : tensor<3x16x8xf32>
+// CHECK-DAG: %[[GATE:.*]] = graph.weight "gate0.stacked" {file = "w.bin", graph.parts = ["gate0", "gate1", "gate2"], offset = 0 : i64, part_offsets = array<i64: 0, 1584, 3168>, size = 1536 : i64} : tensor<3x8x16xf32>
+// CHECK-DAG: %[[UP:.*]] = graph.weight "up0.stacked" {file = "w.bin", graph.parts = ["up0", "up1", "up2"], offset = 528 : i64, part_offsets = array<i64: 528, 2112, 3696>, size = 1536 : i64} : tensor<3x8x16xf32>
+// CHECK-DAG: %[[DOWN:.*]] = graph.weight "down0.stacked" {file = "w.bin", graph.parts = ["down0", "down1", "down2"], offset = 1056 : i64, part_offsets = array<i64: 1056, 2640, 4224>, size = 1536 : i64} : tensor<3x16x8xf32>
 // CHECK: %[[MOE:.*]] = graph.moe %[[X]], %[[INDEX]], %[[GATES]], experts(%[[GATE]], %[[UP]], %[[DOWN]]) {activation = "silu", experts = 3 : i64}
 // CHECK-NEXT: graph.add %[[FLAT]], %[[MOE]]
 // CHECK-NOT: graph.scatter_elements
@@ -114,9 +114,9 @@ func.func @scattered_entries(%x: tensor<2x2x8xf32>, %wr: tensor<8x3xf32>) -> ten
 // gate0/up0/down0 keeps the entries that chose expert 1, so its weights are
 // the second part of the stack.
 // CHECK-LABEL: func.func @experts_in_mask_order
-// CHECK-DAG: graph.weight "gate1.stacked" {file = "w.bin", offset = 1584 : i64, part_offsets = array<i64: 1584, 0, 3168>
-// CHECK-DAG: graph.weight "up1.stacked" {file = "w.bin", offset = 2112 : i64, part_offsets = array<i64: 2112, 528, 3696>
-// CHECK-DAG: graph.weight "down1.stacked" {file = "w.bin", offset = 2640 : i64, part_offsets = array<i64: 2640, 1056, 4224>
+// CHECK-DAG: graph.weight "gate1.stacked" {file = "w.bin", graph.parts = ["gate1", "gate0", "gate2"], offset = 1584 : i64, part_offsets = array<i64: 1584, 0, 3168>
+// CHECK-DAG: graph.weight "up1.stacked" {file = "w.bin", graph.parts = ["up1", "up0", "up2"], offset = 2112 : i64, part_offsets = array<i64: 2112, 528, 3696>
+// CHECK-DAG: graph.weight "down1.stacked" {file = "w.bin", graph.parts = ["down1", "down0", "down2"], offset = 2640 : i64, part_offsets = array<i64: 2640, 1056, 4224>
 // CHECK: graph.moe
 func.func @experts_in_mask_order(%x: tensor<2x2x8xf32>, %wr: tensor<8x3xf32>) -> tensor<4x8xf32> {
   %gate0 = graph.weight "gate0" {file = "w.bin", offset = 0 : i64, size = 512 : i64} : tensor<8x16xf32>

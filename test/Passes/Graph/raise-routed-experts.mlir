@@ -7,9 +7,9 @@
 // was scattered into the table.
 // CHECK-LABEL: func.func @dense_gate_table
 // CHECK: %[[TOP:.*]], %[[INDEX:.*]] = graph.topk
-// CHECK-DAG: %[[GATE:.*]] = graph.weight "gate0.stacked" {file = "w.bin", offset = 0 : i64, part_offsets = array<i64: 0, 6192, 12384, 18576>, size = 8192 : i64} : tensor<4x16x32xf32>
-// CHECK-DAG: %[[UP:.*]] = graph.weight "up0.stacked" {file = "w.bin", offset = 2064 : i64, part_offsets = array<i64: 2064, 8256, 14448, 20640>, size = 8192 : i64} : tensor<4x16x32xf32>
-// CHECK-DAG: %[[DOWN:.*]] = graph.weight "down0.stacked" {file = "w.bin", offset = 4128 : i64, part_offsets = array<i64: 4128, 10320, 16512, 22704>, size = 8192 : i64} : tensor<4x32x16xf32>
+// CHECK-DAG: %[[GATE:.*]] = graph.weight "gate0.stacked" {file = "w.bin", graph.parts = ["gate0", "gate1", "gate2", "gate3"], offset = 0 : i64, part_offsets = array<i64: 0, 6192, 12384, 18576>, size = 8192 : i64} : tensor<4x16x32xf32>
+// CHECK-DAG: %[[UP:.*]] = graph.weight "up0.stacked" {file = "w.bin", graph.parts = ["up0", "up1", "up2", "up3"], offset = 2064 : i64, part_offsets = array<i64: 2064, 8256, 14448, 20640>, size = 8192 : i64} : tensor<4x16x32xf32>
+// CHECK-DAG: %[[DOWN:.*]] = graph.weight "down0.stacked" {file = "w.bin", graph.parts = ["down0", "down1", "down2", "down3"], offset = 4128 : i64, part_offsets = array<i64: 4128, 10320, 16512, 22704>, size = 8192 : i64} : tensor<4x32x16xf32>
 // CHECK: %[[MOE:.*]] = graph.moe %arg0, %[[INDEX]], %[[TOP]], experts(%[[GATE]], %[[UP]], %[[DOWN]]) {activation = "silu", experts = 4 : i64}
 // CHECK-NOT: graph.scatter_elements
 // CHECK-NOT: graph.slice
