@@ -153,6 +153,19 @@ TEST(MinSumSolver, LongChainSolvesWithSmallTables) {
   EXPECT_EQ(solution->cost, problem.cost(solution->values));
 }
 
+/// Ties every two of the variables [first, count), each of `domain`
+/// values, with a random finite pair.
+void tieAllPairs(MinSumProblem &problem, std::mt19937 &random, unsigned first, unsigned count,
+                 unsigned domain) {
+  for (unsigned a = first; a < count; ++a)
+    for (unsigned b = a + 1; b < count; ++b) {
+      std::vector<double> table;
+      for (unsigned entry = 0; entry < domain * domain; ++entry)
+        table.push_back(randomCost(random, 0.0));
+      problem.addPairwise(a, b, table);
+    }
+}
+
 /// A clique of `variables` x `domain` with random finite pairs, where a
 /// full elimination needs domain^(variables-1) entries.
 MinSumProblem randomClique(std::mt19937 &random, unsigned variables, unsigned domain,
@@ -160,13 +173,7 @@ MinSumProblem randomClique(std::mt19937 &random, unsigned variables, unsigned do
   MinSumProblem problem;
   for (unsigned variable = 0; variable < variables; ++variable)
     problem.addVariable(unary[variable]);
-  for (unsigned a = 0; a < variables; ++a)
-    for (unsigned b = a + 1; b < variables; ++b) {
-      std::vector<double> table;
-      for (unsigned entry = 0; entry < domain * domain; ++entry)
-        table.push_back(randomCost(random, 0.0));
-      problem.addPairwise(a, b, table);
-    }
+  tieAllPairs(problem, random, 0, variables, domain);
   return problem;
 }
 
@@ -229,13 +236,7 @@ TEST(MinSumSolver, PairsThatForbidPropagate) {
     else
       problem.addPairwise(variable, 0, table);
   }
-  for (unsigned a = 1; a < variables; ++a)
-    for (unsigned b = a + 1; b < variables; ++b) {
-      std::vector<double> table;
-      for (unsigned entry = 0; entry < domain * domain; ++entry)
-        table.push_back(randomCost(random, 0.0));
-      problem.addPairwise(a, b, table);
-    }
+  tieAllPairs(problem, random, 1, variables, domain);
   std::vector<unsigned> domains(variables, domain);
   domains[0] = 1;
   std::string error;
