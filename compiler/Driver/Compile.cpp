@@ -149,10 +149,11 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
   if (!training)
     return failWith(training.takeError());
   checked.settings.training = std::move(*training);
-  if (checked.settings.training && checked.settings.training->zero > 0) {
+  if (checked.settings.training &&
+      (checked.settings.training->zero > 0 || checked.settings.training->zeroAuto)) {
     std::optional<unsigned> dp = checked.mesh.axis(rt::kDataAxis);
     if (!dp || checked.mesh.sizes[*dp] < 2)
-      return fail("--zero " + std::to_string(checked.settings.training->zero) +
+      return fail((options.zero.empty() ? std::string("--fsdp") : "--zero " + options.zero) +
                   " splits the model state over data-parallel ranks: give --dp N (N > 1) or a "
                   "dp axis in --mesh");
   }

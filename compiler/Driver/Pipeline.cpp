@@ -110,6 +110,7 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
     options.device = settings.device;
     options.deviceMemory = settings.deviceMemory;
     options.zero = settings.training ? settings.training->zero : 0;
+    options.zeroAuto = settings.training && settings.training->zeroAuto;
     sharding::buildShardPipeline(pm, options);
     // With dist.pipeline (--pp): stages cut from the sharded program, and
     // each pp rank's schedule; without it both do nothing.

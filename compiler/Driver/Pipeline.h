@@ -32,8 +32,10 @@ struct TrainingSettings {
   double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
   double weightDecay = -1; ///< negative: the optimizer's default
   bool noDecay1d = false;  ///< no decay on parameters of fewer than two dims
-  /// --zero: the ZeRO stage (0: plain data parallelism).
+  /// --zero: the ZeRO stage (0: plain data parallelism), or with zeroAuto
+  /// the least stage whose plan fits the device memory.
   unsigned zero = 0;
+  bool zeroAuto = false;
   double momentum = 0, gradClip = 0;
   std::vector<std::string> freeze;
   bool untie = false; ///< --untie: duplicated weights trained apart

@@ -120,16 +120,18 @@ parseTrainingOptions(const CompileOptions &options) {
   settings.freeze = options.freeze;
   settings.untie = options.untie;
   settings.noDecay1d = options.noDecay1d;
-  if (!options.zero.empty()) {
-    auto stage = parseNumber("zero", options.zero, 0, 4, false, "0, 1, 2 or 3");
+  if (options.zero == "auto") {
+    settings.zeroAuto = true;
+  } else if (!options.zero.empty()) {
+    auto stage = parseNumber("zero", options.zero, 0, 4, false, "0, 1, 2, 3 or auto");
     if (!stage)
       return stage.takeError();
     if (*stage != std::floor(*stage))
-      return fail("--zero '" + options.zero + "': expected 0, 1, 2 or 3");
+      return fail("--zero '" + options.zero + "': expected 0, 1, 2, 3 or auto");
     settings.zero = unsigned(*stage);
   }
   if (options.fsdp) {
-    if (!options.zero.empty() && settings.zero != 3)
+    if (!options.zero.empty() && (settings.zero != 3 || settings.zeroAuto))
       return fail("--fsdp is --zero 3; it contradicts --zero " + options.zero);
     settings.zero = 3;
   }

@@ -853,7 +853,7 @@ llvm::json::Value ReportBuilder::trainingJson() const {
                                      {"comm_bytes", figures.commBytes},
                                      {"traffic_bytes", figures.trafficBytes}};
   }
-  llvm::json::Object section{{"phases", std::move(parts)}};
+  llvm::json::Object section{{"phases", std::move(parts)}, {"zero_stage", zeroStage}};
   if (std::optional<GradSync> sync = gradSync())
     section["grad_sync"] = llvm::json::Object{{"dp", sync->dp},
                                               {"traffic_bytes", sync->trafficBytes},
@@ -904,8 +904,11 @@ std::string ReportBuilder::summary(bool priced) const {
       largest = memory;
   }
   os << "plan on " << (devices.numAxes() ? devices.describe() : "one device") << " ("
-     << (priced ? device.name : "cpu") << "): " << collectives.size() << " collectives per "
-     << (pipeline ? "micro-batch" : "step") << "; per device " << (pipeline ? "(the fullest) " : "")
+     << (priced ? device.name : "cpu") << ")" << (zeroStage ? ", ZeRO stage " : "");
+  if (zeroStage)
+    os << zeroStage;
+  os << ": " << collectives.size() << " collectives per " << (pipeline ? "micro-batch" : "step")
+     << "; per device " << (pipeline ? "(the fullest) " : "")
      << formatBytes(double(largest.paramBytes)) << " weights, ";
   if (training)
     os << formatBytes(double(gradBytes)) << " gradients, " << formatBytes(double(optimizerBytes))

@@ -387,7 +387,20 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       // is checked exactly once the stages are cut (shardc-pipeline-stages).
       for (auto pipeline : getOperation().getOps<dist::PipelineOp>())
         budget *= pipeline.getPipelineRanks();
-      return shard(function, mesh, model, budget);
+      unsigned stage = zero;
+      if (zeroAuto) {
+        // The least ZeRO stage whose plan fits, each tried quietly; the
+        // chosen one is planned again below (stage 3 says why none fits).
+        stage = 3;
+        for (unsigned candidate = 0; candidate < 3; ++candidate) {
+          ScopedDiagnosticHandler quiet(&getContext(), [](Diagnostic &) { return success(); });
+          if (succeeded(shard(function, mesh, model, budget, candidate, /*apply=*/false))) {
+            stage = candidate;
+            break;
+          }
+        }
+      }
+      return shard(function, mesh, model, budget, stage, /*apply=*/true);
     };
     if (failed(forEachFunctionOnMesh(getOperation(), device, run)))
       signalPassFailure();
@@ -508,13 +521,15 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
 
   /// Searches, and when the best plan does not fit, searches again with the
   /// embedding tables split too (replicating them is cheaper when it fits).
+  /// `zeroStage` is the ZeRO stage; without `apply` only whether a plan fits
+  /// is found, and the IR is left as it is.
   LogicalResult shard(func::FuncOp function, dist::MeshOp mesh, const DeviceModel &model,
-                      int64_t budget) {
-    if (failed(checkTrainingStateFits(function, meshShapeOf(mesh), budget, zero)))
+                      int64_t budget, unsigned zeroStage, bool apply) {
+    if (failed(checkTrainingStateFits(function, meshShapeOf(mesh), budget, zeroStage)))
       return failure();
     Memory needed;
     for (bool splitEmbeddings : {false, true}) {
-      ShardingOptions options{model, true, sequenceParallel, splitEmbeddings, zero};
+      ShardingOptions options{model, true, sequenceParallel, splitEmbeddings, zeroStage};
       ShardingProblem problem(function, meshShapeOf(mesh), options);
       if (failed(problem.build()))
         return failure();
@@ -524,19 +539,21 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       // A training step: its trained weights are stored as their forward
       // consumers take them (Megatron's plan for the forward), and the
       // search runs again with every other use priced from that storage.
-      TrainedHomes homes = trainedHomes(problem, *chosen, zero);
+      TrainedHomes homes = trainedHomes(problem, *chosen, zeroStage);
       if (!homes.empty()) {
         chosen = Search(problem, homes).run(function);
         if (failed(chosen))
           return failure();
       }
-      needed = memoryOf(problem, *chosen, homes, zero);
-      if (zero > 0)
-        function->getParentOfType<ModuleOp>()->setAttr(
-            graph::kZeroStageAttrName,
-            IntegerAttr::get(IntegerType::get(function.getContext(), 64), zero));
+      needed = memoryOf(problem, *chosen, homes, zeroStage);
       if (needed.total() > double(budget))
         continue;
+      if (!apply)
+        return success();
+      if (zeroStage > 0)
+        function->getParentOfType<ModuleOp>()->setAttr(
+            graph::kZeroStageAttrName,
+            IntegerAttr::get(IntegerType::get(function.getContext(), 64), zeroStage));
       SmallVector<graph::AttentionOp> wholeAttention;
       for (auto [index, op] : llvm::enumerate(problem.choices())) {
         SmallVector<dist::ShardingAttr> shardings;

@@ -37,6 +37,8 @@ def AutoShardPass : Pass<"shardc-auto-shard", "mlir::ModuleOp"> {
     Option<"zero", "zero", "unsigned", "0",
            "ZeRO stage of a training step over dp: 1 splits the optimizer state and "
            "update, 2 also the gradients, 3 also the weights (docs/training.md)">,
+    Option<"zeroAuto", "zero-auto", "bool", "false",
+           "The least ZeRO stage whose plan fits device-memory (instead of zero)">,
   ];
   let dependentDialects = ["shardc::dist::DistDialect"];
 }

@@ -33,6 +33,8 @@ struct ShardPipelineOptions : mlir::PassPipelineOptions<ShardPipelineOptions> {
                                llvm::cl::init(0)};
   Option<unsigned> zero{*this, "zero", llvm::cl::desc("ZeRO stage of a training step (0-3)"),
                         llvm::cl::init(0)};
+  Option<bool> zeroAuto{*this, "zero-auto",
+                        llvm::cl::desc("The least ZeRO stage whose plan fits the device memory")};
 };
 
 } // namespace
@@ -47,6 +49,7 @@ void registerShardingPasses() {
         search.device = options.device;
         search.deviceMemory = options.deviceMemory;
         search.zero = options.zero;
+        search.zeroAuto = options.zeroAuto;
         buildShardPipeline(pm, search);
       });
 }

@@ -211,8 +211,9 @@ cl::opt<std::string> zero(
     "zero",
     cl::desc("ZeRO over dp: 1 splits the optimizer state and update (gradients all-reduced, new "
              "weights all-gathered), 2 also the gradients (reduce-scattered), 3 also the weights "
-             "(gathered at each use); default 0: every dp rank holds all of them"),
-    cl::value_desc("0|1|2|3"), cl::cat(trainingCategory));
+             "(gathered at each use); auto: the least stage whose plan fits --device-memory; "
+             "default 0: every dp rank holds all of them"),
+    cl::value_desc("0|1|2|3|auto"), cl::cat(trainingCategory));
 cl::opt<bool> fsdp("fsdp", cl::desc("The same as --zero 3 (PyTorch's FSDP)"),
                    cl::cat(trainingCategory));
 cl::opt<bool> untie("untie",
