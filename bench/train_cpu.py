@@ -10,7 +10,11 @@ exporter, and in the same run times:
   - `shardrun --train` of `shardc --train` on the export, one rank on 2
     threads;
   - with --scaling: one rank on 1 thread, and --dp 2 and --tp 2 as 2 rank
-    threads of 1 thread each.
+    threads of 1 thread each;
+  - with --zero: --dp 2 plain and at ZeRO stages 1, 2 and 3, each as 2 rank
+    threads of 1 thread (the training issue's ZeRO targets: stage 3 within
+    1.25x stage 2's step, stages 1 and 2 within 5% of plain dp), with the
+    peak RSS of the process (both ranks) and each plan's per-rank state.
 Every configuration trains the same batches (batch 4 x 128, AdamW); each
 figure is the median step time over --steps steps after --warmup untimed
 ones (shardrun's --log gives each step's milliseconds). Each configuration
@@ -26,7 +30,7 @@ interpreter with PyPI's torch (MKL-DNN and a tuned BLAS), the peer a user
 would train with. Not part of make test.
 
     /usr/bin/python3 bench/train_cpu.py --build build --torch-python VENV/bin/python
-                                        [--layers 12] [--steps 5] [--warmup 2] [--scaling]
+                                        [--layers 12] [--steps 5] [--warmup 2] [--scaling] [--zero]
 """
 import argparse
 import json
@@ -137,6 +141,7 @@ def main():
     parser.add_argument("--steps", type=int, default=5, help="timed steps")
     parser.add_argument("--warmup", type=int, default=2, help="untimed steps first")
     parser.add_argument("--scaling", action="store_true")
+    parser.add_argument("--zero", action="store_true", help="only the ZeRO stages at dp=2")
     parser.add_argument("--torch-python", default=sys.executable,
                         help="the interpreter whose torch the torch steps run on")
     parser.add_argument("--torch-worker", help=argparse.SUPPRESS)
@@ -185,6 +190,8 @@ def main():
         return result
 
     median = lambda run: float(np.median(run["ms"][args.warmup:]))
+    if args.zero:
+        return zero_stages(args, compile_step, train, median, folder)
     seconds = compile_step("one", [])
     print(f"shardc --train compiled the {args.layers}-layer step in {seconds:.1f} s")
     torch2 = torch_run(2)
@@ -209,6 +216,29 @@ def main():
             print(f"{name}, 2 ranks x 1 thread: {median(ranks):8.1f} ms/step, {ratio:.2f}x one "
                   f"rank x 1 thread (target >= 1.6: {'met' if ratio >= 1.6 else 'NOT met'}), "
                   f"peak RSS {ranks['peak_rss'] / 2**20:.0f} MiB")
+
+
+def zero_stages(args, compile_step, train, median, folder):
+    """--dp 2 plain and at each ZeRO stage, 2 rank threads of 1 thread."""
+    times = {}
+    for stage in (0, 1, 2, 3):
+        name = f"zero{stage}"
+        report = os.path.join(folder, name + ".json")
+        seconds = compile_step(name, ["--dp", "2", "--zero", str(stage), "--report", report])
+        rank = json.load(open(report))["ranks"][0]
+        run = train(name, 1, 2)
+        times[stage] = median(run)
+        print(f"dp2 zero {stage}: {times[stage]:8.1f} ms/step, peak RSS (2 ranks) "
+              f"{run['peak_rss'] / 2**20:.0f} MiB; per rank weights "
+              f"{rank['param_bytes'] / 2**20:.0f} MiB, gradients {rank['grad_bytes'] / 2**20:.0f} "
+              f"MiB, optimizer {rank['optimizer_bytes'] / 2**20:.0f} MiB; compiled in "
+              f"{seconds:.1f} s; first losses {' '.join(f'{x:.5f}' for x in run['losses'][:3])}")
+    for stage in (1, 2):
+        ratio = times[stage] / times[0]
+        print(f"zero {stage} / plain dp: {ratio:.3f} (target <= 1.05: "
+              f"{'met' if ratio <= 1.05 else 'NOT met'})")
+    ratio = times[3] / times[2]
+    print(f"zero 3 / zero 2: {ratio:.3f} (target <= 1.25: {'met' if ratio <= 1.25 else 'NOT met'})")
 
 
 if __name__ == "__main__":

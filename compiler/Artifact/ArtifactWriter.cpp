@@ -481,6 +481,44 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
     entry["blocks"] = std::move(blocks);
     parameters.push_back(std::move(entry));
   }
+  // Where every state buffer (parameters, optimizer states, the step
+  // counter) lies in its tensor, on every rank: a checkpoint carries this
+  // index so that another mesh's ranks can take their blocks from it. A
+  // parameter's tensor is its initializer (a box of a fused one offset by
+  // the box), a state's its own name.
+  llvm::json::Array stateIndex;
+  SmallVector<exec::WeightOp> stateBuffers;
+  program.walk([&](exec::WeightOp weight) {
+    auto role = weight->getAttrOfType<StringAttr>(graph::kTrainAttrName);
+    if (role && (role.getValue() == graph::kTrainParam || role.getValue() == graph::kTrainState))
+      stateBuffers.push_back(weight);
+  });
+  for (exec::WeightOp weight : stateBuffers) {
+    StringRef buffer = weight.getName(), tensor = buffer;
+    auto [base, suffix] = buffer.rsplit('#');
+    if (!suffix.empty() && llvm::all_of(suffix, [](char c) { return llvm::isDigit(c); }))
+      tensor = base;
+    auto box = weight.getBoxOffsets();
+    auto stored = weight.getStoredShape();
+    llvm::json::Array offsets;
+    SmallVector<int64_t> whole;
+    for (int64_t rank = 0; rank < mesh.devices(); ++rank) {
+      FailureOr<RankBlock> block = rankBlockOf(weight, stageMesh, mesh.coordinates(rank));
+      if (failed(block))
+        return failure();
+      whole = block->global;
+      SmallVector<int64_t> at = block->offsets;
+      for (auto [dim, offset] : llvm::enumerate(at))
+        offset += box ? (*box)[dim] : 0;
+      offsets.push_back(llvm::json::Array(at));
+    }
+    stateIndex.push_back(llvm::json::Object{
+        {"buffer", buffer.str()},
+        {"tensor", tensor.str()},
+        {"shape", llvm::json::Array(stored ? *stored : ArrayRef<int64_t>(whole))},
+        {"block", llvm::json::Array(cast<MemRefType>(weight.getType()).getShape())},
+        {"offsets", std::move(offsets)}});
+  }
   llvm::json::Array ties;
   if (tied)
     for (auto tie : tied.getAsRange<DictionaryAttr>()) {
@@ -518,6 +556,7 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
                             {"optimizer", std::move(optimizer)},
                             {"batch_inputs", std::move(batchInputs)},
                             {"parameters", std::move(parameters)},
+                            {"states", std::move(stateIndex)},
                             {"ties", std::move(ties)},
                             {"export", std::move(exportModel)}};
 }

@@ -7,10 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <optional>
+#include <set>
 
 #include <sys/stat.h>
 
@@ -66,6 +70,80 @@ std::optional<int64_t> integerOf(const nlohmann::json &value) {
   return value.get<int64_t>();
 }
 
+/// Far above any real tensor's rank; a larger one is a hostile index.
+constexpr size_t kMaxRank = 16;
+
+/// `value` as a shape: non-negative integers, at most kMaxRank of them.
+std::optional<Shape> shapeOf(const nlohmann::json &value) {
+  if (!value.is_array() || value.size() > kMaxRank)
+    return std::nullopt;
+  Shape shape;
+  for (const nlohmann::json &dim : value) {
+    std::optional<int64_t> size = integerOf(dim);
+    if (!size || *size < 0 || *size > (int64_t(1) << 40))
+      return std::nullopt;
+    shape.push_back(*size);
+  }
+  return shape;
+}
+
+/// training.states (of an artifact manifest, or a checkpoint's index) for
+/// `ranks` ranks: every block within its tensor.
+StatusOr<std::vector<StateBlock>> parseStateIndex(const nlohmann::json &entries, int64_t ranks,
+                                                  const std::string &where) {
+  if (!entries.is_array())
+    return Status::error(where + ": expected an array");
+  std::vector<StateBlock> index;
+  for (const nlohmann::json &entry : entries) {
+    const std::string at = where + "[" + std::to_string(index.size()) + "]";
+    StateBlock block;
+    if (!entry.is_object() || !entry.value("buffer", nlohmann::json()).is_string() ||
+        !entry.value("tensor", nlohmann::json()).is_string())
+      return Status::error(at + ": expected an object with a buffer and a tensor");
+    block.buffer = entry.at("buffer").get<std::string>();
+    block.tensor = entry.at("tensor").get<std::string>();
+    auto shape = shapeOf(entry.value("shape", nlohmann::json()));
+    auto part = shapeOf(entry.value("block", nlohmann::json()));
+    const nlohmann::json offsets = entry.value("offsets", nlohmann::json());
+    if (!shape || !part || part->size() != shape->size() || !offsets.is_array() ||
+        offsets.size() != static_cast<size_t>(ranks))
+      return Status::error(at + ": expected a shape, a block of its rank and offsets for each of " +
+                           std::to_string(ranks) + " ranks");
+    for (const nlohmann::json &rankOffsets : offsets) {
+      auto start = shapeOf(rankOffsets);
+      if (!start || start->size() != shape->size())
+        return Status::error(at + ": offsets of another rank than the shape's");
+      for (size_t dim = 0; dim < shape->size(); ++dim)
+        if ((*start)[dim] > (*shape)[dim] || (*part)[dim] > (*shape)[dim] - (*start)[dim])
+          return Status::error(at + ": a block outside its tensor " + formatShape(*shape));
+      block.offsets.push_back(*start);
+    }
+    block.shape = *shape;
+    block.block = *part;
+    index.push_back(std::move(block));
+  }
+  return index;
+}
+
+/// What a resharded resume needs the model to share: the caller's
+/// signature and the loss and optimizer (the plan may differ).
+bool sameModel(const nlohmann::json &saved, const nlohmann::json &here, std::string &differs) {
+  for (const char *key : {"inputs", "outputs"})
+    if (saved.value(key, nlohmann::json()) != here.value(key, nlohmann::json())) {
+      differs = key;
+      return false;
+    }
+  const nlohmann::json savedTraining = saved.value("training", nlohmann::json::object());
+  const nlohmann::json training = here.value("training", nlohmann::json::object());
+  for (const char *key : {"loss_spec", "optimizer"})
+    if (!savedTraining.is_object() ||
+        savedTraining.value(key, nlohmann::json()) != training.value(key, nlohmann::json())) {
+      differs = std::string("training ") + key;
+      return false;
+    }
+  return true;
+}
+
 StatusOr<Checkpoint> parseCheckpoint(const nlohmann::json &manifest, const std::string &directory,
                                      const ArtifactLayout &layout, const std::string &path) {
   auto fail = [&](const std::string &message) { return Status::error(path + ": " + message); };
@@ -83,17 +161,38 @@ StatusOr<Checkpoint> parseCheckpoint(const nlohmann::json &manifest, const std::
     return fail("step: expected a non-negative integer");
   checkpoint.step = *step;
   std::optional<int64_t> ranks = integerOf(manifest.value("ranks", nlohmann::json()));
-  if (ranks != layout.ranks)
-    return fail("holds the states of " + (ranks ? std::to_string(*ranks) : std::string("(none)")) +
-                " rank(s); the artifact has " + layout.describe());
+  if (!ranks || *ranks < 1 || *ranks > (int64_t(1) << 20))
+    return fail("ranks: expected a positive integer");
   const nlohmann::json expected = signatureOf(*layout.manifest);
   const nlohmann::json given = manifest.value("signature", nlohmann::json::object());
+  bool same = *ranks == layout.ranks && given.is_object();
   for (const char *key : kSignatureKeys)
-    if (!given.is_object() || given.value(key, nlohmann::json()) != expected.at(key))
-      return fail(std::string("was saved for an artifact whose ") + key +
-                  " differ from this one's (another model, mesh or training setup)");
+    same = same && given.value(key, nlohmann::json()) == expected.at(key);
+  // Another plan of the same model resumes from the index of where each
+  // state's blocks lie; without one (an older checkpoint or artifact) only
+  // the artifact that saved it does.
+  const nlohmann::json training = layout.manifest->value("training", nlohmann::json::object());
+  if (!same && manifest.contains("index") && training.is_object() && training.contains("states")) {
+    std::string differs;
+    if (!given.is_object() || !sameModel(given, *layout.manifest, differs))
+      return fail("was saved for an artifact whose " + differs +
+                  " differ from this one's (another model or training setup)");
+    auto index = parseStateIndex(manifest.at("index"), *ranks, "index");
+    if (!index)
+      return fail(index.message());
+    checkpoint.resharded = true;
+    checkpoint.index = std::move(*index);
+  } else if (*ranks != layout.ranks) {
+    return fail("holds the states of " + std::to_string(*ranks) + " rank(s); the artifact has " +
+                layout.describe());
+  } else if (!same) {
+    for (const char *key : kSignatureKeys)
+      if (!given.is_object() || given.value(key, nlohmann::json()) != expected.at(key))
+        return fail(std::string("was saved for an artifact whose ") + key +
+                    " differ from this one's (another model, mesh or training setup)");
+  }
   const nlohmann::json files = manifest.value("files", nlohmann::json::object());
-  for (int rank = 0; rank < layout.ranks; ++rank) {
+  for (int rank = 0; rank < *ranks; ++rank) {
     const std::string name = rankFile(rank);
     const nlohmann::json facts = files.is_object() ? files.value(name, nlohmann::json()) : nullptr;
     std::optional<int64_t> bytes =
@@ -162,12 +261,15 @@ Status writeCheckpointManifest(const std::string &folder, const ArtifactLayout &
   for (size_t rank = 0; rank < files.size(); ++rank)
     listed[rankFile(static_cast<int>(rank))] = {{"bytes", files[rank].bytes},
                                                 {"crc32", files[rank].crc32}};
-  const nlohmann::json manifest = {{"format", kCheckpointFormat},
-                                   {"version", kCheckpointVersion},
-                                   {"step", step},
-                                   {"ranks", layout.ranks},
-                                   {"signature", signatureOf(*layout.manifest)},
-                                   {"files", std::move(listed)}};
+  nlohmann::json manifest = {{"format", kCheckpointFormat},
+                             {"version", kCheckpointVersion},
+                             {"step", step},
+                             {"ranks", layout.ranks},
+                             {"signature", signatureOf(*layout.manifest)},
+                             {"files", std::move(listed)}};
+  const nlohmann::json training = layout.manifest->value("training", nlohmann::json::object());
+  if (training.is_object() && training.contains("states"))
+    manifest["index"] = training.at("states");
   StatusOr<io::AtomicFile> file = io::AtomicFile::create(join(folder, kManifestName));
   if (!file)
     return file.status();
@@ -187,8 +289,11 @@ StatusOr<Checkpoint> readCheckpoint(const std::string &directory, const Artifact
   return parseCheckpoint(manifest, directory, layout, path);
 }
 
-StatusOr<io::SafeTensorsFile> openRankStates(const Checkpoint &checkpoint, int rank,
-                                             const Executor &executor) {
+namespace {
+
+/// Saved rank `rank`'s file, once its size, CRC-32 and metadata (rank and
+/// step) are the checkpoint's.
+StatusOr<io::SafeTensorsFile> openSavedFile(const Checkpoint &checkpoint, int rank) {
   const std::string path = join(checkpoint.directory, rankFile(rank));
   const CheckpointFile &facts = checkpoint.files.at(static_cast<size_t>(rank));
   std::optional<uint64_t> bytes = regularFileSize(path);
@@ -211,6 +316,52 @@ StatusOr<io::SafeTensorsFile> openRankStates(const Checkpoint &checkpoint, int r
     return Status::error(path + ": holds the states of rank " + io::printable(said("rank")) +
                          " at step " + io::printable(said("step")) + "; expected rank " +
                          std::to_string(rank) + " at step " + std::to_string(checkpoint.step));
+  return file;
+}
+
+/// Copies the overlap of a block `from` (of `fromShape`, at `fromAt` in the
+/// tensor) into the block `to` (of `toShape`, at `toAt`), marking the
+/// elements it wrote in `covered` (one per element of `to`). Row by row
+/// along the last dim, the others counted like an odometer.
+void copyOverlap(const std::byte *from, const Shape &fromShape, const Shape &fromAt, std::byte *to,
+                 const Shape &toShape, const Shape &toAt, std::vector<uint8_t> &covered,
+                 size_t width) {
+  const size_t rank = toShape.size();
+  Shape low(rank), size(rank);
+  for (size_t dim = 0; dim < rank; ++dim) {
+    low[dim] = std::max(fromAt[dim], toAt[dim]);
+    int64_t high = std::min(fromAt[dim] + fromShape[dim], toAt[dim] + toShape[dim]);
+    if (high <= low[dim])
+      return;
+    size[dim] = high - low[dim];
+  }
+  const int64_t row = rank ? size.back() : 1;
+  Shape index(rank, 0);
+  for (int64_t rows = numElements(size) / std::max<int64_t>(row, 1); rows > 0; --rows) {
+    int64_t source = 0, target = 0;
+    for (size_t dim = 0; dim < rank; ++dim) {
+      source = source * fromShape[dim] + low[dim] - fromAt[dim] + index[dim];
+      target = target * toShape[dim] + low[dim] - toAt[dim] + index[dim];
+    }
+    std::memcpy(to + static_cast<size_t>(target) * width,
+                from + static_cast<size_t>(source) * width, static_cast<size_t>(row) * width);
+    std::fill_n(covered.begin() + target, row, uint8_t(1));
+    for (size_t dim = rank > 0 ? rank - 1 : 0; dim-- > 0;) {
+      if (++index[dim] < size[dim])
+        break;
+      index[dim] = 0;
+    }
+  }
+}
+
+} // namespace
+
+StatusOr<io::SafeTensorsFile> openRankStates(const Checkpoint &checkpoint, int rank,
+                                             const Executor &executor) {
+  StatusOr<io::SafeTensorsFile> file = openSavedFile(checkpoint, rank);
+  if (!file)
+    return file.status();
+  const std::string path = join(checkpoint.directory, rankFile(rank));
   for (const StateTensor &state : executor.states()) {
     const TensorView *value = file->find(state.name);
     if (!value)
@@ -232,6 +383,86 @@ StatusOr<io::SafeTensorsFile> openRankStates(const Checkpoint &checkpoint, int r
 Status loadRankStates(const io::SafeTensorsFile &file, Executor &executor) {
   for (const StateTensor &state : executor.states())
     if (Status status = executor.writeState(state.name, *file.find(state.name)); !status)
+      return status;
+  return {};
+}
+
+StatusOr<std::vector<StateBlock>> readStateIndex(const ArtifactLayout &layout) {
+  const nlohmann::json training = layout.manifest->value("training", nlohmann::json::object());
+  if (!training.is_object() || !training.contains("states"))
+    return Status::error(layout.directory + "/manifest.json: training.states: missing");
+  return parseStateIndex(training.at("states"), layout.ranks,
+                         layout.directory + "/manifest.json: training.states");
+}
+
+Status loadReshardedStates(const Checkpoint &checkpoint, const std::vector<StateBlock> &mine,
+                           int rank, Executor &executor) {
+  std::map<std::string, const StateBlock *> ownBlock;
+  for (const StateBlock &block : mine)
+    ownBlock[block.buffer] = &block;
+  std::multimap<std::string, const StateBlock *> saved;
+  for (const StateBlock &block : checkpoint.index)
+    saved.emplace(block.tensor, &block);
+  std::map<int, io::SafeTensorsFile> files;
+  std::vector<std::pair<std::string, HostTensor>> values;
+  for (const StateTensor &state : executor.states()) {
+    auto own = ownBlock.find(state.name);
+    if (own == ownBlock.end() || own->second->block != state.view.shape)
+      return Status::error("state '" + io::printable(state.name) +
+                           "': the artifact's index does not place it (training.states)");
+    const StateBlock &target = *own->second;
+    const Shape &at = target.offsets.at(static_cast<size_t>(rank));
+    HostTensor value(state.view.dtype, state.view.shape);
+    std::vector<uint8_t> covered(static_cast<size_t>(value.numel()), 0);
+    auto [first, last] = saved.equal_range(target.tensor);
+    if (first == last)
+      return Status::error(checkpoint.directory + ": holds no tensor '" +
+                           io::printable(target.tensor) + "' (state '" + io::printable(state.name) +
+                           "' of this artifact)");
+    for (auto it = first; it != last; ++it) {
+      const StateBlock &source = *it->second;
+      if (source.shape != target.shape)
+        return Status::error(checkpoint.directory + ": tensor '" + io::printable(target.tensor) +
+                             "' is " + formatShape(source.shape) + "; this artifact's is " +
+                             formatShape(target.shape));
+      std::set<Shape> taken; // dp replicas of a block hold the same values
+      for (size_t from = 0; from < source.offsets.size(); ++from) {
+        if (!taken.insert(source.offsets[from]).second)
+          continue;
+        bool overlaps = true;
+        for (size_t dim = 0; dim < at.size(); ++dim)
+          overlaps = overlaps && source.offsets[from][dim] < at[dim] + state.view.shape[dim] &&
+                     at[dim] < source.offsets[from][dim] + source.block[dim];
+        if (!overlaps || numElements(source.block) == 0)
+          continue;
+        int fromRank = static_cast<int>(from);
+        if (!files.count(fromRank)) {
+          StatusOr<io::SafeTensorsFile> file = openSavedFile(checkpoint, fromRank);
+          if (!file)
+            return file.status();
+          files.emplace(fromRank, std::move(*file));
+        }
+        const TensorView *part = files.at(fromRank).find(source.buffer);
+        if (!part || part->shape != source.block || part->dtype != state.view.dtype)
+          return Status::error(join(checkpoint.directory, rankFile(fromRank)) + ": state '" +
+                               io::printable(source.buffer) + "' is not the " +
+                               dtypeName(state.view.dtype) + " " + formatShape(source.block) +
+                               " block its index says");
+        copyOverlap(static_cast<const std::byte *>(part->data), part->shape, source.offsets[from],
+                    value.bytes.data(), value.shape, at, covered, dtypeSize(value.dtype));
+      }
+    }
+    int64_t got = std::count(covered.begin(), covered.end(), uint8_t(1));
+    if (got != value.numel())
+      return Status::error(checkpoint.directory + ": the saved blocks of '" +
+                           io::printable(target.tensor) + "' cover " + std::to_string(got) +
+                           " of the " + std::to_string(value.numel()) + " elements of state '" +
+                           io::printable(state.name) + "'");
+    values.emplace_back(state.name, std::move(value));
+  }
+  // Every state is put together before the first is overwritten.
+  for (auto &[name, value] : values)
+    if (Status status = executor.writeState(name, value.view()); !status)
       return status;
   return {};
 }

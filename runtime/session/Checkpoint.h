@@ -59,11 +59,25 @@ StatusOr<CheckpointFile> writeRankStates(const std::string &folder, int rank, in
 Status writeCheckpointManifest(const std::string &folder, const ArtifactLayout &layout,
                                int64_t step, const std::vector<CheckpointFile> &files);
 
+/// Where one state buffer (a parameter, an optimizer state, the step
+/// counter) lies in its tensor on every rank: the artifact manifest's
+/// training.states, which a checkpoint keeps as its index.
+struct StateBlock {
+  std::string buffer, tensor;
+  Shape shape;                ///< the whole tensor's
+  Shape block;                ///< each rank's part of it
+  std::vector<Shape> offsets; ///< by rank: where that part starts
+};
+
 /// A checkpoint's checkpoint.json, checked against an artifact.
 struct Checkpoint {
   std::string directory;
   int64_t step = 0;
-  std::vector<CheckpointFile> files; ///< by rank
+  std::vector<CheckpointFile> files; ///< by the saving artifact's rank
+  /// Saved by another plan of the same model (another mesh, ZeRO stage):
+  /// each rank's states are put together from `index`'s blocks.
+  bool resharded = false;
+  std::vector<StateBlock> index;
 };
 
 /// Reads `directory`/checkpoint.json and checks it against `layout`: the
@@ -80,6 +94,18 @@ StatusOr<io::SafeTensorsFile> openRankStates(const Checkpoint &checkpoint, int r
 /// Overwrites `executor`'s states (between runs) with the tensors of their
 /// names in `file` (openRankStates'), bit for bit.
 Status loadRankStates(const io::SafeTensorsFile &file, Executor &executor);
+
+/// `layout`'s own index (its manifest's training.states).
+StatusOr<std::vector<StateBlock>> readStateIndex(const ArtifactLayout &layout);
+
+/// Overwrites the states of `executor`, rank `rank` of an artifact whose
+/// index is `mine`, with the blocks of a resharded checkpoint: each state's
+/// part is copied from the saved parts of its tensor that overlap it (each
+/// file opened once, its size and CRC-32 checked). An error names the
+/// state: no saved tensor of its name, another shape or type, or parts
+/// that leave some of it uncovered.
+Status loadReshardedStates(const Checkpoint &checkpoint, const std::vector<StateBlock> &mine,
+                           int rank, Executor &executor);
 
 } // namespace shardc::rt
 

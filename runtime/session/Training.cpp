@@ -205,15 +205,16 @@ Status Training::exportOnnx(const std::string &path) {
   // holds each broadcasts it (the states have one shape on every rank: the
   // same SPMD program), and rank 0 writes the file.
   Communicator &world = *world_;
-  auto values = assembleInitializers(*plan, [&](int rank, const std::string &buffer)
-                                                 -> StatusOr<HostTensor> {
-    StatusOr<HostTensor> block = executor(0).readState(buffer);
-    if (!block)
-      return block.status();
-    if (Status status = world.broadcast(block->bytes.data(), block->bytes.size(), rank); !status)
-      return status;
-    return block;
-  });
+  auto values =
+      assembleInitializers(*plan, [&](int rank, const std::string &buffer) -> StatusOr<HostTensor> {
+        StatusOr<HostTensor> block = executor(0).readState(buffer);
+        if (!block)
+          return block.status();
+        if (Status status = world.broadcast(block->bytes.data(), block->bytes.size(), rank);
+            !status)
+          return status;
+        return block;
+      });
   bool ok = values.ok();
   std::string text = values.ok() ? std::string() : values.message();
   if (ok && world.rank() == 0) {
@@ -230,6 +231,20 @@ Status Training::resume(const Checkpoint &checkpoint) {
   if (!broken_)
     return broken_;
   const int ranks = threads_ ? threads_->size() : 1;
+  if (checkpoint.resharded) {
+    // Another plan's blocks: each rank puts its own together; a failure
+    // part-way leaves states of no one step.
+    StatusOr<std::vector<StateBlock>> mine = readStateIndex(session_.layout());
+    if (!mine)
+      return mine.status();
+    for (int index = 0; index < ranks; ++index)
+      if (Status status = keep(loadReshardedStates(
+              checkpoint, *mine, session_.firstLoadedRank() + index, executor(index)));
+          !status)
+        return status;
+    steps_ = checkpoint.step;
+    return {};
+  }
   // Every file is checked before the first state is overwritten.
   std::vector<io::SafeTensorsFile> files;
   for (int index = 0; index < ranks; ++index) {
