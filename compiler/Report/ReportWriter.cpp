@@ -146,6 +146,10 @@ private:
     double analyticBytes;
   };
   std::optional<GradSync> gradSync() const;
+  /// ZeRO's weight gathers over dp (the new weights after the update at
+  /// stages 1 and 2, the stored slices where the step uses them at 3) and
+  /// one all-gather of every weight, W (d-1)/d.
+  std::optional<GradSync> weightGathers() const;
   llvm::json::Value trainingJson() const;
   llvm::json::Value layerPartsJson(unsigned layer) const;
 
@@ -836,8 +840,26 @@ std::optional<ReportBuilder::GradSync> ReportBuilder::gradSync() const {
         llvm::is_contained(collective.axes, std::string(rt::kDataAxis)))
       sync.trafficBytes += collective.traffic;
   double d = double(sync.dp);
-  sync.analyticBytes = 2 * double(gradBytes) * (d - 1) / d;
+  // ZeRO from stage 2 keeps 1/d of the gradients: one reduce-scatter of
+  // the whole moves half an all-reduce's bytes.
+  double whole = zeroStage >= 2 ? double(gradBytes) * d : double(gradBytes);
+  sync.analyticBytes = (zeroStage >= 2 ? 1 : 2) * whole * (d - 1) / d;
   return sync;
+}
+
+std::optional<ReportBuilder::GradSync> ReportBuilder::weightGathers() const {
+  std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
+  if (zeroStage == 0 || !dp || mesh.sizes[*dp] < 2)
+    return std::nullopt;
+  GradSync gathers{mesh.sizes[*dp], 0, 0};
+  for (const Collective &collective : collectives)
+    if (collective.kind == "all_gather" && collective.phase != "grad_sync" &&
+        llvm::is_contained(collective.axes, std::string(rt::kDataAxis)))
+      gathers.trafficBytes += collective.traffic;
+  double d = double(gathers.dp);
+  double whole = zeroStage == 3 ? double(paramBytes) * d : double(paramBytes);
+  gathers.analyticBytes = whole * (d - 1) / d;
+  return gathers;
 }
 
 llvm::json::Value ReportBuilder::trainingJson() const {
@@ -854,6 +876,11 @@ llvm::json::Value ReportBuilder::trainingJson() const {
                                      {"traffic_bytes", figures.trafficBytes}};
   }
   llvm::json::Object section{{"phases", std::move(parts)}, {"zero_stage", zeroStage}};
+  if (std::optional<GradSync> gathers = weightGathers())
+    section["weight_gathers"] =
+        llvm::json::Object{{"dp", gathers->dp},
+                           {"traffic_bytes", gathers->trafficBytes},
+                           {"analytic_traffic_bytes", gathers->analyticBytes}};
   if (std::optional<GradSync> sync = gradSync())
     section["grad_sync"] = llvm::json::Object{{"dp", sync->dp},
                                               {"traffic_bytes", sync->trafficBytes},
@@ -949,8 +976,14 @@ std::string ReportBuilder::summary(bool priced) const {
     if (std::optional<GradSync> sync = gradSync())
       os << "  gradient sums over dp=" << sync->dp << ": "
          << formatBytes(double(sync->trafficBytes))
-         << " per device (all-reduce of every gradient, 2(d-1)/d: "
+         << (zeroStage >= 2 ? " per device (reduce-scatter of every gradient, (d-1)/d: "
+                            : " per device (all-reduce of every gradient, 2(d-1)/d: ")
          << formatBytes(sync->analyticBytes) << ")\n";
+    if (std::optional<GradSync> gathers = weightGathers())
+      os << "  weight gathers over dp=" << gathers->dp << ": "
+         << formatBytes(double(gathers->trafficBytes))
+         << " per device (all-gather of every weight, (d-1)/d: "
+         << formatBytes(gathers->analyticBytes) << ")\n";
   }
   double commSeconds = 0;
   for (const Collective &collective : collectives)
