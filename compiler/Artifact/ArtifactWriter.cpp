@@ -409,6 +409,26 @@ writeProgramFiles(func::FuncOp program, ArrayRef<uint8_t> bytes, WeightSource &s
 /// (ExportModel.h).
 constexpr const char *kExportModelFile = "export.onnx";
 
+/// `program`'s weight buffers whose training role is one of `roles`.
+SmallVector<exec::WeightOp> buffersWithRole(Operation *program, ArrayRef<StringRef> roles) {
+  SmallVector<exec::WeightOp> buffers;
+  program->walk([&](exec::WeightOp weight) {
+    auto role = weight->getAttrOfType<StringAttr>(graph::kTrainAttrName);
+    if (role && llvm::is_contained(roles, role.getValue()))
+      buffers.push_back(weight);
+  });
+  return buffers;
+}
+
+/// The tensor a buffer holds a block of: lowering names a second buffer of
+/// one tensor "NAME#1".
+StringRef tensorOfBuffer(StringRef buffer) {
+  auto [base, suffix] = buffer.rsplit('#');
+  if (!suffix.empty() && llvm::all_of(suffix, [](char c) { return llvm::isDigit(c); }))
+    return base;
+  return buffer;
+}
+
 /// The manifest's "training" section (docs/training.md): the step's loss and
 /// gradient-norm outputs, every input a batch of the data, the optimizer,
 /// where each rank holds each trained weight, the ties, and the model an
@@ -440,17 +460,8 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
   // export puts the ranks' blocks back together.
   llvm::json::Array parameters;
   llvm::StringSet<> trained;
-  SmallVector<exec::WeightOp> weights;
-  program.walk([&](exec::WeightOp weight) {
-    auto role = weight->getAttrOfType<StringAttr>(graph::kTrainAttrName);
-    if (role && role.getValue() == graph::kTrainParam)
-      weights.push_back(weight);
-  });
-  for (exec::WeightOp weight : weights) {
-    StringRef buffer = weight.getName(), initializer = buffer;
-    auto [base, suffix] = buffer.rsplit('#');
-    if (!suffix.empty() && llvm::all_of(suffix, [](char c) { return llvm::isDigit(c); }))
-      initializer = base;
+  for (exec::WeightOp weight : buffersWithRole(program, {graph::kTrainParam})) {
+    StringRef buffer = weight.getName(), initializer = tensorOfBuffer(buffer);
     auto shape = cast<MemRefType>(weight.getType()).getShape();
     llvm::json::Object entry{{"buffer", buffer.str()}, {"initializer", initializer.str()}};
     // Stacked experts are the model's initializers, one per expert.
@@ -487,17 +498,8 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
   // parameter's tensor is its initializer (a box of a fused one offset by
   // the box), a state's its own name.
   llvm::json::Array stateIndex;
-  SmallVector<exec::WeightOp> stateBuffers;
-  program.walk([&](exec::WeightOp weight) {
-    auto role = weight->getAttrOfType<StringAttr>(graph::kTrainAttrName);
-    if (role && (role.getValue() == graph::kTrainParam || role.getValue() == graph::kTrainState))
-      stateBuffers.push_back(weight);
-  });
-  for (exec::WeightOp weight : stateBuffers) {
-    StringRef buffer = weight.getName(), tensor = buffer;
-    auto [base, suffix] = buffer.rsplit('#');
-    if (!suffix.empty() && llvm::all_of(suffix, [](char c) { return llvm::isDigit(c); }))
-      tensor = base;
+  for (exec::WeightOp weight : buffersWithRole(program, {graph::kTrainParam, graph::kTrainState})) {
+    StringRef buffer = weight.getName(), tensor = tensorOfBuffer(buffer);
     auto box = weight.getBoxOffsets();
     auto stored = weight.getStoredShape();
     llvm::json::Array offsets;
