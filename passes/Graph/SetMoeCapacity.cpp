@@ -28,9 +28,9 @@ struct SetMoeCapacityPass : shardc::graph::impl::SetMoeCapacityPassBase<SetMoeCa
       // The graph phase's shapes are the whole model's: T is every token.
       double entries = double(moe.getIndices().getType().getNumElements());
       double perExpert = factor * entries / double(moe.getExperts());
-      // At least one entry, at most all of them (more would change nothing).
-      int64_t capacity = int64_t(std::ceil(perExpert));
-      capacity = std::clamp<int64_t>(capacity, 1, int64_t(entries));
+      // At least one entry, at most all of them (more would change nothing);
+      // clamped before the conversion, which a huge factor would overflow.
+      int64_t capacity = int64_t(std::clamp(std::ceil(perExpert), 1.0, entries));
       moe.setCapacity(capacity);
     });
   }
