@@ -42,6 +42,7 @@
 #include "tools/shardrun/TrainLoop.h"
 
 #include <algorithm>
+#include <climits>
 #include <csignal>
 #include <cstdlib>
 
@@ -88,6 +89,18 @@ int runAsThreads(const Options &options, Opened &opened) {
   return 0;
 }
 
+/// Whether the file `path` (which may not exist yet) would lie in the folder
+/// `folder` or below it, symbolic links resolved.
+bool liesInFolder(const std::string &path, const std::string &folder) {
+  char resolvedFolder[PATH_MAX], resolvedParent[PATH_MAX];
+  const size_t slash = path.rfind('/');
+  const std::string parent = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  if (!::realpath(folder.c_str(), resolvedFolder) || !::realpath(parent.c_str(), resolvedParent))
+    return false;
+  const std::string inside = resolvedParent, root = resolvedFolder;
+  return inside == root || inside.rfind(root + "/", 0) == 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -100,6 +113,15 @@ int main(int argc, char **argv) {
     if (!file.empty())
       if (StatusOr<std::string> writable = io::replaceableFile(file); !writable)
         die(writable.message());
+  // What shardrun writes never replaces a file of the artifact it runs (its
+  // manifest, a program, the embedded model an export starts from).
+  for (auto [flag, file] : {std::pair{"--outputs", &options.outputs},
+                            std::pair{"--trace", &options.trace},
+                            std::pair{"--log", &options.log},
+                            std::pair{"--export-onnx", &options.exportOnnx}})
+    if (!file->empty() && liesInFolder(*file, options.artifact))
+      die(std::string(flag) + " '" + *file + "': is inside the artifact folder '" +
+          options.artifact + "' being run; write it elsewhere");
   if (!options.save.empty())
     if (auto checked = io::checkFolderDestination(options.save, checkReplaceableCheckpoint);
         !checked)
