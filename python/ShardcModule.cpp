@@ -64,6 +64,11 @@ HostTensor toHost(const std::string &name, const py::handle &value) {
   py::array array = py::array::ensure(value, py::array::c_style);
   if (!array)
     throw Error("input '" + name + "': expected a numpy array");
+  // The runtime reads native byte order: a big-endian array's values are
+  // converted (numpy swaps the bytes), never read as they lie.
+  if (!py::bool_(array.dtype().attr("isnative")))
+    array = py::array::ensure(array.attr("astype")(array.dtype().attr("newbyteorder")("=")),
+                              py::array::c_style);
   std::string dtypeName = py::str(array.dtype().attr("name"));
   std::optional<DType> dtype = dtypeFromName(dtypeName);
   if (!dtype)
