@@ -91,6 +91,9 @@ class PySession {
 public:
   PySession(const std::filesystem::path &directory, std::optional<std::string> ranks, int threads)
       : threads_(threads) {
+    if (threads < 0 || threads > cpu::kMaxThreads)
+      throw Error("threads=" + std::to_string(threads) + ": expected 0 (one per core) to " +
+                  std::to_string(cpu::kMaxThreads));
     if (ranks && *ranks != "threads")
       throw Error("ranks='" + *ranks + "': expected 'threads' (or none, for one device)");
     auto opened = Session::open(directory.string());

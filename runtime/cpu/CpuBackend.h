@@ -11,6 +11,11 @@ namespace shardc::rt::cpu {
 /// Every CPU kernel by the name exec programs use ("add", "linear", "fused"...).
 const KernelTable &kernelTable();
 
+/// The most threads a rank's kernels may use: far beyond the cores they only
+/// contend, and the OpenMP runtime runs out of stacks (shardrun --threads
+/// 100000 crashed in it).
+constexpr int kMaxThreads = 1024;
+
 /// Threads the kernels (GEMMs included) use; 0 means one per core.
 void setThreads(int threads);
 int threads();

@@ -3,6 +3,7 @@
 
 #include "runtime/core/Artifact.h"
 #include "runtime/core/PrintableText.h"
+#include "runtime/cpu/CpuBackend.h"
 #include "tools/Version.h"
 #include "tools/shardrun/ClosestFlag.h"
 #include "tools/shardrun/FlagArgs.h"
@@ -105,17 +106,17 @@ double parseSeconds(const std::string &flag, const std::string &text) {
 
 /// Every flag parseOptions takes, for "did you mean".
 const std::vector<std::string> kFlags = {
-    "--inputs",  "--outputs", "--warmup",       "--iters",      "--threads", "--np",    "--comm",
-    "--profile", "--help",    "--comm-timeout", "--version",    "--trace",   "--train", "--data",
-    "--steps",   "--log",     "--save",         "--save-every", "--resume",  "--export-onnx"};
+    "--inputs",  "--outputs", "--warmup",     "--iters",  "--threads",
+    "--np",      "--comm",    "--profile",    "--help",   "--comm-timeout",
+    "--version", "--trace",   "--train",      "--data",   "--steps",
+    "--log",     "--save",    "--save-every", "--resume", "--export-onnx"};
 
 /// The flags of inference runs only and of training only: each kind is
 /// refused with the other.
 const std::vector<std::string> kInferenceFlags = {"--inputs", "--outputs", "--warmup",
                                                   "--iters",  "--profile", "--trace"};
-const std::vector<std::string> kTrainingFlags = {"--data",       "--steps",  "--log",
-                                                 "--save",       "--save-every", "--resume",
-                                                 "--export-onnx"};
+const std::vector<std::string> kTrainingFlags = {
+    "--data", "--steps", "--log", "--save", "--save-every", "--resume", "--export-onnx"};
 
 } // namespace
 
@@ -157,7 +158,11 @@ Options parseOptions(int argc, char **argv) {
     } else if (arg == "--iters") {
       options.iters = parseCount(arg, value(), 1);
     } else if (arg == "--threads") {
-      options.threads = parseCount(arg, value(), 1);
+      const std::string text = value();
+      options.threads = parseCount(arg, text, 1);
+      if (options.threads > rt::cpu::kMaxThreads)
+        die("--threads '" + text + "': at most " + std::to_string(rt::cpu::kMaxThreads) +
+            " threads per rank");
     } else if (arg == "--np") {
       options.np = parseCount(arg, value(), 1);
     } else if (arg == "--comm") {
