@@ -35,7 +35,8 @@ constexpr const char *kUsage =
     "  --outputs OUT.npz  where to write the outputs by ONNX output name\n"
     "  --warmup W         untimed runs before timing (default 1)\n"
     "  --iters I          timed runs (default 1); the summary reports the median\n"
-    "  --threads N        CPU threads in all (default: all cores), shared by the ranks\n"
+    "  --threads N        CPU threads in all (default: all cores, at most 1024), shared by the "
+    "ranks\n"
     "  --profile          print the time per step, summed over the timed runs (output rank),\n"
     "                     then per rank its compute, collectives and time waiting for peers\n"
     "  --np N             run an artifact compiled for N ranks as N threads of this process\n"
@@ -162,7 +163,7 @@ Options parseOptions(int argc, char **argv) {
       options.threads = parseCount(arg, text, 1);
       if (options.threads > rt::cpu::kMaxThreads)
         die("--threads '" + text + "': at most " + std::to_string(rt::cpu::kMaxThreads) +
-            " threads per rank");
+            " (threads in all, shared by the ranks)");
     } else if (arg == "--np") {
       options.np = parseCount(arg, value(), 1);
     } else if (arg == "--comm") {
