@@ -420,6 +420,28 @@ SmallVector<exec::WeightOp> buffersWithRole(Operation *program, ArrayRef<StringR
   return buffers;
 }
 
+/// Where a buffer lies on the ranks: its whole (global) shape and the
+/// offset of each rank's block in it, by rank.
+struct RankPlacement {
+  SmallVector<int64_t> whole;
+  SmallVector<SmallVector<int64_t>> offsets;
+};
+
+FailureOr<RankPlacement> placementOf(exec::WeightOp weight, const sharding::MeshShape &stageMesh,
+                                     const sharding::MeshShape &mesh) {
+  RankPlacement placement;
+  placement.whole.assign(cast<MemRefType>(weight.getType()).getShape().begin(),
+                         cast<MemRefType>(weight.getType()).getShape().end());
+  for (int64_t rank = 0; rank < mesh.devices(); ++rank) {
+    FailureOr<RankBlock> block = rankBlockOf(weight, stageMesh, mesh.coordinates(rank));
+    if (failed(block))
+      return failure();
+    placement.whole = block->global;
+    placement.offsets.push_back(block->offsets);
+  }
+  return placement;
+}
+
 /// The tensor a buffer holds a block of: lowering names a second buffer of
 /// one tensor "NAME#1".
 StringRef tensorOfBuffer(StringRef buffer) {
@@ -460,6 +482,16 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
   // export puts the ranks' blocks back together.
   llvm::json::Array parameters;
   llvm::StringSet<> trained;
+  // Every state buffer's placement, computed once for both lists below.
+  SmallVector<exec::WeightOp> stateBuffers =
+      buffersWithRole(program, {graph::kTrainParam, graph::kTrainState});
+  llvm::DenseMap<Operation *, RankPlacement> placements;
+  for (exec::WeightOp weight : stateBuffers) {
+    FailureOr<RankPlacement> placement = placementOf(weight, stageMesh, mesh);
+    if (failed(placement))
+      return failure();
+    placements[weight] = std::move(*placement);
+  }
   for (exec::WeightOp weight : buffersWithRole(program, {graph::kTrainParam})) {
     StringRef buffer = weight.getName(), initializer = tensorOfBuffer(buffer);
     auto shape = cast<MemRefType>(weight.getType()).getShape();
@@ -477,18 +509,14 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
     }
     auto global = weight.getStoredShape();
     auto box = weight.getBoxOffsets();
+    const RankPlacement &placement = placements[weight];
     llvm::json::Array blocks;
-    SmallVector<int64_t> whole(shape);
-    for (int64_t rank = 0; rank < mesh.devices(); ++rank) {
-      FailureOr<RankBlock> block = rankBlockOf(weight, stageMesh, mesh.coordinates(rank));
-      if (failed(block))
-        return failure();
-      whole = block->global;
-      blocks.push_back(llvm::json::Array(block->offsets));
-    }
-    entry["stored_shape"] = llvm::json::Array(global ? *global : ArrayRef<int64_t>(whole));
+    for (const SmallVector<int64_t> &offsets : placement.offsets)
+      blocks.push_back(llvm::json::Array(offsets));
+    entry["stored_shape"] =
+        llvm::json::Array(global ? *global : ArrayRef<int64_t>(placement.whole));
     entry["box_offsets"] = llvm::json::Array(box ? *box : SmallVector<int64_t>(shape.size(), 0));
-    entry["shape"] = llvm::json::Array(whole);
+    entry["shape"] = llvm::json::Array(placement.whole);
     entry["blocks"] = std::move(blocks);
     parameters.push_back(std::move(entry));
   }
@@ -498,18 +526,14 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
   // parameter's tensor is its initializer (a box of a fused one offset by
   // the box), a state's its own name.
   llvm::json::Array stateIndex;
-  for (exec::WeightOp weight : buffersWithRole(program, {graph::kTrainParam, graph::kTrainState})) {
+  for (exec::WeightOp weight : stateBuffers) {
     StringRef buffer = weight.getName(), tensor = tensorOfBuffer(buffer);
     auto box = weight.getBoxOffsets();
     auto stored = weight.getStoredShape();
+    const RankPlacement &placement = placements[weight];
+    const SmallVector<int64_t> &whole = placement.whole;
     llvm::json::Array offsets;
-    SmallVector<int64_t> whole;
-    for (int64_t rank = 0; rank < mesh.devices(); ++rank) {
-      FailureOr<RankBlock> block = rankBlockOf(weight, stageMesh, mesh.coordinates(rank));
-      if (failed(block))
-        return failure();
-      whole = block->global;
-      SmallVector<int64_t> at = block->offsets;
+    for (SmallVector<int64_t> at : placement.offsets) {
       for (auto [dim, offset] : llvm::enumerate(at))
         offset += box ? (*box)[dim] : 0;
       offsets.push_back(llvm::json::Array(at));

@@ -139,17 +139,19 @@ private:
     std::map<std::string, int> kinds;
   };
   PartFigures partFigures(StringRef part) const;
-  /// The gradient sums over dp: what the plan moves per device and the
-  /// ring all-reduce of every gradient byte, 2 grad_bytes (d-1)/d.
-  struct GradSync {
+  /// What the plan moves over dp per device for one purpose, beside the
+  /// analytic volume of that purpose.
+  struct DpVolume {
     int64_t dp, trafficBytes;
     double analyticBytes;
   };
-  std::optional<GradSync> gradSync() const;
+  /// The gradient sums: a ring all-reduce of every gradient byte,
+  /// 2 grad_bytes (d-1)/d, or from ZeRO stage 2 a reduce-scatter.
+  std::optional<DpVolume> gradSync() const;
   /// ZeRO's weight gathers over dp (the new weights after the update at
   /// stages 1 and 2, the stored slices where the step uses them at 3) and
   /// one all-gather of every weight, W (d-1)/d.
-  std::optional<GradSync> weightGathers() const;
+  std::optional<DpVolume> weightGathers() const;
   llvm::json::Value trainingJson() const;
   llvm::json::Value layerPartsJson(unsigned layer) const;
 
@@ -830,11 +832,11 @@ ReportBuilder::PartFigures ReportBuilder::partFigures(StringRef part) const {
   return figures;
 }
 
-std::optional<ReportBuilder::GradSync> ReportBuilder::gradSync() const {
+std::optional<ReportBuilder::DpVolume> ReportBuilder::gradSync() const {
   std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
   if (!dp || mesh.sizes[*dp] < 2)
     return std::nullopt;
-  GradSync sync{mesh.sizes[*dp], 0, 0};
+  DpVolume sync{mesh.sizes[*dp], 0, 0};
   for (const Collective &collective : collectives)
     if (collective.phase == "grad_sync" &&
         llvm::is_contained(collective.axes, std::string(rt::kDataAxis)))
@@ -847,11 +849,11 @@ std::optional<ReportBuilder::GradSync> ReportBuilder::gradSync() const {
   return sync;
 }
 
-std::optional<ReportBuilder::GradSync> ReportBuilder::weightGathers() const {
+std::optional<ReportBuilder::DpVolume> ReportBuilder::weightGathers() const {
   std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
   if (zeroStage == 0 || !dp || mesh.sizes[*dp] < 2)
     return std::nullopt;
-  GradSync gathers{mesh.sizes[*dp], 0, 0};
+  DpVolume gathers{mesh.sizes[*dp], 0, 0};
   for (const Collective &collective : collectives)
     if (collective.kind == "all_gather" && collective.phase != "grad_sync" &&
         llvm::is_contained(collective.axes, std::string(rt::kDataAxis)))
@@ -876,12 +878,12 @@ llvm::json::Value ReportBuilder::trainingJson() const {
                                      {"traffic_bytes", figures.trafficBytes}};
   }
   llvm::json::Object section{{"phases", std::move(parts)}, {"zero_stage", zeroStage}};
-  if (std::optional<GradSync> gathers = weightGathers())
+  if (std::optional<DpVolume> gathers = weightGathers())
     section["weight_gathers"] =
         llvm::json::Object{{"dp", gathers->dp},
                            {"traffic_bytes", gathers->trafficBytes},
                            {"analytic_traffic_bytes", gathers->analyticBytes}};
-  if (std::optional<GradSync> sync = gradSync())
+  if (std::optional<DpVolume> sync = gradSync())
     section["grad_sync"] = llvm::json::Object{{"dp", sync->dp},
                                               {"traffic_bytes", sync->trafficBytes},
                                               {"analytic_traffic_bytes", sync->analyticBytes}};
@@ -973,13 +975,13 @@ std::string ReportBuilder::summary(bool priced) const {
            << formatSeconds(figures.commSeconds) << " communication";
       os << "\n";
     }
-    if (std::optional<GradSync> sync = gradSync())
+    if (std::optional<DpVolume> sync = gradSync())
       os << "  gradient sums over dp=" << sync->dp << ": "
          << formatBytes(double(sync->trafficBytes))
          << (zeroStage >= 2 ? " per device (reduce-scatter of every gradient, (d-1)/d: "
                             : " per device (all-reduce of every gradient, 2(d-1)/d: ")
          << formatBytes(sync->analyticBytes) << ")\n";
-    if (std::optional<GradSync> gathers = weightGathers())
+    if (std::optional<DpVolume> gathers = weightGathers())
       os << "  weight gathers over dp=" << gathers->dp << ": "
          << formatBytes(double(gathers->trafficBytes))
          << " per device (all-gather of every weight, (d-1)/d: "

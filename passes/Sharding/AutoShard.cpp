@@ -387,20 +387,19 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       // is checked exactly once the stages are cut (shardc-pipeline-stages).
       for (auto pipeline : getOperation().getOps<dist::PipelineOp>())
         budget *= pipeline.getPipelineRanks();
-      unsigned stage = zero;
-      if (zeroAuto) {
-        // The least ZeRO stage whose plan fits, each tried quietly; the
-        // chosen one is planned again below (stage 3 says why none fits).
-        stage = 3;
-        for (unsigned candidate = 0; candidate < 3; ++candidate) {
-          ScopedDiagnosticHandler quiet(&getContext(), [](Diagnostic &) { return success(); });
-          if (succeeded(shard(function, mesh, model, budget, candidate, /*apply=*/false))) {
-            stage = candidate;
-            break;
-          }
-        }
+      if (!zeroAuto)
+        return shard(function, mesh, model, budget, zero);
+      // The least ZeRO stage whose plan fits: a stage that does not leaves
+      // the IR as it was, its errors dropped (warnings of the plan taken
+      // pass); stage 3 says why none fits.
+      for (unsigned stage = 0; stage < 3; ++stage) {
+        ScopedDiagnosticHandler quiet(&getContext(), [](Diagnostic &diagnostic) {
+          return success(diagnostic.getSeverity() == DiagnosticSeverity::Error);
+        });
+        if (succeeded(shard(function, mesh, model, budget, stage)))
+          return success();
       }
-      return shard(function, mesh, model, budget, stage, /*apply=*/true);
+      return shard(function, mesh, model, budget, 3);
     };
     if (failed(forEachFunctionOnMesh(getOperation(), device, run)))
       signalPassFailure();
@@ -521,10 +520,10 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
 
   /// Searches, and when the best plan does not fit, searches again with the
   /// embedding tables split too (replicating them is cheaper when it fits).
-  /// `zeroStage` is the ZeRO stage; without `apply` only whether a plan fits
-  /// is found, and the IR is left as it is.
+  /// `zeroStage` is the ZeRO stage. Until a plan fits, the IR is left as it
+  /// is.
   LogicalResult shard(func::FuncOp function, dist::MeshOp mesh, const DeviceModel &model,
-                      int64_t budget, unsigned zeroStage, bool apply) {
+                      int64_t budget, unsigned zeroStage) {
     if (failed(checkTrainingStateFits(function, meshShapeOf(mesh), budget, zeroStage)))
       return failure();
     Memory needed;
@@ -548,8 +547,6 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       needed = memoryOf(problem, *chosen, homes, zeroStage);
       if (needed.total() > double(budget))
         continue;
-      if (!apply)
-        return success();
       if (zeroStage > 0)
         function->getParentOfType<ModuleOp>()->setAttr(
             graph::kZeroStageAttrName,

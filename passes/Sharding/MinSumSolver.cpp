@@ -278,17 +278,21 @@ std::vector<std::vector<bool>> MinSumProblem::survivingValues() const {
   std::vector<bool> queued(count, true);
   for (unsigned variable = 0; variable < count; ++variable)
     worklist[variable] = variable;
-  // Drops `variable`'s values without a finite partner in `other`; the
-  // entry of (x, y) is table[x * xStride + y * yStride].
-  auto revise = [&](unsigned variable, unsigned other, const std::vector<double> &table,
-                    size_t xStride, size_t yStride) {
+  // The cost `pair` gives `variable` at x and the pair's other variable at z.
+  auto costOf = [&](const Pair &pair, unsigned variable, unsigned x, unsigned z) {
+    return pair.a == variable ? pair.table[x * domains[pair.b] + z]
+                              : pair.table[z * domains[pair.b] + x];
+  };
+  // Drops `variable`'s values without a finite partner in `pair`.
+  auto revise = [&](unsigned variable, const Pair &pair) {
+    unsigned other = pair.a == variable ? pair.b : pair.a;
     bool changed = false;
     for (unsigned x = 0; x < domains[variable]; ++x) {
       if (!alive[variable][x])
         continue;
       bool supported = false;
-      for (unsigned y = 0; y < domains[other] && !supported; ++y)
-        supported = alive[other][y] && table[x * xStride + y * yStride] < infinity;
+      for (unsigned z = 0; z < domains[other] && !supported; ++z)
+        supported = alive[other][z] && costOf(pair, variable, x, z) < infinity;
       if (!supported) {
         alive[variable][x] = false;
         changed = true;
@@ -306,11 +310,7 @@ std::vector<std::vector<bool>> MinSumProblem::survivingValues() const {
       queued[variable] = false;
       for (size_t index : pairsOf[variable]) {
         const Pair &pair = pairs[index];
-        unsigned other = pair.a == variable ? pair.b : pair.a;
-        if (pair.a == variable)
-          revise(other, variable, pair.table, 1, domains[pair.b]);
-        else
-          revise(other, variable, pair.table, domains[pair.b], 1);
+        revise(pair.a == variable ? pair.b : pair.a, pair);
       }
     }
   };
@@ -324,15 +324,11 @@ std::vector<std::vector<bool>> MinSumProblem::survivingValues() const {
       return false;
     for (size_t index : pairsOf[variable]) {
       const Pair &pair = pairs[index];
-      bool first = pair.a == variable;
-      unsigned other = first ? pair.b : pair.a;
+      unsigned other = pair.a == variable ? pair.b : pair.a;
       for (unsigned z = 0; z < domains[other]; ++z) {
         if (!alive[other][z])
           continue;
-        double costX =
-            first ? pair.table[x * domains[other] + z] : pair.table[z * domains[variable] + x];
-        double costY =
-            first ? pair.table[y * domains[other] + z] : pair.table[z * domains[variable] + y];
+        double costX = costOf(pair, variable, x, z), costY = costOf(pair, variable, y, z);
         if (costX < costY)
           return false;
         equal &= costX == costY;

@@ -1,5 +1,6 @@
 //===- Checkpoint.cpp - a training run's state on disk --------------------===//
 #include "runtime/session/Checkpoint.h"
+#include "runtime/session/TensorBlocks.h"
 
 #include "runtime/io/AtomicFile.h"
 #include "runtime/io/Checksum.h"
@@ -70,23 +71,6 @@ std::optional<int64_t> integerOf(const nlohmann::json &value) {
   return value.get<int64_t>();
 }
 
-/// Far above any real tensor's rank; a larger one is a hostile index.
-constexpr size_t kMaxRank = 16;
-
-/// `value` as a shape: non-negative integers, at most kMaxRank of them.
-std::optional<Shape> shapeOf(const nlohmann::json &value) {
-  if (!value.is_array() || value.size() > kMaxRank)
-    return std::nullopt;
-  Shape shape;
-  for (const nlohmann::json &dim : value) {
-    std::optional<int64_t> size = integerOf(dim);
-    if (!size || *size < 0 || *size > (int64_t(1) << 40))
-      return std::nullopt;
-    shape.push_back(*size);
-  }
-  return shape;
-}
-
 /// training.states (of an artifact manifest, or a checkpoint's index) for
 /// `ranks` ranks: every block within its tensor.
 StatusOr<std::vector<StateBlock>> parseStateIndex(const nlohmann::json &entries, int64_t ranks,
@@ -111,11 +95,8 @@ StatusOr<std::vector<StateBlock>> parseStateIndex(const nlohmann::json &entries,
                            std::to_string(ranks) + " ranks");
     for (const nlohmann::json &rankOffsets : offsets) {
       auto start = shapeOf(rankOffsets);
-      if (!start || start->size() != shape->size())
-        return Status::error(at + ": offsets of another rank than the shape's");
-      for (size_t dim = 0; dim < shape->size(); ++dim)
-        if ((*start)[dim] > (*shape)[dim] || (*part)[dim] > (*shape)[dim] - (*start)[dim])
-          return Status::error(at + ": a block outside its tensor " + formatShape(*shape));
+      if (!start || !fits(*start, *part, *shape))
+        return Status::error(at + ": a block outside its tensor " + formatShape(*shape));
       block.offsets.push_back(*start);
     }
     block.shape = *shape;
@@ -319,41 +300,6 @@ StatusOr<io::SafeTensorsFile> openSavedFile(const Checkpoint &checkpoint, int ra
   return file;
 }
 
-/// Copies the overlap of a block `from` (of `fromShape`, at `fromAt` in the
-/// tensor) into the block `to` (of `toShape`, at `toAt`), marking the
-/// elements it wrote in `covered` (one per element of `to`). Row by row
-/// along the last dim, the others counted like an odometer.
-void copyOverlap(const std::byte *from, const Shape &fromShape, const Shape &fromAt, std::byte *to,
-                 const Shape &toShape, const Shape &toAt, std::vector<uint8_t> &covered,
-                 size_t width) {
-  const size_t rank = toShape.size();
-  Shape low(rank), size(rank);
-  for (size_t dim = 0; dim < rank; ++dim) {
-    low[dim] = std::max(fromAt[dim], toAt[dim]);
-    int64_t high = std::min(fromAt[dim] + fromShape[dim], toAt[dim] + toShape[dim]);
-    if (high <= low[dim])
-      return;
-    size[dim] = high - low[dim];
-  }
-  const int64_t row = rank ? size.back() : 1;
-  Shape index(rank, 0);
-  for (int64_t rows = numElements(size) / std::max<int64_t>(row, 1); rows > 0; --rows) {
-    int64_t source = 0, target = 0;
-    for (size_t dim = 0; dim < rank; ++dim) {
-      source = source * fromShape[dim] + low[dim] - fromAt[dim] + index[dim];
-      target = target * toShape[dim] + low[dim] - toAt[dim] + index[dim];
-    }
-    std::memcpy(to + static_cast<size_t>(target) * width,
-                from + static_cast<size_t>(source) * width, static_cast<size_t>(row) * width);
-    std::fill_n(covered.begin() + target, row, uint8_t(1));
-    for (size_t dim = rank > 0 ? rank - 1 : 0; dim-- > 0;) {
-      if (++index[dim] < size[dim])
-        break;
-      index[dim] = 0;
-    }
-  }
-}
-
 } // namespace
 
 StatusOr<io::SafeTensorsFile> openRankStates(const Checkpoint &checkpoint, int rank,
@@ -449,7 +395,7 @@ Status loadReshardedStates(const Checkpoint &checkpoint, const std::vector<State
                                dtypeName(state.view.dtype) + " " + formatShape(source.block) +
                                " block its index says");
         copyOverlap(static_cast<const std::byte *>(part->data), part->shape, source.offsets[from],
-                    value.bytes.data(), value.shape, at, covered, dtypeSize(value.dtype));
+                    value.bytes.data(), value.shape, at, dtypeSize(value.dtype), &covered);
       }
     }
     int64_t got = std::count(covered.begin(), covered.end(), uint8_t(1));

@@ -1,5 +1,6 @@
 //===- OnnxExport.cpp - a training artifact's trained model as ONNX -------===//
 #include "runtime/session/OnnxExport.h"
+#include "runtime/session/TensorBlocks.h"
 
 #include "runtime/io/AtomicFile.h"
 #include "runtime/io/Checksum.h"
@@ -15,68 +16,6 @@
 #include <sys/stat.h>
 
 namespace shardc::rt {
-namespace {
-
-/// Far above any real tensor's rank; a larger one is a hostile manifest.
-constexpr size_t kMaxRank = 16;
-
-/// `value` as a shape: non-negative integers, at most kMaxRank of them,
-/// whose product fits an int64.
-std::optional<Shape> shapeOf(const nlohmann::json &value) {
-  if (!value.is_array() || value.size() > kMaxRank)
-    return std::nullopt;
-  Shape shape;
-  int64_t elements = 1;
-  for (const nlohmann::json &dim : value) {
-    if (!dim.is_number_integer() || dim.get<int64_t>() < 0)
-      return std::nullopt;
-    shape.push_back(dim.get<int64_t>());
-    if (shape.back() > 0 && elements > INT64_MAX / shape.back())
-      return std::nullopt;
-    elements *= shape.back();
-  }
-  return shape;
-}
-
-/// Whether the block of `inner` at `offsets` lies within `outer`.
-bool fits(const Shape &offsets, const Shape &inner, const Shape &outer) {
-  if (offsets.size() != outer.size() || inner.size() != outer.size())
-    return false;
-  for (size_t dim = 0; dim < outer.size(); ++dim)
-    if (offsets[dim] > outer[dim] || inner[dim] > outer[dim] - offsets[dim])
-      return false;
-  return true;
-}
-
-/// Copies the row-major block `block` of `blockShape` into the row-major
-/// `whole` of `wholeShape` at `offsets` (which fits()).
-void placeBlock(const std::byte *block, const Shape &blockShape, std::byte *whole,
-                const Shape &wholeShape, const Shape &offsets, size_t width) {
-  const size_t rank = wholeShape.size();
-  if (numElements(blockShape) == 0)
-    return;
-  if (rank == 0) {
-    std::memcpy(whole, block, width);
-    return;
-  }
-  // Row by row along the last dim; the other dims count like an odometer.
-  const size_t row = static_cast<size_t>(blockShape.back()) * width;
-  Shape index(rank, 0);
-  const int64_t rows = numElements(blockShape) / blockShape.back();
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t at = 0;
-    for (size_t dim = 0; dim < rank; ++dim)
-      at = at * wholeShape[dim] + offsets[dim] + index[dim];
-    std::memcpy(whole + static_cast<size_t>(at) * width, block + static_cast<size_t>(r) * row, row);
-    for (size_t dim = rank - 1; dim-- > 0;) {
-      if (++index[dim] < blockShape[dim])
-        break;
-      index[dim] = 0;
-    }
-  }
-}
-
-} // namespace
 
 StatusOr<ExportPlan> readExportPlan(const ArtifactLayout &layout) {
   const std::string manifestPath = layout.directory + "/manifest.json";
@@ -195,8 +134,8 @@ StatusOr<std::map<std::string, HostTensor>> assembleInitializers(const ExportPla
       Shape at = offsets;
       for (size_t dim = 0; dim < at.size(); ++dim)
         at[dim] += parameter.boxOffsets[dim];
-      placeBlock(block->bytes.data(), block->shape, whole->second.bytes.data(),
-                 parameter.storedShape, at, dtypeSize(block->dtype));
+      copyOverlap(block->bytes.data(), block->shape, at, whole->second.bytes.data(),
+                  parameter.storedShape, Shape(at.size(), 0), dtypeSize(block->dtype));
       covered[parameter.initializer] += block->numel();
     }
   }

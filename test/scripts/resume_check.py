@@ -38,11 +38,7 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     model = os.path.join(os.path.dirname(args.fixture), settings["onnx"])
     data = args.fixture + ".data.npz"
-    flags = [f"--dim={name}={size}" for name, size in settings.get("dims", {}).items()]
-    if settings.get("freeze"):
-        flags.append("--freeze=" + ",".join(settings["freeze"]))
-    if settings.get("no_decay_1d"):
-        flags.append("--no-decay-1d")
+    flags = train_check.model_flags(settings, settings.get("dims", {}))
     checkpoint = os.path.join(args.work, "checkpoint")
     log = os.path.join(args.work, "resumed.jsonl")
     for name, mesh, ranks, run in (("from", args.source, args.from_np, ["--steps", "2", "--save", checkpoint]),

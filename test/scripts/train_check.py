@@ -66,6 +66,17 @@ def optimizer_flags(settings, optimizer, gradients):
     return flags
 
 
+def model_flags(settings, dims):
+    """shardc's flags for the reference's export: the dims to bind, what to
+    freeze (no parameter of torch's) and the decay exemption torch used."""
+    flags = [f"--dim={name}={size}" for name, size in dims.items()]
+    if settings.get("freeze"):
+        flags.append("--freeze=" + ",".join(settings["freeze"]))
+    if settings.get("no_decay_1d"):
+        flags.append("--no-decay-1d")
+    return flags
+
+
 def read_safetensors(path):
     with open(path, "rb") as file:
         data = file.read()
@@ -192,11 +203,7 @@ def main():
         dims["batch"] *= args.repeat_batch
         data_file = repeated_batches(data_file, settings["batch_size"], args.repeat_batch,
                                      os.path.join(args.work, "repeated.data.npz"))
-    flags = [f"--dim={name}={size}" for name, size in dims.items()]
-    if settings.get("freeze"):
-        flags.append("--freeze=" + ",".join(settings["freeze"]))
-    if settings.get("no_decay_1d"):
-        flags.append("--no-decay-1d")
+    flags = model_flags(settings, dims)
     run([args.shardc, model, *flags, "--train", "--loss", settings["loss"]["spec"],
          *optimizer_flags(settings, args.optimizer, args.gradients), *shlex.split(args.mesh),
          "--dtype", args.dtype, *args.shardc_flag, "-o", artifact])
