@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -33,6 +34,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <tuple>
 #include <deque>
 #include <map>
 
@@ -321,12 +323,31 @@ private:
   llvm::json::Object files;
 };
 
-/// The programs to write: one, or (with dist.pipeline) one per stage, in
-/// stage order.
+/// The programs to write: one, or (with dist.pipeline) one per stage in
+/// stage order; a training pipeline's stages have one per part (forward,
+/// backward_input, backward_weight, update levels), in that order.
 struct Programs {
   SmallVector<func::FuncOp> stages;
   dist::PipelineOp pipeline;
+  bool training = false;
 };
+
+/// The stage of a pipeline program.
+int64_t stageOfProgram(func::FuncOp program) {
+  return program->getAttrOfType<IntegerAttr>(dist::kStageAttrName).getInt();
+}
+
+/// A pipeline program's files and manifest entries tell its part apart
+/// (".backward_input", ".update.1"); an inference stage has only its forward.
+std::string partSuffix(func::FuncOp program) {
+  auto part = program->getAttrOfType<StringAttr>(dist::kPartAttrName);
+  if (!part)
+    return "";
+  std::string suffix = "." + part.str();
+  if (auto level = program->getAttrOfType<IntegerAttr>(dist::kLevelAttrName))
+    suffix += "." + std::to_string(level.getInt());
+  return suffix;
+}
 
 /// The weight file a program copy reads: written by the first rank of the
 /// group that shares it, named by every member.
@@ -341,8 +362,9 @@ struct WeightFile {
 /// "rank0.stage1.safetensors" in a pipeline).
 class WeightFileGroups {
 public:
-  /// Adds the copy of `program` (stage `stage`, -1 outside a pipeline) that
-  /// `rank` runs at `coords` of the stages' mesh.
+  /// Adds the copy of `program` (number `stage` among a pipeline's
+  /// programs, -1 outside a pipeline) that `rank` runs at `coords` of the
+  /// stages' mesh.
   LogicalResult add(func::FuncOp program, int64_t stage, int64_t rank,
                     const sharding::MeshShape &stageMesh, ArrayRef<int64_t> coords) {
     FailureOr<std::vector<int64_t>> key = blocksKey(program, stageMesh, coords);
@@ -354,12 +376,12 @@ public:
     return success();
   }
 
-  /// The file `rank`'s copy of stage `stage` reads; `mesh` is the devices'.
-  WeightFile fileFor(int64_t stage, int64_t rank, const sharding::MeshShape &mesh) const {
+  /// The file `rank`'s copy of program `stage` reads ("rank0" then
+  /// `suffix`); `mesh` is the devices'.
+  WeightFile fileFor(int64_t stage, int64_t rank, const sharding::MeshShape &mesh,
+                     StringRef suffix = "") const {
     const std::vector<int64_t> &members = *groupOf.at({stage, rank});
-    std::string stem = "rank" + std::to_string(members.front());
-    if (stage >= 0)
-      stem += ".stage" + std::to_string(stage);
+    std::string stem = "rank" + std::to_string(members.front()) + suffix.str();
     std::string listed;
     for (int64_t member : members)
       listed += (listed.empty() ? "" : ",") + std::to_string(member);
@@ -456,7 +478,7 @@ StringRef tensorOfBuffer(StringRef buffer) {
 /// where each rank holds each trained weight, the ties, and the model an
 /// ONNX export starts from (written into `files` here).
 FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAttr tied,
-                                               func::FuncOp program,
+                                               ArrayRef<func::FuncOp> programs, bool pipelined,
                                                const sharding::MeshShape &stageMesh,
                                                const sharding::MeshShape &mesh, StringRef modelPath,
                                                FileList &files) {
@@ -471,10 +493,16 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
         optimizer[entry.getName().str()] = flag.getValue();
     }
   llvm::json::Array batchInputs;
-  program.walk([&](exec::InputOp input) {
-    if (!input.getTransfer())
-      batchInputs.push_back(input.getName().str());
-  });
+  llvm::StringSet<> batchNames;
+  for (func::FuncOp program : programs)
+    program.walk([&](exec::InputOp input) {
+      if (!input.getTransfer() && !input->hasAttr(dist::kMicrobatchIndexAttrName) &&
+          batchNames.insert(input.getName()).second)
+        batchInputs.push_back(input.getName().str());
+    });
+  // A pipeline's stages hold their own states: their index (checkpoints,
+  // exports) is not written yet, and the runtime refuses those for it.
+  func::FuncOp program = programs.front();
   // Where each trained buffer lies in its initializer: one part of a fused
   // projection is a box of it, and lowering names each part's buffer
   // apart ("NAME#1"), so a checkpoint is put back together from these; and
@@ -483,8 +511,9 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
   llvm::json::Array parameters;
   llvm::StringSet<> trained;
   // Every state buffer's placement, computed once for both lists below.
-  SmallVector<exec::WeightOp> stateBuffers =
-      buffersWithRole(program, {graph::kTrainParam, graph::kTrainState});
+  SmallVector<exec::WeightOp> stateBuffers;
+  if (!pipelined)
+    stateBuffers = buffersWithRole(program, {graph::kTrainParam, graph::kTrainState});
   llvm::DenseMap<Operation *, RankPlacement> placements;
   for (exec::WeightOp weight : stateBuffers) {
     FailureOr<RankPlacement> placement = placementOf(weight, stageMesh, mesh);
@@ -492,7 +521,8 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
       return failure();
     placements[weight] = std::move(*placement);
   }
-  for (exec::WeightOp weight : buffersWithRole(program, {graph::kTrainParam})) {
+  for (exec::WeightOp weight :
+       pipelined ? SmallVector<exec::WeightOp>() : buffersWithRole(program, {graph::kTrainParam})) {
     StringRef buffer = weight.getName(), initializer = tensorOfBuffer(buffer);
     auto shape = cast<MemRefType>(weight.getType()).getShape();
     llvm::json::Object entry{{"buffer", buffer.str()}, {"initializer", initializer.str()}};
@@ -562,7 +592,11 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
   // A model shardc cannot export still trains: the manifest says why not,
   // and only --export-onnx fails.
   llvm::json::Object exportModel;
-  llvm::Expected<std::string> skeleton = exportSkeleton(modelPath, trained);
+  llvm::Expected<std::string> skeleton =
+      pipelined ? llvm::Expected<std::string>(llvm::createStringError(
+                      llvm::inconvertibleErrorCode(),
+                      "a pipeline's trained weights cannot be exported yet"))
+                : exportSkeleton(modelPath, trained);
   if (!skeleton) {
     exportModel["model"] = nullptr;
     exportModel["reason"] = llvm::toString(skeleton.takeError());
@@ -617,7 +651,7 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
       if (!programs.pipeline) {
         if (failed(weightFiles.add(program, -1, rank, stageMesh, coords)))
           return failure();
-      } else if (int64_t(stage) % pipelineRanks == coords.front() &&
+      } else if (stageOfProgram(program) % pipelineRanks == coords.front() &&
                  failed(weightFiles.add(program, stage, rank, stageMesh,
                                         ArrayRef<int64_t>(coords).drop_front()))) {
         return failure();
@@ -644,16 +678,22 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
     } else {
       ArrayRef<int64_t> stageCoords = ArrayRef<int64_t>(coords).drop_front();
       llvm::json::Array stages;
-      for (auto [stage, program] : llvm::enumerate(programs.stages)) {
-        if (int64_t(stage) % pipelineRanks != coords.front())
+      for (auto [index, program] : llvm::enumerate(programs.stages)) {
+        int64_t stage = stageOfProgram(program);
+        if (stage % pipelineRanks != coords.front())
           continue;
-        auto stageFiles =
-            writeProgramFiles(program, bytes[stage], source, stageMesh, stageCoords,
-                              weightFiles.fileFor(stage, rank, mesh),
-                              ("rank" + Twine(rank) + ".stage" + Twine(stage)).str(), files);
+        std::string suffix = ".stage" + std::to_string(stage) + partSuffix(program);
+        auto stageFiles = writeProgramFiles(
+            program, bytes[index], source, stageMesh, stageCoords,
+            weightFiles.fileFor(index, rank, mesh, suffix), "rank" + std::to_string(rank) + suffix,
+            files);
         if (failed(stageFiles))
           return failure();
-        (*stageFiles)["stage"] = int64_t(stage);
+        (*stageFiles)["stage"] = stage;
+        if (auto part = program->getAttrOfType<StringAttr>(dist::kPartAttrName))
+          (*stageFiles)["part"] = part.str();
+        if (auto level = program->getAttrOfType<IntegerAttr>(dist::kLevelAttrName))
+          (*stageFiles)["level"] = level.getInt();
         stages.push_back(std::move(*stageFiles));
       }
       entry["stages"] = std::move(stages);
@@ -680,7 +720,8 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
   if (auto training = module->getAttrOfType<DictionaryAttr>(graph::kTrainingAttrName)) {
     auto section =
         describeTraining(training, module->getAttrOfType<ArrayAttr>(autodiff::kTiedWeightsAttrName),
-                         programs.stages.front(), stageMesh, mesh, options.model, files);
+                         programs.stages, bool(programs.pipeline), stageMesh, mesh, options.model,
+                         files);
     if (failed(section))
       return failure();
     trainingSection = std::move(*section);
@@ -689,7 +730,7 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
   if (programs.pipeline) {
     // The outputs end on the first rank of the last stage.
     std::vector<int64_t> last(mesh.numAxes(), 0);
-    last.front() = (int64_t(programs.stages.size()) - 1) % pipelineRanks;
+    last.front() = (programs.pipeline.getNumStages() - 1) % pipelineRanks;
     auto section = describePipeline(programs.pipeline, programs.stages, mesh.rankOf(last), mesh);
     if (failed(section))
       return failure();
@@ -728,20 +769,39 @@ LogicalResult writeArtifact(ModuleOp module, StringRef directory, const Artifact
   for (auto pipeline : module.getOps<dist::PipelineOp>())
     programs.pipeline = pipeline;
   programs.stages = llvm::to_vector(module.getOps<func::FuncOp>());
+  programs.training = module->hasAttr(graph::kTrainingAttrName);
   if (programs.pipeline) {
-    llvm::sort(programs.stages, [](func::FuncOp a, func::FuncOp b) {
-      auto stage = [](func::FuncOp f) {
-        auto attr = f->getAttrOfType<IntegerAttr>(dist::kStageAttrName);
-        return attr ? attr.getInt() : -1;
-      };
-      return stage(a) < stage(b);
-    });
-    if (int64_t(programs.stages.size()) != programs.pipeline.getNumStages())
+    // Stage order, then the parts in the order a step runs them.
+    auto order = [](func::FuncOp f) {
+      auto stage = f->getAttrOfType<IntegerAttr>(dist::kStageAttrName);
+      auto part = f->getAttrOfType<StringAttr>(dist::kPartAttrName);
+      auto level = f->getAttrOfType<IntegerAttr>(dist::kLevelAttrName);
+      int64_t rank = 0;
+      if (part)
+        rank = llvm::StringSwitch<int64_t>(part.getValue())
+                   .Case("backward_input", 1)
+                   .Case("backward_weight", 2)
+                   .Case("update", 3)
+                   .Default(0);
+      return std::make_tuple(stage ? stage.getInt() : -1, rank, level ? level.getInt() : 0);
+    };
+    llvm::sort(programs.stages,
+               [&](func::FuncOp a, func::FuncOp b) { return order(a) < order(b); });
+    if (!programs.training &&
+        int64_t(programs.stages.size()) != programs.pipeline.getNumStages())
       return module.emitError() << "expected one exec program per pipeline stage ("
                                 << programs.pipeline.getNumStages() << "), got "
                                 << programs.stages.size();
   } else if (programs.stages.size() != 1) {
     return module.emitError() << "expected one exec program, got " << programs.stages.size();
+  }
+  if (programs.pipeline && programs.training) {
+    std::map<int64_t, SmallVector<func::FuncOp>> byStage;
+    for (func::FuncOp program : programs.stages)
+      byStage[stageOfProgram(program)].push_back(program);
+    for (auto &[stage, stagePrograms] : byStage)
+      if (failed(checkStorageWrites(stagePrograms)))
+        return failure();
   }
   Location location = module.getLoc();
   // A plan this large is a bound dim gone wrong (--dim batch=99999999), not

@@ -59,6 +59,8 @@ const char *actionName(dist::ActionKind kind) {
     return "send";
   case dist::ActionKind::recv:
     return "recv";
+  case dist::ActionKind::update:
+    return "update";
   }
   return "";
 }
@@ -147,8 +149,12 @@ FailureOr<PipelineSection> describePipeline(dist::PipelineOp pipeline,
   llvm::json::Array inputs, outputs, transfers, programs, actions;
   std::map<std::string, std::optional<int64_t>> inputDims;
   std::map<int64_t, llvm::json::Object> transfersById;
-  for (auto [stage, constProgram] : llvm::enumerate(stages)) {
+  auto stageOf = [](func::FuncOp program) {
+    return program->getAttrOfType<IntegerAttr>(dist::kStageAttrName).getInt();
+  };
+  for (func::FuncOp constProgram : stages) {
     func::FuncOp program = constProgram;
+    const int64_t stage = stageOf(program);
     LogicalResult walked = success();
     program.walk([&](Operation *op) {
       if (auto input = dyn_cast<exec::InputOp>(op);
@@ -183,16 +189,23 @@ FailureOr<PipelineSection> describePipeline(dist::PipelineOp pipeline,
     });
     if (failed(walked))
       return failure();
-    programs.push_back(llvm::json::Object{{"stage", int64_t(stage)},
-                                          {"inputs", programSignature(program, true)},
-                                          {"outputs", programSignature(program, false)}});
+    llvm::json::Object entry{{"stage", stage},
+                             {"inputs", programSignature(program, true)},
+                             {"outputs", programSignature(program, false)}};
+    if (auto part = program->getAttrOfType<StringAttr>(dist::kPartAttrName))
+      entry["part"] = part.str();
+    if (auto level = program->getAttrOfType<IntegerAttr>(dist::kLevelAttrName))
+      entry["level"] = level.getInt();
+    programs.push_back(std::move(entry));
   }
-  for (auto [stage, constProgram] : llvm::enumerate(stages))
-    func::FuncOp(constProgram).walk([&](exec::InputOp input) {
+  for (func::FuncOp constProgram : stages) {
+    func::FuncOp program = constProgram;
+    program.walk([&](exec::InputOp input) {
       if (input.getTransfer())
         if (auto found = transfersById.find(*input.getTransfer()); found != transfersById.end())
-          found->second["to"] = int64_t(stage);
+          found->second["to"] = stageOf(program);
     });
+  }
   for (auto &[id, entry] : transfersById)
     transfers.push_back(std::move(entry));
   for (Attribute list : pipeline.getActions().value_or(ArrayAttr())) {
@@ -203,12 +216,16 @@ FailureOr<PipelineSection> describePipeline(dist::PipelineOp pipeline,
       bool moves =
           action.getKind() == dist::ActionKind::send || action.getKind() == dist::ActionKind::recv;
       entry[moves ? "transfer" : "stage"] = moves ? action.getTransfer() : action.getStage();
+      if (action.getKind() == dist::ActionKind::update) {
+        entry.erase("microbatch");
+        entry["level"] = action.getLevel();
+      }
       rankActions.push_back(std::move(entry));
     }
     actions.push_back(std::move(rankActions));
   }
   section.pipeline =
-      llvm::json::Object{{"stages", int64_t(stages.size())},
+      llvm::json::Object{{"stages", pipeline.getNumStages()},
                          {"microbatches", microbatches},
                          {"virtual_stages", pipeline.getVirtualStagesAttr().getInt()},
                          {"schedule", pipeline.getSchedule()},

@@ -21,10 +21,40 @@ struct BufferUse {
   int32_t microbatchDim = -1;
 };
 
+} // namespace
+
+LogicalResult checkStorageWrites(ArrayRef<func::FuncOp> programs) {
+  llvm::StringMap<int> writes;
+  llvm::StringMap<exec::WeightOp> named;
+  for (func::FuncOp program : programs) {
+    program.walk([&](exec::KernelOp kernel) {
+      for (Value output : kernel.getOutputs()) {
+        while (auto view = output.getDefiningOp<exec::ViewOp>())
+          output = view.getSource();
+        if (auto weight = output.getDefiningOp<exec::WeightOp>())
+          ++writes[weight.getName()];
+      }
+    });
+    program.walk([&](exec::WeightOp weight) {
+      if (weight->hasAttr(graph::kTrainAttrName))
+        named.try_emplace(weight.getName(), weight);
+    });
+  }
+  for (auto &[name, weight] : named)
+    if (writes.lookup(name) != 1)
+      return weight.emitOpError() << "is trained storage written " << writes.lookup(name)
+                                  << " times by the step; expected once";
+  return success();
+}
+
+namespace {
+
 class Serializer {
 public:
   FailureOr<std::vector<uint8_t>> run(func::FuncOp program, const sharding::MeshShape &mesh) {
-    if (failed(checkStateWrites(program)))
+    // A training pipeline's stage writes its storage in one of its
+    // programs and reads it in others: checked over the stage (writeArtifact).
+    if (!program->hasAttr(dist::kPartAttrName) && failed(checkStorageWrites(program)))
       return failure();
     // Only a program that runs its micro-batches itself cuts its inputs (a
     // pipeline stage's are cut by the runtime's action list).
@@ -54,25 +84,6 @@ private:
   /// A training step writes each parameter and optimizer state exactly once:
   /// a state no step writes would be trained storage a pass copied (its
   /// copy then never learns), two writes a race on it.
-  static LogicalResult checkStateWrites(func::FuncOp program) {
-    llvm::DenseMap<Operation *, int> writes;
-    program.walk([&](exec::KernelOp kernel) {
-      for (Value output : kernel.getOutputs()) {
-        while (auto view = output.getDefiningOp<exec::ViewOp>())
-          output = view.getSource();
-        if (auto weight = output.getDefiningOp<exec::WeightOp>())
-          ++writes[weight];
-      }
-    });
-    WalkResult result = program.walk([&](exec::WeightOp weight) {
-      if (!weight->hasAttr(graph::kTrainAttrName) || writes.lookup(weight) == 1)
-        return WalkResult::advance();
-      weight.emitOpError() << "is trained storage written " << writes.lookup(weight)
-                           << " times by the step; expected once";
-      return WalkResult::interrupt();
-    });
-    return failure(result.wasInterrupted());
-  }
 
   LogicalResult addBuffer(Value value, schema::Storage storage, uint64_t offset, StringRef name,
                           uint32_t index, BufferUse use = {}) {

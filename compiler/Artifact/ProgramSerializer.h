@@ -15,6 +15,12 @@ namespace shardc::artifact {
 /// at the op that cannot be expressed.
 /// The program as a FlatBuffer (runtime/schemas/program.fbs) for a `mesh`
 /// (no axes: one device).
+/// A training step writes each parameter and optimizer state of `programs`
+/// (one step, or a pipeline stage's programs) exactly once: a state no step
+/// writes would be trained storage a pass copied (its copy then never
+/// learns), two writes a race on it. An error at the first that is not.
+mlir::LogicalResult checkStorageWrites(llvm::ArrayRef<mlir::func::FuncOp> programs);
+
 mlir::FailureOr<std::vector<uint8_t>> serializeProgram(mlir::func::FuncOp program,
                                                        const sharding::MeshShape &mesh);
 

@@ -149,6 +149,8 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
   if (!training)
     return failWith(training.takeError());
   checked.settings.training = std::move(*training);
+  if (checked.settings.training)
+    checked.settings.training->pipelined = checked.pipeline.has_value();
   if (checked.settings.training &&
       (checked.settings.training->zero > 0 || checked.settings.training->zeroAuto)) {
     std::optional<unsigned> dp = checked.mesh.axis(rt::kDataAxis);

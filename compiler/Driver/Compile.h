@@ -30,9 +30,10 @@ struct CompileOptions {
   /// Mesh degrees as text ("": not given), parsed with the driver's words.
   std::string tensorParallel, dataParallel, expertParallel, pipelineParallel, mesh;
   /// Pipelines (--pp > 1): micro-batches and virtual stages as text ("": 1),
-  /// the schedule, and ONNX node names a stage must end after.
+  /// the schedule ("": gpipe, or 1f1b when training), and ONNX node names
+  /// a stage must end after.
   std::string microbatches, virtualStages;
-  std::string schedule = "gpipe";
+  std::string schedule;
   std::vector<std::string> pipelineSplits;
   bool sequenceParallel = false;
   int64_t maxRanks = kDefaultMaxRanks;

@@ -94,6 +94,7 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
       options.untie = training->untie;
       options.sumGradients = training->microbatches > 1;
       options.lossScaling = settings.dtype == "f16";
+      options.tagOwners = training->pipelined;
       pm.addPass(autodiff::createAutodiffPass(options));
       // The step's gradient arithmetic repeats shapes and constants.
       pm.addPass(createCanonicalizerPass());
@@ -124,6 +125,10 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
     pm.addPass(partition::createVerifyShardedPass());
     pm.addPass(partition::createPartitionPass());
     pm.addPass(pipeline::createAccumulateMicrobatchesPass());
+    // A training pipeline is cut into its stage programs here, when its
+    // sums over micro-batches are accumulators, and then scheduled.
+    pm.addPass(pipeline::createPipelineTrainingProgramsPass());
+    pm.addPass(pipeline::createPipelineSchedulePass());
     pm.addPass(pipeline::createSplitMicrobatchesPass());
     pm.addPass(partition::createDeferResultGathersPass());
     pm.addPass(partition::createVerifyPartitionedPass());

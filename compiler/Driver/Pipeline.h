@@ -39,6 +39,8 @@ struct TrainingSettings {
   double momentum = 0, gradClip = 0;
   std::vector<std::string> freeze;
   bool untie = false; ///< --untie: duplicated weights trained apart
+  /// --pp: the backward's ops are tagged with the forward op they belong to.
+  bool pipelined = false;
   /// --microbatches: the batch runs in this many pieces, one after another,
   /// their gradients summed before the one update (docs/training.md).
   int64_t microbatches = 1;

@@ -29,14 +29,25 @@ Expected<std::optional<PipelineSpec>> parsePipelineOptions(const CompileOptions 
   auto virtualStages = parseDegree("virtual-stages", options.virtualStages, "stages per rank");
   if (!virtualStages)
     return virtualStages.takeError();
-  if (options.schedule != "gpipe" && options.schedule != "interleaved")
-    return pipelineError("--schedule '" + options.schedule + "': expected gpipe or interleaved");
+  // A training step's backward makes 1F1B the default: it keeps p
+  // micro-batches' activations where fill-drain keeps all m.
+  const std::string schedule =
+      options.schedule.empty() ? (options.train ? "1f1b" : "gpipe") : options.schedule;
+  const bool trainingSchedule =
+      schedule == "1f1b" || schedule == "zb-h1" || schedule == "zb-h2";
+  if (schedule != "gpipe" && schedule != "interleaved" && !trainingSchedule)
+    return pipelineError("--schedule '" + schedule +
+                         "': expected gpipe, interleaved, 1f1b, zb-h1 or zb-h2");
+  if (trainingSchedule && !options.train)
+    return pipelineError("--schedule " + schedule +
+                         " orders a training step's backward passes; give --train, or gpipe or "
+                         "interleaved for inference");
   std::optional<unsigned> pp = mesh.axis(rt::kPipelineAxis);
   if (!pp) {
     // A training step runs micro-batches without a pipeline: it sums their
     // gradients (TrainingOptions.cpp).
     if ((*microbatches > 1 && !options.train) || *virtualStages > 1 ||
-        options.schedule != "gpipe" || !options.pipelineSplits.empty())
+        !options.schedule.empty() || !options.pipelineSplits.empty())
       return pipelineError("--microbatches, --schedule, --virtual-stages and --pp-split shape "
                            "a pipeline; give --pp N with N > 1");
     return std::nullopt;
@@ -45,13 +56,20 @@ Expected<std::optional<PipelineSpec>> parsePipelineOptions(const CompileOptions 
   spec.ranks = mesh.sizes[*pp];
   spec.microbatches = std::max<int64_t>(*microbatches, 1);
   spec.virtualStages = std::max<int64_t>(*virtualStages, 1);
-  spec.schedule = options.schedule;
-  if (spec.schedule == "gpipe" && spec.virtualStages > 1)
+  spec.schedule = schedule;
+  if (spec.schedule != "interleaved" && spec.virtualStages > 1)
     return pipelineError("--virtual-stages " + Twine(spec.virtualStages) +
-                         " needs --schedule interleaved (gpipe runs one stage per rank)");
+                         " needs --schedule interleaved (" + spec.schedule +
+                         " runs one stage per rank)");
   if (spec.schedule == "interleaved" && spec.virtualStages < 2)
     return pipelineError("--schedule interleaved gives each rank several stages; give "
                          "--virtual-stages V with V > 1");
+  // Megatron-LM's interleaved 1F1B runs micro-batches in groups of P.
+  if (options.train && spec.schedule == "interleaved" && spec.microbatches % spec.ranks != 0)
+    return pipelineError("--schedule interleaved trains micro-batches in groups of the " +
+                         Twine(spec.ranks) + " pipeline ranks (Megatron-LM's rule); --microbatches " +
+                         Twine(spec.microbatches) + " is not a multiple of --pp " +
+                         Twine(spec.ranks));
   for (const std::string &split : options.pipelineSplits) {
     if (split.empty())
       return pipelineError("--pp-split: expected ONNX node names, one per cut (NODE,...)");

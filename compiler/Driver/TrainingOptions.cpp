@@ -61,8 +61,6 @@ parseTrainingOptions(const CompileOptions &options) {
                                     "raised graph of its import");
   if (options.emit == "import")
     return fail("--emit=import comes before the training step is built; use --emit=graph");
-  if (!options.pipelineParallel.empty() || llvm::StringRef(options.mesh).contains("pp="))
-    return fail("--train does not support pipelines (--pp) yet");
 
   TrainingSettings settings;
   settings.loss = options.loss;

@@ -66,7 +66,7 @@ def Dist_ShardingAttr : AttrDef<Dist_Dialect, "Sharding"> {
 def Dist_ActionKind : I32EnumAttr<"ActionKind", "what a pipeline rank does next", [
       I32EnumAttrCase<"forward", 0>, I32EnumAttrCase<"backward_input", 1>,
       I32EnumAttrCase<"backward_weight", 2>, I32EnumAttrCase<"send", 3>,
-      I32EnumAttrCase<"recv", 4>]> {
+      I32EnumAttrCase<"recv", 4>, I32EnumAttrCase<"update", 5>]> {
   let cppNamespace = "::shardc::dist";
   let genSpecializedAttr = 0;
 }
@@ -78,12 +78,14 @@ def Dist_ActionAttr : AttrDef<Dist_Dialect, "Action"> {
     `#dist.action<forward, stage = 1, microbatch = 3, transfer = -1>` runs
     stage 1's program on micro-batch 3; `send` and `recv` move transfer
     `transfer` of a micro-batch to or from the rank of `stage` (the peer
-    stage). `backward_input` and `backward_weight` (the B and W of 1F1B and
-    zero-bubble schedules) are reserved for training: no pass makes them yet.
+    stage). A training pipeline's `backward_input` and `backward_weight` run
+    the B and W programs of a stage on a micro-batch, and `update` the
+    stage's update program of level `level` once per step (docs/pipeline.md).
   }];
   let parameters = (ins EnumParameter<Dist_ActionKind>:$kind, "int64_t":$stage,
-                        "int64_t":$microbatch, "int64_t":$transfer);
-  let assemblyFormat = "`<` $kind `,` struct($stage, $microbatch, $transfer) `>`";
+                        "int64_t":$microbatch, "int64_t":$transfer,
+                        DefaultValuedParameter<"int64_t", "0">:$level);
+  let assemblyFormat = "`<` $kind `,` struct($stage, $microbatch, $transfer, $level) `>`";
 }
 
 #endif // SHARDC_DIST_ATTRS_TD

@@ -46,6 +46,14 @@ constexpr llvm::StringLiteral kMicrobatchIndexAttrName = "dist.microbatch_index"
 /// On a stage function: the stage search's estimate for it (a dictionary of
 /// seconds, send_seconds, weight_bytes, activation_bytes).
 constexpr llvm::StringLiteral kStageEstimateAttrName = "dist.stage_estimate";
+/// On an op of a training step with dist.pipeline (an i64): the stage it
+/// runs on (shardc-pipeline-stages), until the step is cut into programs.
+constexpr llvm::StringLiteral kPipelineStageAttrName = "dist.pipeline_stage";
+/// On a stage function of a training pipeline: the part of the step it
+/// computes ("forward", "backward_input", "backward_weight", "update") and,
+/// for an update, its level (an i64; docs/pipeline.md).
+constexpr llvm::StringLiteral kPartAttrName = "dist.part";
+constexpr llvm::StringLiteral kLevelAttrName = "dist.level";
 /// On dist.pipeline: the schedule's estimated step time in seconds.
 constexpr llvm::StringLiteral kStepSecondsAttrName = "dist.step_seconds";
 

@@ -251,7 +251,10 @@ static LogicalResult verifyTransferStages(Operation *op, int64_t transfer, int64
   if ((isa<SendOp>(op) ? from : to) != own)
     return op->emitOpError() << "is in stage " << own << " but names it as "
                              << (isa<SendOp>(op) ? "the sender" : "the receiver");
-  if (from < 0 || to <= from)
+  // A training pipeline's programs also send gradients to earlier stages
+  // and keep values on theirs (docs/pipeline.md).
+  bool training = function->hasAttr(kPartAttrName);
+  if (from < 0 || to < 0 || (!training && to <= from))
     return op->emitOpError() << "goes from stage " << from << " to stage " << to
                              << "; transfers go to a later stage";
   return success();
@@ -274,10 +277,13 @@ LogicalResult PipelineOp::verify() {
     return emitOpError() << "pipeline_ranks " << getPipelineRanks() << " must be at least 2";
   if (getVirtualStages() < 1 || getMicrobatches() < 1)
     return emitOpError() << "virtual_stages and microbatches must be positive";
-  if (getSchedule() != "gpipe" && getSchedule() != "interleaved")
-    return emitOpError() << "schedule '" << getSchedule() << "': expected gpipe or interleaved";
-  if (getSchedule() == "gpipe" && getVirtualStages() != 1)
-    return emitOpError() << "a gpipe schedule has one stage per rank; virtual stages need "
+  StringRef schedule = getSchedule();
+  if (!llvm::is_contained({"gpipe", "interleaved", "1f1b", "zb-h1", "zb-h2"}, schedule))
+    return emitOpError() << "schedule '" << schedule
+                         << "': expected gpipe, interleaved, 1f1b, zb-h1 or zb-h2";
+  if (schedule != "interleaved" && getVirtualStages() != 1)
+    return emitOpError() << "a " << schedule
+                         << " schedule has one stage per rank; virtual stages need "
                             "the interleaved schedule";
   if (std::optional<ArrayAttr> actions = getActions()) {
     if (int64_t(actions->size()) != getPipelineRanksAttr().getInt())

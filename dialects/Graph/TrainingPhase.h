@@ -24,6 +24,11 @@
 namespace shardc::graph {
 
 constexpr llvm::StringLiteral kPhaseAttrName = "graph.phase";
+/// With a pipeline (shardc-autodiff's tag-owners): each forward op's number
+/// (an i64), and on each backward op the number of the forward op whose
+/// gradient rule made it; the stage search runs it on that op's stage.
+constexpr llvm::StringLiteral kOpIdAttrName = "graph.op_id";
+constexpr llvm::StringLiteral kVjpOfAttrName = "graph.vjp_of";
 
 /// In program order.
 enum class Phase { Forward, Backward, Optimizer };

@@ -172,6 +172,9 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
     SmallVector<Operation *> forward;
     for (Operation &op : body.without_terminator())
       forward.push_back(&op);
+    if (tagOwners)
+      for (auto [id, op] : llvm::enumerate(forward))
+        op->setAttr(graph::kOpIdAttrName, builder.getI64IntegerAttr(int64_t(id)));
     for (Operation *op : llvm::reverse(forward)) {
       if (llvm::none_of(op->getResults(), [&](Value r) { return grads.count(r); }))
         continue;
@@ -186,9 +189,15 @@ struct AutodiffPass : autodiff::impl::AutodiffPassBase<AutodiffPass> {
         Value grad = grads.lookup(result);
         resultGrads.push_back(grad ? grad : g.zeros(tensorType(result)));
       }
+      Operation *before = body.getTerminator()->getPrevNode();
       autodiff::VjpCall call{op, resultGrads, wanted, g, {}};
       if (failed(autodiff::buildVjp(call)))
         return failure();
+      if (tagOwners)
+        for (Operation *made = before->getNextNode(); made != body.getTerminator();
+             made = made->getNextNode())
+          if (!isa<graph::ConstantOp>(made))
+            made->setAttr(graph::kVjpOfAttrName, op->getAttr(graph::kOpIdAttrName));
       for (auto [operand, grad] : llvm::zip(op->getOperands(), call.operandGrads)) {
         if (!grad)
           continue;

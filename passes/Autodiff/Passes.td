@@ -51,6 +51,10 @@ def AutodiffPass : Pass<"shardc-autodiff", "mlir::ModuleOp"> {
     Option<"lossScaling", "loss-scaling", "bool", "false",
            "dynamic loss scaling as torch.amp.GradScaler (fp16): the backward starts "
            "from the loss scale, a step with a non-finite gradient is skipped">,
+    Option<"tagOwners", "tag-owners", "bool", "false",
+           "number the forward ops (graph.op_id) and tag each backward op with the "
+           "forward op whose rule made it (graph.vjp_of): a pipeline runs the backward "
+           "of an op on that op's stage">,
   ];
   let dependentDialects = ["shardc::graph::GraphDialect", "mlir::func::FuncDialect"];
 }

@@ -29,7 +29,15 @@ StringRef kernelName(Operation *op) { return op->getName().stripDialect(); }
 
 class FunctionLowering {
 public:
-  explicit FunctionLowering(func::FuncOp function) : function(function) {}
+  /// Names of trained storage, shared by the module's functions (see
+  /// storageName).
+  struct StorageNames {
+    llvm::StringMap<std::string> byIdentity;
+    llvm::StringMap<int64_t> uses;
+  };
+
+  FunctionLowering(func::FuncOp function, StorageNames &storage)
+      : function(function), storage(storage) {}
 
   LogicalResult run() {
     OpBuilder builder(function);
@@ -71,7 +79,9 @@ private:
     }
     if (auto weight = dyn_cast<graph::WeightOp>(op)) {
       auto lowered = builder.create<exec::WeightOp>(
-          location, bufferType(weight.getType()), uniqueWeightName(weight.getName()),
+          location, bufferType(weight.getType()),
+          graph::trainRole(weight).empty() ? uniqueWeightName(weight.getName())
+                                           : storageName(weight),
           weight.getFile(), weight.getOffset(), weight.getSize(), weight.getStoredShapeAttr(),
           weight.getBoxOffsetsAttr(), weight.getStoredTypeAttr(), weight.getRepeatBlocksAttr(),
           weight.getPartOffsetsAttr());
@@ -170,7 +180,31 @@ private:
     return uses++ ? (name + "#" + Twine(uses - 1)).str() : name.str();
   }
 
+  /// Trained storage is one buffer a training pipeline's programs share by
+  /// name (the runtime's state pool): each distinct storage (its tensor, its
+  /// box in it, its sharding) gets one name in the whole module, in the
+  /// order they first appear, so that a program that reads the parts of a
+  /// fused projection in another order still names each part alike.
+  std::string storageName(graph::WeightOp weight) {
+    std::string identity;
+    llvm::raw_string_ostream os(identity);
+    os << weight.getName() << "|" << weight.getType();
+    for (StringRef attr : {"box_offsets", "stored_shape"})
+      if (Attribute value = weight->getAttr(attr))
+        os << "|" << value;
+    if (Attribute shard = weight->getAttr(dist::kWeightShardAttrName))
+      os << "|" << shard;
+    auto [it, added] = storage.byIdentity.try_emplace(identity);
+    if (added) {
+      int64_t &uses = storage.uses[weight.getName()];
+      it->second = uses++ ? (weight.getName() + "#" + Twine(uses - 1)).str()
+                          : weight.getName().str();
+    }
+    return it->second;
+  }
+
   func::FuncOp function;
+  StorageNames &storage;
   IRMapping mapping;
   int64_t constants = 0;
   llvm::StringMap<int64_t> weightNames;
@@ -181,8 +215,9 @@ private:
 
 struct LowerToExecPass : shardc::lowering::impl::LowerToExecPassBase<LowerToExecPass> {
   void runOnOperation() override {
+    FunctionLowering::StorageNames storage;
     for (func::FuncOp function : llvm::to_vector(getOperation().getOps<func::FuncOp>()))
-      if (failed(FunctionLowering(function).run()))
+      if (failed(FunctionLowering(function, storage).run()))
         return signalPassFailure();
   }
 };

@@ -136,8 +136,13 @@ private:
       return reshard.emitOpError() << "cannot make a partial sum from a complete value";
     OpBuilder builder(reshard);
     Value value = input;
-    for (const CollectiveStep &step : *steps)
+    // A training pipeline's reshard runs on its stage (TrainingStages.h).
+    Attribute stage = reshard->getAttr(dist::kPipelineStageAttrName);
+    for (const CollectiveStep &step : *steps) {
       value = emit(builder, reshard.getLoc(), step, value);
+      if (stage)
+        value.getDefiningOp()->setAttr(dist::kPipelineStageAttrName, stage);
+    }
     global[value] = *to;
     reshard.getResult().replaceAllUsesWith(value);
     reshard.erase();

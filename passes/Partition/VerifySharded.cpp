@@ -12,6 +12,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Dist/DistDialect.h"
+#include "dialects/Graph/GraphDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -37,8 +38,11 @@ LogicalResult verifyShardedOp(Operation *op) {
   return success();
 }
 
-/// A pipeline is cut into stage functions and scheduled.
+/// A pipeline is cut into stage functions and scheduled; a training step's
+/// ops carry their stages instead (it is cut after partitioning).
 LogicalResult verifyPipeline(ModuleOp module) {
+  if (module->hasAttr(graph::kTrainingAttrName))
+    return success();
   for (auto pipeline : module.getOps<dist::PipelineOp>()) {
     for (auto function : module.getOps<func::FuncOp>())
       if (!function->hasAttr(dist::kStageAttrName))

@@ -89,7 +89,9 @@ private:
         nullptr, nullptr, nullptr, nullptr, nullptr);
     accumulator->setAttr(graph::kTrainAttrName, builder.getStringAttr(graph::kTrainAccumulator));
     Value added = builder.create<graph::AddOp>(location, accumulator, sum.getInput());
-    builder.create<graph::AssignOp>(location, accumulator, added);
+    auto assign = builder.create<graph::AssignOp>(location, accumulator, added);
+    // A training pipeline's sum accumulates on the stage that made it.
+    Attribute stage = sum->getAttr(dist::kPipelineStageAttrName);
     SmallVector<StringRef> rest;
     for (StringRef axis : sum.getMeshAxes().getAsValueRange<StringAttr>())
       if (axis != rt::kMicroBatchAxis)
@@ -101,6 +103,10 @@ private:
       once.insert(reduce);
       total = reduce;
     }
+    if (stage)
+      for (Operation *made : {added.getDefiningOp(), assign.getOperation(), total.getDefiningOp()})
+        if (made && made != accumulator)
+          made->setAttr(dist::kPipelineStageAttrName, stage);
     for (Operation *user : sum->getUsers())
       once.insert(user);
     sum.replaceAllUsesWith(total);

@@ -78,4 +78,21 @@ def AccumulateMicrobatchesPass : Pass<"shardc-accumulate-microbatches", "mlir::M
   let dependentDialects = ["shardc::graph::GraphDialect", "shardc::exec::ExecDialect"];
 }
 
+def PipelineTrainingProgramsPass
+    : Pass<"shardc-pipeline-training-programs", "mlir::ModuleOp"> {
+  let summary = "Cut a partitioned training step into stage programs (F, B, W, update)";
+  let description = [{
+    On a training step with `dist.pipeline` whose ops carry their stage
+    (`dist.pipeline_stage`, from shardc-pipeline-stages), after
+    partitioning and shardc-accumulate-microbatches: one function per
+    stage and part (`dist.stage`, `dist.part` = forward, backward_input,
+    backward_weight or update, and an update's `dist.level`), with
+    `dist.send` / `dist.recv` for every value one function makes and another
+    reads (docs/pipeline.md, "Training pipelines"). A trained weight that a
+    loop part of another stage reads (a tied embedding and LM head) is an
+    error at the op. Without `graph.training` it does nothing.
+  }];
+  let dependentDialects = ["shardc::dist::DistDialect", "mlir::func::FuncDialect"];
+}
+
 #endif

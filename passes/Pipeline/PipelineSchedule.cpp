@@ -2,6 +2,8 @@
 #include "passes/Pipeline/Passes.h"
 #include "passes/Pipeline/Schedule.h"
 
+#include "dialects/Graph/GraphDialect.h"
+
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -26,6 +28,8 @@ ActionKind kindOf(dist::ActionKind kind) {
     return ActionKind::Send;
   case dist::ActionKind::recv:
     return ActionKind::Recv;
+  case dist::ActionKind::update:
+    return ActionKind::Update;
   }
   llvm_unreachable("every action kind is handled");
 }
@@ -42,6 +46,8 @@ dist::ActionKind attrKindOf(ActionKind kind) {
     return dist::ActionKind::send;
   case ActionKind::Recv:
     return dist::ActionKind::recv;
+  case ActionKind::Update:
+    return dist::ActionKind::update;
   }
   llvm_unreachable("every action kind is handled");
 }
@@ -87,9 +93,117 @@ FailureOr<std::vector<Transfer>> collectTransfers(ModuleOp module, dist::Pipelin
   return transfers;
 }
 
+/// A training program's part as the schedule names it.
+ActionKind partKind(func::FuncOp function) {
+  auto part = function->getAttrOfType<StringAttr>(dist::kPartAttrName);
+  StringRef name = part ? part.getValue() : "forward";
+  if (name == "backward_input")
+    return ActionKind::BackwardInput;
+  if (name == "backward_weight")
+    return ActionKind::BackwardWeight;
+  if (name == "update")
+    return ActionKind::Update;
+  return ActionKind::Forward;
+}
+
+int64_t levelOf(func::FuncOp function) {
+  auto level = function->getAttrOfType<IntegerAttr>(dist::kLevelAttrName);
+  return level ? level.getInt() : 0;
+}
+
+int64_t stageOf(func::FuncOp function) {
+  return function->getAttrOfType<IntegerAttr>(dist::kStageAttrName).getInt();
+}
+
+/// A training pipeline's transfers by id, each with the program that makes
+/// it and the one that reads it.
+FailureOr<std::vector<Transfer>> collectTrainingTransfers(ModuleOp module,
+                                                          dist::PipelineOp pipeline) {
+  std::map<int64_t, std::pair<dist::SendOp, dist::RecvOp>> ends;
+  bool duplicate = false;
+  module.walk([&](Operation *op) {
+    if (auto send = dyn_cast<dist::SendOp>(op)) {
+      auto &slot = ends[send.getTransferAttr().getInt()].first;
+      duplicate |= bool(slot);
+      slot = send;
+    }
+    if (auto recv = dyn_cast<dist::RecvOp>(op)) {
+      auto &slot = ends[recv.getTransferAttr().getInt()].second;
+      duplicate |= bool(slot);
+      slot = recv;
+    }
+  });
+  if (duplicate)
+    return pipeline.emitError() << "a transfer is sent or received more than once";
+  std::vector<Transfer> transfers;
+  for (auto &[id, pair] : ends) {
+    auto [send, recv] = pair;
+    if (!send || !recv)
+      return (send ? send.getOperation() : recv.getOperation())->emitOpError()
+             << "transfer " << id << " has no " << (send ? "receive" : "send");
+    auto maker = send->getParentOfType<func::FuncOp>();
+    auto reader = recv->getParentOfType<func::FuncOp>();
+    if (id != int64_t(transfers.size()))
+      return send.emitOpError() << "transfer ids must count from 0 without gaps; expected "
+                                << transfers.size();
+    if (recv.getType() != send.getInput().getType() ||
+        recv.getFromStageAttr().getInt() != stageOf(maker) ||
+        send.getToStageAttr().getInt() != stageOf(reader))
+      return recv.emitOpError() << "does not match the send of transfer " << id;
+    transfers.push_back({stageOf(maker), stageOf(reader), partKind(maker), partKind(reader),
+                         levelOf(maker), levelOf(reader)});
+  }
+  return transfers;
+}
+
+/// The schedule of a training pipeline (its functions cut by
+/// shardc-pipeline-training-programs), or nothing before the cut.
+LogicalResult scheduleTraining(ModuleOp module, dist::PipelineOp pipeline) {
+  auto functions = llvm::to_vector(module.getOps<func::FuncOp>());
+  if (llvm::none_of(functions, [](func::FuncOp f) { return f->hasAttr(dist::kPartAttrName); }))
+    return success();
+  ScheduleSpec spec;
+  spec.ranks = pipeline.getPipelineRanksAttr().getInt();
+  spec.virtualStages = pipeline.getVirtualStagesAttr().getInt();
+  spec.microbatches = pipeline.getMicrobatchesAttr().getInt();
+  std::optional<ScheduleSpec::Kind> kind = parseScheduleKind(pipeline.getSchedule().str());
+  if (!kind)
+    return pipeline.emitError() << "unknown schedule '" << pipeline.getSchedule() << "'";
+  spec.kind = *kind;
+  spec.training = true;
+  spec.updateLevels.assign(spec.stages(), 0);
+  for (func::FuncOp function : functions)
+    if (partKind(function) == ActionKind::Update)
+      spec.updateLevels[stageOf(function)] =
+          std::max(spec.updateLevels[stageOf(function)], levelOf(function) + 1);
+  FailureOr<std::vector<Transfer>> transfers = collectTrainingTransfers(module, pipeline);
+  if (failed(transfers))
+    return failure();
+  spec.transfers = std::move(*transfers);
+  std::optional<std::string> error;
+  Schedule schedule = buildSchedule(spec, &error);
+  if (error)
+    return pipeline.emitError() << *error;
+  if (std::optional<std::string> wrong = checkSchedule(spec, schedule))
+    return pipeline.emitError() << "the schedule cannot run: " << *wrong;
+  MLIRContext *context = module.getContext();
+  SmallVector<Attribute> lists;
+  for (const std::vector<Action> &actions : schedule) {
+    SmallVector<Attribute> list;
+    for (const Action &action : actions)
+      list.push_back(dist::ActionAttr::get(context, attrKindOf(action.kind), action.stage,
+                                           action.microbatch, action.transfer, action.level));
+    lists.push_back(ArrayAttr::get(context, list));
+  }
+  pipeline.setActionsAttr(ArrayAttr::get(context, lists));
+  return success();
+}
+
 struct PipelineSchedulePass
     : OnThePipeline<PipelineSchedulePass, impl::PipelineSchedulePassBase<PipelineSchedulePass>> {
   LogicalResult run(ModuleOp module, dist::PipelineOp pipeline) {
+    if (module->hasAttr(graph::kTrainingAttrName))
+      return scheduleTraining(module, pipeline);
     std::set<int64_t> stages;
     for (auto function : module.getOps<func::FuncOp>()) {
       auto stage = function->getAttrOfType<IntegerAttr>(dist::kStageAttrName);
@@ -125,7 +239,7 @@ struct PipelineSchedulePass
         SmallVector<Attribute> list;
         for (const Action &action : actions)
           list.push_back(dist::ActionAttr::get(context, attrKindOf(action.kind), action.stage,
-                                               action.microbatch, action.transfer));
+                                               action.microbatch, action.transfer, 0));
         lists.push_back(ArrayAttr::get(context, list));
       }
       pipeline.setActionsAttr(ArrayAttr::get(context, lists));

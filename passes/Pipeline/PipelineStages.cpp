@@ -1,7 +1,9 @@
 //===- PipelineStages.cpp - cut the program into pipeline stages ----------===//
 #include "passes/Pipeline/OutlineStages.h"
 #include "passes/Pipeline/Passes.h"
+#include "passes/Pipeline/TrainingStages.h"
 
+#include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/NodeLocation.h"
 #include "passes/Sharding/ShardingConversion.h"
 #include "runtime/core/MeshAxes.h"
@@ -71,7 +73,14 @@ struct PipelineStagesPass
     if (failed(meshOp) || failed(model))
       return failure();
     MeshShape mesh = *meshOp ? meshShapeOf(*meshOp) : MeshShape{};
-    StageProgram program = analyzeStageProgram(function, mesh, *model);
+    // A training step's forward ops are cut; the rest follows them.
+    const bool training = module->hasAttr(graph::kTrainingAttrName);
+    std::optional<TrainingStageProgram> trainingProgram;
+    if (training)
+      trainingProgram = analyzeTrainingStageProgram(function, mesh, *model,
+                                                    pipeline.getMicrobatchesAttr().getInt());
+    StageProgram program =
+        training ? std::move(trainingProgram->forward) : analyzeStageProgram(function, mesh, *model);
     StageProblem &problem = program.problem;
     problem.stages = pipeline.getNumStages();
     problem.pipelineRanks = pipeline.getPipelineRanksAttr().getInt();
@@ -111,18 +120,30 @@ struct PipelineStagesPass
     for (auto [stage, figures] : llvm::enumerate(result.plan->stages))
       for (size_t op = figures.begin; op < figures.end; ++op)
         stageOf[op] = int64_t(stage);
-    SmallVector<func::FuncOp> stages = outlineStages(function, program, stageOf, problem.stages);
     Builder builder(module.getContext());
-    for (auto [outlined, figures] : llvm::zip(stages, result.plan->stages))
-      outlined->setAttr(
-          dist::kStageEstimateAttrName,
-          builder.getDictionaryAttr({
+    auto estimate = [&](const StageFigures &figures) {
+      return builder.getDictionaryAttr({
               builder.getNamedAttr("seconds", builder.getF64FloatAttr(figures.seconds)),
               builder.getNamedAttr("send_seconds", builder.getF64FloatAttr(figures.sendSeconds)),
               builder.getNamedAttr("weight_bytes", builder.getI64IntegerAttr(figures.weightBytes)),
               builder.getNamedAttr("activation_bytes",
                                    builder.getI64IntegerAttr(figures.activationBytes)),
-          }));
+      });
+    };
+    if (training) {
+      // The step is cut into programs after partitioning, when its sums
+      // over the micro-batches have become accumulators (docs/pipeline.md).
+      trainingProgram->forward = std::move(program);
+      tagTrainingStages(*trainingProgram, stageOf, problem.stages, mesh);
+      SmallVector<Attribute> estimates;
+      for (const StageFigures &figures : result.plan->stages)
+        estimates.push_back(estimate(figures));
+      pipeline->setAttr(dist::kStageEstimateAttrName, builder.getArrayAttr(estimates));
+    } else {
+      SmallVector<func::FuncOp> stages = outlineStages(function, program, stageOf, problem.stages);
+      for (auto [outlined, figures] : llvm::zip(stages, result.plan->stages))
+        outlined->setAttr(dist::kStageEstimateAttrName, estimate(figures));
+    }
     pipeline->setAttr(dist::kStepSecondsAttrName,
                       builder.getF64FloatAttr(result.plan->stepSeconds));
     return success();

@@ -3,6 +3,7 @@
 
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/TrainingPhase.h"
 #include "dialects/Graph/TypeUtils.h"
 #include "passes/Sharding/ShardingConversion.h"
 
@@ -87,25 +88,102 @@ int64_t localBytes(Value value, const MeshShape &mesh) {
                      tensorType(value).getElementType());
 }
 
+namespace {
+
+/// Places `op` (a weight, a constant or what only the inputs derive: copied
+/// into each stage that uses it) or returns false.
+bool place(Operation &op, StageProgram &program, const MeshShape &mesh,
+           llvm::DenseMap<Operation *, unsigned> &weightIndex) {
+  if (!isa<graph::WeightOp, graph::ConstantOp>(op) && !derivesFromInputs(&op, program.placed))
+    return false;
+  program.placed.insert(&op);
+  if (isa<graph::WeightOp>(op)) {
+    weightIndex[&op] = program.problem.weightBytes.size();
+    program.problem.weightBytes.push_back(localBytes(op.getResult(0), mesh));
+  }
+  return true;
+}
+
+/// The search's figures of `program`'s sequence (StageSearch.h).
+void measureSequence(StageProgram &program, const MeshShape &mesh, const DeviceModel &device,
+                     const llvm::DenseMap<Operation *, unsigned> &weightIndex);
+
+} // namespace
+
 StageProgram analyzeStageProgram(func::FuncOp function, const MeshShape &mesh,
                                  const DeviceModel &device) {
   StageProgram program;
-  StageProblem &problem = program.problem;
   llvm::DenseMap<Operation *, unsigned> weightIndex;
   for (Operation &op : function.getBody().front()) {
-    if (isa<func::ReturnOp>(op))
+    if (isa<func::ReturnOp>(op) || place(op, program, mesh, weightIndex))
       continue;
-    if (isa<graph::WeightOp, graph::ConstantOp>(op) || derivesFromInputs(&op, program.placed)) {
-      program.placed.insert(&op);
-      if (isa<graph::WeightOp>(op)) {
-        weightIndex[&op] = problem.weightBytes.size();
-        problem.weightBytes.push_back(localBytes(op.getResult(0), mesh));
-      }
-      continue;
-    }
     program.position[&op] = program.sequence.size();
     program.sequence.push_back(&op);
   }
+  measureSequence(program, mesh, device, weightIndex);
+  return program;
+}
+
+TrainingStageProgram analyzeTrainingStageProgram(func::FuncOp function, const MeshShape &mesh,
+                                                 const DeviceModel &device,
+                                                 int64_t microbatches) {
+  TrainingStageProgram training;
+  StageProgram &program = training.forward;
+  llvm::DenseMap<Operation *, unsigned> weightIndex;
+  for (Operation &op : function.getBody().front()) {
+    if (isa<func::ReturnOp>(op) || place(op, program, mesh, weightIndex))
+      continue;
+    if (graph::phaseOf(&op) == graph::Phase::Forward) {
+      program.position[&op] = program.sequence.size();
+      program.sequence.push_back(&op);
+    } else {
+      training.others.push_back(&op);
+    }
+  }
+  measureSequence(program, mesh, device, weightIndex);
+  // The weights' homes: the first forward op that reads each.
+  for (auto [position, op] : llvm::enumerate(program.sequence))
+    for (Value operand : op->getOperands())
+      if (auto weight = operand.getDefiningOp<graph::WeightOp>())
+        training.home.try_emplace(weight, position);
+  // Each other op's time counts with the forward op it belongs to (the
+  // latest forward value or weight it reads; the largest operand's for an
+  // op that reads neither), the update's once per step.
+  std::vector<double> &seconds = program.problem.opSeconds;
+  for (Operation *op : training.others) {
+    std::optional<size_t> owner = training.forwardOwner(op);
+    if (!owner)
+      continue;
+    double cost = secondsOf(op, mesh, device);
+    if (graph::phaseOf(op) == graph::Phase::Optimizer)
+      cost /= double(std::max<int64_t>(microbatches, 1));
+    seconds[*owner] += cost;
+  }
+  return training;
+}
+
+std::optional<size_t> TrainingStageProgram::forwardOwner(Operation *op) const {
+  std::optional<size_t> latest;
+  for (Value operand : op->getOperands()) {
+    Operation *producer = operand.getDefiningOp();
+    if (!producer)
+      continue;
+    std::optional<size_t> at;
+    if (auto found = forward.position.find(producer); found != forward.position.end())
+      at = found->second;
+    else if (auto weight = home.find(producer); weight != home.end())
+      at = weight->second;
+    if (at)
+      latest = std::max(latest.value_or(0), *at);
+  }
+  return latest;
+}
+
+namespace {
+
+void measureSequence(StageProgram &program, const MeshShape &mesh, const DeviceModel &device,
+                     const llvm::DenseMap<Operation *, unsigned> &weightIndex) {
+  StageProblem &problem = program.problem;
   size_t ops = program.sequence.size();
   problem.opSeconds.resize(ops);
   problem.opWeights.resize(ops);
@@ -142,7 +220,8 @@ StageProgram analyzeStageProgram(func::FuncOp function, const MeshShape &mesh,
     problem.crossingValues[position] = position == 0 ? 0 : valueSum;
     problem.liveBytes[position] = liveSum;
   }
-  return program;
 }
+
+} // namespace
 
 } // namespace shardc::pipeline

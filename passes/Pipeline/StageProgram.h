@@ -20,6 +20,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <optional>
+
 namespace shardc::pipeline {
 
 struct StageProgram {
@@ -36,6 +38,29 @@ struct StageProgram {
 /// mesh, micro-batch axis included: the figures are per micro-batch).
 StageProgram analyzeStageProgram(mlir::func::FuncOp function, const sharding::MeshShape &mesh,
                                  const sharding::DeviceModel &device);
+
+/// A training step seen by the stage search: its forward ops are the
+/// sequence that cuts divide, each priced with the backward and update ops
+/// it owns (the step's F + B + W per micro-batch, the update once per step);
+/// every other op that is not placed gets its stage from the forward cut
+/// (TrainingStages.h).
+struct TrainingStageProgram {
+  StageProgram forward;
+  /// The backward and update ops, in program order.
+  std::vector<mlir::Operation *> others;
+  /// Each weight a forward op reads: the position of the first such op.
+  llvm::DenseMap<mlir::Operation *, size_t> home;
+  /// The latest forward position among the forward values and weights `op`
+  /// reads, or none.
+  std::optional<size_t> forwardOwner(mlir::Operation *op) const;
+};
+
+/// As analyzeStageProgram for a training step (`graph.phase` tags) run in
+/// `microbatches` pieces.
+TrainingStageProgram analyzeTrainingStageProgram(mlir::func::FuncOp function,
+                                                 const sharding::MeshShape &mesh,
+                                                 const sharding::DeviceModel &device,
+                                                 int64_t microbatches);
 
 /// The link a transfer between stages takes on `stages` (the stages' mesh):
 /// stages are neighbours in the rank order, so a transfer stays on NVLink

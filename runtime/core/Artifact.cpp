@@ -300,24 +300,33 @@ StatusOr<nlohmann::json> readManifest(const std::string &manifestPath) {
 /// One program a rank runs and the files it reads.
 struct RankProgram {
   int64_t stage = -1; ///< -1 outside a pipeline
+  /// A pipeline program's part ("forward" unless named) and an update's level.
+  std::string part = "forward";
+  std::optional<int64_t> level;
   std::string program, weights;
   int64_t arenaBytes = -1; ///< what the manifest says (pipelines list it)
 };
 
 /// The programs a manifest's `ranks[r]` entry lists: its one program, or one
-/// per stage of a pipeline.
+/// per program of a pipeline rank's stages.
 std::vector<RankProgram> programsOf(const nlohmann::json &entry, bool pipeline) {
   if (!pipeline)
-    return {{-1, entry.at("program").get<std::string>(), entry.at("weights").get<std::string>()}};
+    return {{-1, "forward", std::nullopt, entry.at("program").get<std::string>(),
+             entry.at("weights").get<std::string>()}};
   std::vector<RankProgram> programs;
   const nlohmann::json &stages = entry.at("stages");
   if (!stages.is_array())
     throw nlohmann::json::type_error::create(302, "expected a stages array", &stages);
-  for (const nlohmann::json &stage : stages)
-    programs.push_back({integerOf(stage.at("stage")),
+  for (const nlohmann::json &stage : stages) {
+    RankProgram program{integerOf(stage.at("stage")), "forward", std::nullopt,
                         stage.at("program").get<std::string>(),
-                        stage.at("weights").get<std::string>(),
-                        integerOf(stage.at("arena_bytes"))});
+                        stage.at("weights").get<std::string>(), integerOf(stage.at("arena_bytes"))};
+    if (stage.contains("part"))
+      program.part = stage.at("part").get<std::string>();
+    if (stage.contains("level"))
+      program.level = integerOf(stage.at("level"));
+    programs.push_back(std::move(program));
+  }
   return programs;
 }
 
@@ -328,10 +337,11 @@ std::vector<TensorSignature> tensorsOf(const std::vector<StageTensor> &side) {
   return tensors;
 }
 
-/// Every rank of a pipeline lists exactly the stages its pp coordinate
-/// holds, in stage order; no program file is named twice, and a weight file
-/// only for one stage (ranks of a stage may share one: each checks that the
-/// file's metadata lists it).
+/// Every rank of a pipeline lists exactly the programs of the stages its pp
+/// coordinate holds, in the programs' order; no program file is named
+/// twice, and a weight file only for one stage (the programs of a stage
+/// share it, and so may the ranks of a stage: each checks that the file's
+/// metadata lists it).
 Status checkRankStages(const nlohmann::json &manifest, const PipelinePlan &plan,
                        const MeshShape &mesh, const std::string &manifestPath) {
   std::set<std::string> programs;
@@ -340,18 +350,32 @@ Status checkRankStages(const nlohmann::json &manifest, const PipelinePlan &plan,
   for (size_t rank = 0; rank < ranks.size(); ++rank) {
     const std::string at = "ranks[" + std::to_string(rank) + "].stages";
     const int coordinate = static_cast<int>(mesh.coordinates(rank)[plan.ppAxis]);
-    const std::vector<int> expected = plan.stagesAt(coordinate);
+    const std::vector<int> expected = plan.programsAt(coordinate);
     const std::vector<RankProgram> listed = programsOf(ranks[rank], true);
+    const std::string order = " (pp " + std::to_string(coordinate) + "'s programs in order)";
     if (listed.size() != expected.size())
       return fail(manifestPath, at + ": lists " + std::to_string(listed.size()) +
-                                    " stage(s); pp " + std::to_string(coordinate) + " holds " +
+                                    " program(s); pp " + std::to_string(coordinate) + " runs " +
                                     std::to_string(expected.size()));
     for (size_t i = 0; i < listed.size(); ++i) {
       const std::string entry = at + "[" + std::to_string(i) + "]";
-      if (listed[i].stage != expected[i])
+      const PipelineProgram &program = plan.programs[expected[i]];
+      if (listed[i].stage != program.stage)
         return fail(manifestPath, entry + ".stage: " + std::to_string(listed[i].stage) +
-                                      "; expected stage " + std::to_string(expected[i]) +
-                                      " (pp " + std::to_string(coordinate) + "'s stages in order)");
+                                      "; expected stage " + std::to_string(program.stage) +
+                                      " (pp " + std::to_string(coordinate) +
+                                      "'s stages in order)");
+      const std::string part = programPartName(program.part);
+      if (listed[i].part != part)
+        return fail(manifestPath, entry + ".part: '" + io::printable(listed[i].part) +
+                                      "'; expected '" + part + "'" + order);
+      if (listed[i].level.has_value() != program.perStep() ||
+          (listed[i].level && *listed[i].level != program.level))
+        return fail(manifestPath,
+                    entry + ".level: " +
+                        (listed[i].level ? std::to_string(*listed[i].level) : "none") +
+                        "; expected " +
+                        (program.perStep() ? std::to_string(program.level) : "none") + order);
       if (listed[i].arenaBytes < 0)
         return fail(manifestPath, entry + ".arena_bytes: must not be negative");
       if (!programs.insert(listed[i].program).second)
@@ -407,6 +431,12 @@ StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int ran
       return fail(manifestPath, "lists rank " + std::to_string(integerOf(entry.at("rank"))) +
                                     " in place " + std::to_string(rank));
     const std::vector<RankProgram> mine = programsOf(entry, pipeline);
+    // What each listed program is: the layout checked that the rank lists
+    // its coordinate's programs in order.
+    const std::vector<int> planned =
+        pipeline ? layout.pipeline->programsAt(static_cast<int>(
+                       layout.mesh.coordinates(rank)[layout.pipeline->ppAxis]))
+                 : std::vector<int>();
     // The other ranks' files are theirs to check, the rank's own are checked
     // as they are read below, and what the layout checked is not read again.
     std::set<std::string> skipped = layout.checkedFiles;
@@ -417,7 +447,8 @@ StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int ran
       }
     if (Status status = checkFiles(manifest, directory, skipped); !status)
       return status;
-    for (const RankProgram &files : mine) {
+    for (size_t i = 0; i < mine.size(); ++i) {
+      const RankProgram &files = mine[i];
       Artifact artifact;
       artifact.directory = directory;
       artifact.target = layout.target;
@@ -427,8 +458,8 @@ StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int ran
       artifact.inputs = layout.inputs;
       artifact.outputs = layout.rankOutputs;
       if (pipeline) {
-        artifact.inputs = tensorsOf(layout.pipeline->programs[files.stage].inputs);
-        artifact.outputs = tensorsOf(layout.pipeline->programs[files.stage].outputs);
+        artifact.inputs = tensorsOf(layout.pipeline->programs[planned[i]].inputs);
+        artifact.outputs = tensorsOf(layout.pipeline->programs[planned[i]].outputs);
       }
       std::string programPath = join(directory, files.program);
       if (files.program == layout.firstProgramFile) {
@@ -461,11 +492,10 @@ StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int ran
           !status)
         return status;
       if (pipeline && static_cast<uint64_t>(files.arenaBytes) != artifact.program->arena_bytes())
-        return fail(manifestPath, "gives stage " + std::to_string(files.stage) + " of rank " +
-                                      std::to_string(rank) + " arena_bytes " +
+        return fail(manifestPath, "gives " + layout.pipeline->programName(planned[i]) +
+                                      " of rank " + std::to_string(rank) + " arena_bytes " +
                                       std::to_string(files.arenaBytes) + " but " + programPath +
-                                      " uses " +
-                                      std::to_string(artifact.program->arena_bytes()));
+                                      " uses " + std::to_string(artifact.program->arena_bytes()));
       artifacts.push_back(std::move(artifact));
     }
   } catch (const nlohmann::json::exception &error) {

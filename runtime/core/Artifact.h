@@ -7,10 +7,11 @@
 // and that the weights hold every tensor the program names: any mismatch is
 // one line naming the file and what is wrong.
 //
-// A pipeline artifact (docs/pipeline.md) gives each rank one program and
-// weight file per stage it holds; its manifest's `pipeline` section is
-// checked whole when the layout is read, and each stage's program against
-// that stage's signature when the rank loads it. A training artifact's
+// A pipeline artifact (docs/pipeline.md) gives each rank one program per
+// program of the stages it holds (a training pipeline's stage has its
+// forward, backward and update parts, which share the stage's weight file);
+// its manifest's `pipeline` section is checked whole when the layout is
+// read, and each program against its signature when the rank loads it. A training artifact's
 // `training` section (TrainingSpec.h) is checked when the layout is read.
 //
 //===----------------------------------------------------------------------===//
@@ -52,7 +53,7 @@ struct Artifact {
   /// The loaded rank and the mesh all ranks share (no axes: one device).
   int rank = 0;
   MeshShape mesh;
-  /// The pipeline stage this program runs, or -1 outside a pipeline.
+  /// The pipeline stage this program is part of, or -1 outside a pipeline.
   int stage = -1;
   /// The program's signature: the caller's, or a pipeline stage's.
   std::vector<TensorSignature> inputs, outputs;
@@ -129,7 +130,8 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory);
 StatusOr<Artifact> loadArtifact(const ArtifactLayout &layout, int rank);
 
 /// Every program `rank` runs: loadArtifact's one outside a pipeline, else
-/// one per stage the rank holds, in stage order. A weight file `opened`
+/// one per program of the stages the rank holds, in the programs' order
+/// (PipelinePlan::programsAt). A weight file `opened`
 /// holds is taken from it (already checked); one opened here is added.
 StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int rank,
                                            OpenedWeightFiles *opened = nullptr);

@@ -34,18 +34,6 @@ Params decodeParams(const schema::Step &step) {
   return params;
 }
 
-/// Zeros `bytes` of device memory at `memory`. Devices copy but do not
-/// fill, so zeros go from the host a chunk at a time.
-Status zeroFill(Device &device, void *memory, size_t bytes) {
-  static const std::vector<std::byte> zeros(size_t(1) << 20);
-  for (size_t done = 0; done < bytes; done += zeros.size())
-    if (Status status = device.copyToDevice(static_cast<std::byte *>(memory) + done, zeros.data(),
-                                            std::min(zeros.size(), bytes - done));
-        !status)
-      return status;
-  return {};
-}
-
 /// `total` += `run`, counter by counter (a kernel reports the same names in
 /// every run, so the common case is a match at the same position).
 void addCounters(StepCounters &total, const StepCounters &run) {
@@ -76,9 +64,9 @@ Executor::~Executor() {
 StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, Device &device,
                                                       Communicator *world) {
   if (!world)
-    return prepare(artifact, device, world, nullptr);
+    return prepare(artifact, device, world, nullptr, nullptr);
   auto groups = std::make_unique<CollectiveGroups>(artifact.mesh, *world);
-  auto executor = prepare(artifact, device, world, groups.get());
+  auto executor = prepare(artifact, device, world, groups.get(), nullptr);
   if (executor)
     (*executor)->ownGroups_ = std::move(groups);
   return executor;
@@ -86,19 +74,26 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
 
 StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, Device &device,
                                                       Communicator &world,
-                                                      CollectiveGroups &groups) {
-  return prepare(artifact, device, &world, &groups);
+                                                      CollectiveGroups &groups,
+                                                      StatePool *states) {
+  return prepare(artifact, device, &world, &groups, states);
 }
 
 StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, Device &device,
                                                       Communicator *world,
-                                                      CollectiveGroups *groups) {
+                                                      CollectiveGroups *groups,
+                                                      StatePool *states) {
   if (world && (world->size() != artifact.ranks || world->rank() != artifact.rank))
     return Status::error("the communicator is rank " + std::to_string(world->rank()) + " of " +
                          std::to_string(world->size()) + "; the program is rank " +
                          std::to_string(artifact.rank) + " of " + std::to_string(artifact.ranks));
   std::unique_ptr<Executor> executor(new Executor(device));
   executor->groups_ = groups;
+  if (!states) {
+    executor->ownStates_ = std::make_unique<StatePool>(device);
+    states = executor->ownStates_.get();
+  }
+  executor->states_ = states;
   const schema::Program &program = *artifact.program;
   executor->arenaBytes_ = static_cast<int64_t>(program.arena_bytes());
   auto arena = device.allocate(program.arena_bytes());
@@ -114,7 +109,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
   // Every buffer's memory, fixed for the executor's life.
   executor->inputs_.resize(artifact.inputs.size());
   executor->inputMicrobatchDims_.assign(artifact.inputs.size(), -1);
-  std::map<std::string, void *> deviceWeights, states;
+  std::map<std::string, void *> deviceWeights;
   for (uint32_t id = 0; id < program.buffers()->size(); ++id) {
     const schema::Buffer &buffer = *program.buffers()->Get(id);
     TensorView view{nullptr, static_cast<DType>(buffer.dtype()), shapeOf(buffer)};
@@ -150,41 +145,12 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
       break;
     }
     case schema::Storage::State: {
-      // Memory of the executor's own, even where kernels could read the
-      // weight file: the steps write it, and other ranks map the same file.
-      auto &memory = states[buffer.name()->str()];
-      // An accumulator is zeroed by every run, and no state of the model.
-      if (buffer.accumulator() && !memory) {
-        auto allocated = device.allocate(view.bytes());
-        if (!allocated)
-          return allocated.status();
-        executor->allocations_.push_back(*allocated);
-        memory = *allocated;
-        executor->accumulators_.push_back({memory, view.dtype, view.shape});
-      }
-      if (!memory) {
-        const TensorView *initial =
-            buffer.zero_init() ? nullptr : artifact.weights->find(buffer.name()->str());
-        if (!buffer.zero_init() &&
-            (!initial || initial->dtype != view.dtype || initial->shape != view.shape))
-          return Status::error("state '" + buffer.name()->str() +
-                               "' is not in the weight file as the program expects it");
-        auto allocated = device.allocate(view.bytes());
-        if (!allocated)
-          return allocated.status();
-        executor->allocations_.push_back(*allocated);
-        if (Status status = initial ? device.copyToDevice(*allocated, initial->data, view.bytes())
-                                    : zeroFill(device, *allocated, view.bytes());
-            !status)
-          return status;
-        // The steps read the copy: the file's pages of the initial value
-        // need not stay in memory (they come back from the file if read).
-        if (initial)
-          artifact.weights->releasePages(*initial);
-        memory = *allocated;
-        executor->states_.push_back({buffer.name()->str(), {memory, view.dtype, view.shape}});
-      }
-      view.data = memory;
+      // Memory of the pool's, even where kernels could read the weight
+      // file: the steps write it, and other ranks map the same file.
+      auto memory = states->bind(buffer, artifact.weights.get());
+      if (!memory)
+        return memory.status();
+      view.data = *memory;
       break;
     }
     case schema::Storage::Input: {
@@ -367,8 +333,10 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
   // A program without a micro-batch loop is one piece whose loop is all.
   const int pieces = std::max(microbatches_, 1);
   const size_t loopEnd = microbatches_ > 1 ? loopSteps_ : steps_.size();
-  for (const TensorView &sum : accumulators_)
-    if (Status status = zeroFill(device_, sum.data, sum.bytes()); !status)
+  // A shared pool's accumulators sum over the runs of one step: its owner
+  // zeroes them.
+  if (ownStates_)
+    if (Status status = ownStates_->zeroAccumulators(); !status)
       return status;
   for (int piece = 0; piece < pieces; ++piece) {
     // The previous piece's steps read the input buffers until they finish.
@@ -401,34 +369,6 @@ Status Executor::run(const std::vector<const HostTensor *> &inputs,
       return status;
   }
   return {};
-}
-
-const StateTensor *Executor::findState(const std::string &name) const {
-  auto found = std::find_if(states_.begin(), states_.end(),
-                            [&](const StateTensor &state) { return state.name == name; });
-  return found == states_.end() ? nullptr : &*found;
-}
-
-StatusOr<HostTensor> Executor::readState(const std::string &name) const {
-  const StateTensor *state = findState(name);
-  if (!state)
-    return Status::error("the program has no state '" + name + "'");
-  HostTensor value(state->view.dtype, state->view.shape);
-  if (Status status = device_.copyToHost(value.bytes.data(), state->view.data, value.bytes.size());
-      !status)
-    return status;
-  return value;
-}
-
-Status Executor::writeState(const std::string &name, const TensorView &value) {
-  const StateTensor *state = findState(name);
-  if (!state)
-    return Status::error("the program has no state '" + name + "'");
-  if (value.dtype != state->view.dtype || value.shape != state->view.shape)
-    return Status::error("state '" + name + "' is " + dtypeName(state->view.dtype) + " " +
-                         formatShape(state->view.shape) + "; the value given is " +
-                         dtypeName(value.dtype) + " " + formatShape(value.shape));
-  return device_.copyToDevice(state->view.data, value.data, value.bytes());
 }
 
 Status checkInputs(const std::vector<TensorSignature> &signature,

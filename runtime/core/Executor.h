@@ -12,10 +12,12 @@
 // runs keep: each executor allocates its own copy of every state, one per
 // name, and fills it from the weight file (or with zeros) when it prepares,
 // so ranks that share one mapped weight file (data-parallel replicas, as
-// threads) each train their own, and a new executor starts afresh. Kernels
-// see a state as an input that is not constant, so none keeps anything
-// derived from its contents (PackedLinear packs weights only). Between runs
-// the states can be read and overwritten on the host (checkpoints).
+// threads) each train their own, and a new executor starts afresh. The
+// programs of one pipeline rank share their states instead: prepared on
+// one StatePool, they bind to its memory (StatePool.h). Kernels see a state
+// as an input that is not constant, so none keeps anything derived from its
+// contents (PackedLinear packs weights only). Between runs the states can
+// be read and overwritten on the host (checkpoints).
 //
 // A training step compiled with --microbatches runs its loop of steps once
 // per micro-batch (each input the program cuts is copied in piece by
@@ -39,6 +41,7 @@
 #include "runtime/core/Communicator.h"
 #include "runtime/core/Device.h"
 #include "runtime/core/OutputBinding.h"
+#include "runtime/core/StatePool.h"
 #include "runtime/core/Trace.h"
 
 #include <memory>
@@ -56,12 +59,6 @@ struct StepProfile {
   bool collective = false; ///< the step talks to other ranks (it has a group)
 };
 
-/// A state buffer's memory: the rank's own copy of the tensor `name`.
-struct StateTensor {
-  std::string name;
-  TensorView view; ///< device memory
-};
-
 class Executor {
 public:
   /// Binds `artifact`'s program to `device` and, for collective steps, to
@@ -71,10 +68,14 @@ public:
   static StatusOr<std::unique_ptr<Executor>> prepare(const Artifact &artifact, Device &device,
                                                      Communicator *world = nullptr);
   /// As above, the collective steps bound to `groups` (split from `world`),
-  /// which must outlive the executor.
+  /// which must outlive the executor. With `states`, the program's states
+  /// are the pool's (bound there by name) and a run leaves its accumulators
+  /// alone: it is one micro-batch of a step whose start the pool's owner
+  /// knows (StatePool::zeroAccumulators). The pool must outlive the executor.
   static StatusOr<std::unique_ptr<Executor>> prepare(const Artifact &artifact, Device &device,
                                                      Communicator &world,
-                                                     CollectiveGroups &groups);
+                                                     CollectiveGroups &groups,
+                                                     StatePool *states = nullptr);
   ~Executor();
 
   /// Runs once. `inputs` follow the artifact's input order and must match
@@ -87,15 +88,22 @@ public:
   int64_t arenaBytes() const { return arenaBytes_; }
   const std::vector<StepProfile> &profile() const { return profile_; }
 
-  /// The program's states, one per name, in the order of their first buffer.
-  const std::vector<StateTensor> &states() const { return states_; }
+  /// The program's states, one per name, in the order of their first
+  /// buffer (of a shared pool: all the pool's).
+  const std::vector<StateTensor> &states() const { return states_->states(); }
   /// The state called `name`, or null.
-  const StateTensor *findState(const std::string &name) const;
+  const StateTensor *findState(const std::string &name) const {
+    return states_->findState(name);
+  }
   /// State `name` copied to the host, between runs.
-  StatusOr<HostTensor> readState(const std::string &name) const;
+  StatusOr<HostTensor> readState(const std::string &name) const {
+    return states_->readState(name);
+  }
   /// Overwrites state `name`, between runs, with `value` (host memory of
   /// the state's type and shape).
-  Status writeState(const std::string &name, const TensorView &value);
+  Status writeState(const std::string &name, const TensorView &value) {
+    return states_->writeState(name, value);
+  }
 
 private:
   struct PreparedStep {
@@ -114,14 +122,18 @@ private:
   Status runSteps(size_t begin, size_t end, bool profile, std::vector<TraceEvent> *steps);
   static StatusOr<std::unique_ptr<Executor>> prepare(const Artifact &artifact, Device &device,
                                                      Communicator *world,
-                                                     CollectiveGroups *groups);
+                                                     CollectiveGroups *groups,
+                                                     StatePool *states);
 
   Device &device_;
   std::unique_ptr<Stream> stream_;
-  /// Device memory: the arena, the inputs, the weights' device copies (a
-  /// GPU's) and the states; views alias them.
+  /// Device memory: the arena, the inputs and the weights' device copies
+  /// (a GPU's); views alias them.
   std::vector<void *> allocations_;
-  std::vector<StateTensor> states_;
+  /// The states: the executor's own pool, whose accumulators each run
+  /// zeroes first, or a shared one.
+  std::unique_ptr<StatePool> ownStates_;
+  StatePool *states_ = nullptr;
   int64_t arenaBytes_ = 0;
   std::vector<TensorView> buffers_;
   /// The device buffer of each of the caller's inputs, in input order, and
@@ -133,7 +145,6 @@ private:
   /// sums into are zeroed first.
   int microbatches_ = 0;
   size_t loopSteps_ = 0;
-  std::vector<TensorView> accumulators_;
   std::vector<PreparedStep> steps_;
   std::vector<std::pair<std::string, uint32_t>> outputs_;
   std::vector<StepProfile> profile_;

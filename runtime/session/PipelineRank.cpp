@@ -6,35 +6,44 @@
 namespace shardc::rt {
 namespace {
 
-/// "forward stage 1, micro-batch 0", for messages and the trace.
+/// "forward stage 1, micro-batch 0", "update stage 0 level 0", "send
+/// transfer 2, micro-batch 1", for messages and the trace.
 std::string describe(const PipelineAction &action) {
-  std::string what = action.op == PipelineAction::Op::Forward
-                         ? "forward stage " + std::to_string(action.stage)
-                         : std::string(action.op == PipelineAction::Op::Send ? "send" : "recv") +
-                               " transfer " + std::to_string(action.transfer);
+  if (action.op == PipelineAction::Op::Update)
+    return "update stage " + std::to_string(action.stage) + " level " +
+           std::to_string(action.level);
+  std::string what =
+      action.runs()
+          ? std::string(programPartName(action.part())) + " stage " + std::to_string(action.stage)
+          : std::string(action.op == PipelineAction::Op::Send ? "send" : "recv") + " transfer " +
+                std::to_string(action.transfer);
   return what + ", micro-batch " + std::to_string(action.microbatch);
 }
 
 } // namespace
 
 StatusOr<std::unique_ptr<PipelineRank>> PipelineRank::prepare(const PipelinePlan &plan,
-                                                              const std::vector<Artifact> &stages,
+                                                              const std::vector<Artifact> &programs,
                                                               Device &device, Communicator &world) {
   if (world.onDevice())
     return Status::error("pipeline artifacts pass values between stages over a host "
                          "communicator; run them with --comm mpi or --np, not over NCCL");
-  const MeshShape &mesh = stages.front().mesh;
+  const MeshShape &mesh = programs.front().mesh;
   std::unique_ptr<PipelineRank> rank(new PipelineRank(plan, device, world, mesh));
   rank->coordinate_ = static_cast<int>(mesh.coordinates(world.rank())[plan.ppAxis]);
+  const std::vector<int> held = plan.programsAt(rank->coordinate_);
+  if (held.size() != programs.size())
+    return Status::error("pp " + std::to_string(rank->coordinate_) + " runs " +
+                         std::to_string(held.size()) + " program(s); " +
+                         std::to_string(programs.size()) + " were given");
   if (Status status = rank->groups_.splitAll(kPipelineAxis); !status)
     return status;
-  for (const Artifact &stage : stages) {
-    auto executor = Executor::prepare(stage, device, world, rank->groups_);
+  rank->executors_.resize(plan.programs.size());
+  for (size_t i = 0; i < held.size(); ++i) {
+    auto executor = Executor::prepare(programs[i], device, world, rank->groups_, &rank->states_);
     if (!executor)
-      return Status::error("stage " + std::to_string(stage.stage) + ": " +
-                           executor.status().message());
-    rank->executors_.push_back(std::move(*executor));
-    rank->stages_.push_back(stage.stage);
+      return Status::error(plan.programName(held[i]) + ": " + executor.status().message());
+    rank->executors_[held[i]] = std::move(*executor);
   }
   return rank;
 }
@@ -45,18 +54,18 @@ int PipelineRank::peerOf(int stage) const {
   return static_cast<int>(mesh_.rankOf(coordinates));
 }
 
-Status PipelineRank::forward(const PipelineAction &action,
-                             const std::vector<const HostTensor *> &inputs, bool profile,
-                             std::vector<TraceEvent> *trace) {
-  const StageSignature &signature = plan_.programs[action.stage];
+Status PipelineRank::runProgram(const PipelineAction &action,
+                                const std::vector<const HostTensor *> &inputs, bool profile,
+                                std::vector<TraceEvent> *trace) {
+  const PipelineProgram &program = plan_.programs[action.program];
   const int m = action.microbatch;
-  // The slices live until the forward ends; the executor copies them in.
+  // The slices live until the program ends; the executor copies them in.
   std::vector<HostTensor> slices;
-  slices.reserve(signature.inputs.size());
+  slices.reserve(program.inputs.size());
   std::vector<const HostTensor *> given;
   HostTensor index(DType::I64, {1});
   *reinterpret_cast<int64_t *>(index.bytes.data()) = m;
-  for (const StageTensor &input : signature.inputs) {
+  for (const StageTensor &input : program.inputs) {
     if (input.microbatchIndex) {
       given.push_back(&index);
       continue;
@@ -65,30 +74,30 @@ Status PipelineRank::forward(const PipelineAction &action,
       const std::optional<HostTensor> &value = held_[input.transfer][m];
       if (!value)
         return Status::error("transfer " + std::to_string(input.transfer) +
-                             " was not received for this micro-batch");
+                             " is not here for this micro-batch");
       given.push_back(&*value);
       continue;
     }
-    const size_t index = static_cast<size_t>(input.caller);
-    const std::optional<int> dim = plan_.inputDims[index];
+    const size_t caller = static_cast<size_t>(input.caller);
+    // An update runs once per step, on the whole input (PipelinePlan.h).
+    const std::optional<int> dim = program.perStep() ? std::nullopt : plan_.inputDims[caller];
     if (!dim) {
-      given.push_back(inputs[index]);
+      given.push_back(inputs[caller]);
       continue;
     }
-    slices.push_back(sliceAlong(*inputs[index], *dim, m, plan_.microbatches));
+    slices.push_back(sliceAlong(*inputs[caller], *dim, m, plan_.microbatches));
     given.push_back(&slices.back());
   }
-  const size_t position = static_cast<size_t>(action.stage / plan_.ppSize);
   std::vector<HostTensor> produced;
-  if (Status status =
-          executors_[position]->run(given, produced, profile, profile ? trace : nullptr);
+  if (Status status = executors_[action.program]->run(given, produced, profile,
+                                                      profile ? trace : nullptr);
       !status)
     return status;
-  for (const StageTensor &input : signature.inputs)
+  for (const StageTensor &input : program.inputs)
     if (input.transfer >= 0)
-      held_[input.transfer][m].reset(); // used: its micro-batch is done with it
-  for (size_t i = 0; i < signature.outputs.size(); ++i) {
-    const StageTensor &output = signature.outputs[i];
+      held_[input.transfer][m].reset(); // its one consumer is done with it
+  for (size_t i = 0; i < program.outputs.size(); ++i) {
+    const StageTensor &output = program.outputs[i];
     if (output.transfer >= 0) {
       held_[output.transfer][m] = std::move(produced[i]);
       continue;
@@ -101,8 +110,8 @@ Status PipelineRank::forward(const PipelineAction &action,
 Status PipelineRank::perform(const PipelineAction &action,
                              const std::vector<const HostTensor *> &inputs, bool profile,
                              std::vector<TraceEvent> *trace) {
-  if (action.op == PipelineAction::Op::Forward)
-    return forward(action, inputs, profile, trace);
+  if (action.runs())
+    return runProgram(action, inputs, profile, trace);
   const PipelineTransfer &transfer = plan_.transfers[action.transfer];
   std::optional<HostTensor> &value = held_[action.transfer][action.microbatch];
   if (action.op == PipelineAction::Op::Recv) {
@@ -112,7 +121,7 @@ Status PipelineRank::perform(const PipelineAction &action,
     return world_.recv(value->bytes.data(), value->bytes.size(), peerOf(transfer.from));
   }
   if (!value)
-    return Status::error("no forward on this rank produced it yet");
+    return Status::error("no program on this rank produced it yet");
   Status status = world_.send(value->bytes.data(), value->bytes.size(), peerOf(transfer.to));
   value.reset(); // a send is buffered: the bytes are the communicator's now
   return status;
@@ -124,6 +133,9 @@ Status PipelineRank::run(const std::vector<const HostTensor *> &inputs,
   held_.assign(plan_.transfers.size(), std::vector<std::optional<HostTensor>>(plan_.microbatches));
   pieces_.assign(plan_.outputDims.size(),
                  std::vector<std::optional<HostTensor>>(plan_.microbatches));
+  // The gradients of this step sum from zero over its micro-batches.
+  if (Status status = states_.zeroAccumulators(); !status)
+    return status;
   const std::vector<PipelineAction> &actions = plan_.actions[coordinate_];
   for (size_t i = 0; i < actions.size(); ++i) {
     const int64_t start = trace ? traceClockUs() : 0;
@@ -137,10 +149,12 @@ Status PipelineRank::run(const std::vector<const HostTensor *> &inputs,
                        start,
                        traceClockUs() - start,
                        {{"action", static_cast<int64_t>(i)}, {"microbatch", action.microbatch}}};
-      if (action.op == PipelineAction::Op::Forward)
-        event.args.emplace_back("stage", action.stage);
-      else
+      if (!action.runs())
         event.args.emplace_back("transfer", action.transfer);
+      else
+        event.args.emplace_back("stage", action.stage);
+      if (action.op == PipelineAction::Op::Update)
+        event.args.emplace_back("level", action.level);
       trace->push_back(std::move(event));
     }
   }
@@ -178,17 +192,22 @@ Status PipelineRank::run(const std::vector<const HostTensor *> &inputs,
 int64_t PipelineRank::arenaBytes() const {
   int64_t total = 0;
   for (const std::unique_ptr<Executor> &executor : executors_)
-    total += executor->arenaBytes();
+    if (executor)
+      total += executor->arenaBytes();
   return total;
 }
 
 std::vector<StepProfile> PipelineRank::profile() const {
   std::vector<StepProfile> steps;
-  for (size_t i = 0; i < executors_.size(); ++i)
+  for (size_t i = 0; i < executors_.size(); ++i) {
+    if (!executors_[i])
+      continue;
+    const std::string name = plan_.programName(static_cast<int>(i)) + ": ";
     for (StepProfile step : executors_[i]->profile()) {
-      step.source = "stage " + std::to_string(stages_[i]) + ": " + step.source;
+      step.source = name + step.source;
       steps.push_back(std::move(step));
     }
+  }
   return steps;
 }
 

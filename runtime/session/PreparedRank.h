@@ -48,7 +48,7 @@ struct RankRun {
 
 class PreparedRank {
 public:
-  /// Prepares `programs` (one, or a pipeline rank's stages under `pipeline`)
+  /// Prepares `programs` (one, or a pipeline rank's under `pipeline`)
   /// on a fresh device of `plan`, their collectives over `world`.
   static StatusOr<std::unique_ptr<PreparedRank>> prepare(const DevicePlan &plan,
                                                          const PipelinePlan *pipeline,
@@ -62,8 +62,11 @@ public:
              RankRun &result);
 
   /// The program's executor, whose states a training checkpoints; null for
-  /// a pipeline rank, which has one per stage.
+  /// a pipeline rank, which has one per program of its stages.
   Executor *executor() { return executor_.get(); }
+  /// A pipeline rank (its states are its programs' StatePool); null for
+  /// any other.
+  PipelineRank *pipeline() { return pipeline_.get(); }
 
 private:
   PreparedRank(std::unique_ptr<Device> device, OutputGather gather)

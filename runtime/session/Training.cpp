@@ -38,10 +38,21 @@ Status checkTrainable(const ArtifactLayout &layout) {
     return Status::error(layout.directory +
                          ": is not a training artifact (its manifest has no \"training\"; "
                          "compile it with shardc --train)");
-  if (layout.pipeline)
-    return Status::error(layout.directory + ": training a pipeline artifact is not supported yet");
   return {};
 }
+
+namespace {
+
+/// A pipeline's ranks hold their states in their stages' programs, which
+/// checkpoints and exports do not read yet (the manifest indexes no state).
+Status refuseStatesOfPipeline(const ArtifactLayout &layout, const char *what) {
+  if (!layout.pipeline)
+    return {};
+  return Status::error(layout.directory + ": " + what +
+                       " of a pipeline's training (--pp) is not supported yet");
+}
+
+} // namespace
 
 StatusOr<std::unique_ptr<Training>> Training::prepare(const Session &session,
                                                       std::chrono::milliseconds timeout) {
@@ -71,7 +82,7 @@ StatusOr<std::unique_ptr<Training>> Training::prepare(const Session &session, Co
 }
 
 Executor &Training::executor(int index) {
-  // Prepared without a pipeline (checkTrainable): each rank has its executor.
+  // Only without a pipeline (refuseStatesOfPipeline): each rank has its executor.
   return threads_ ? *threads_->rank(index).executor() : *rank_->executor();
 }
 
@@ -119,6 +130,8 @@ StatusOr<StepLoss> Training::step(const std::vector<const HostTensor *> &inputs)
 Status Training::save(const std::string &directory) {
   if (!broken_)
     return broken_;
+  if (Status status = refuseStatesOfPipeline(session_.layout(), "a checkpoint"); !status)
+    return status;
   if (world_)
     return saveOnRank(directory);
   auto staging = io::StagedDirectory::create(directory, checkReplaceableCheckpoint);
@@ -190,6 +203,8 @@ Status Training::saveOnRank(const std::string &directory) {
 Status Training::exportOnnx(const std::string &path) {
   if (!broken_)
     return broken_;
+  if (Status status = refuseStatesOfPipeline(session_.layout(), "an ONNX export"); !status)
+    return status;
   StatusOr<ExportPlan> plan = readExportPlan(session_.layout());
   if (!plan)
     return plan.status();
@@ -230,6 +245,9 @@ Status Training::exportOnnx(const std::string &path) {
 Status Training::resume(const Checkpoint &checkpoint) {
   if (!broken_)
     return broken_;
+  if (Status status = refuseStatesOfPipeline(session_.layout(), "resuming a checkpoint");
+      !status)
+    return status;
   const int ranks = threads_ ? threads_->size() : 1;
   if (checkpoint.resharded) {
     // Another plan's blocks: each rank puts its own together; a failure

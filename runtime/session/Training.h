@@ -33,7 +33,8 @@
 namespace shardc::rt {
 
 /// Fails unless `layout`'s artifact is one Training runs: a training artifact
-/// (its manifest has "training") without a pipeline.
+/// (its manifest has "training"). A pipeline's trains; its checkpoints and
+/// exports are refused.
 Status checkTrainable(const ArtifactLayout &layout);
 
 /// What a step reports: the loss before its update and the gradients' norm.

@@ -3,7 +3,7 @@
 //   shardc MODEL [-o OUT] [--emit=PHASE] [--target=cpu|cuda] [--cuda-arch SM]
 //          [--dtype fp32|bf16|fp16] [--dim NAME=N]... [--input-shape IN=D0xD1]...
 //          [--constant-input IN=VALUES|IN=FILE.pb]... [--tp N] [--dp N] [--sp]
-//          [--pp N] [--microbatches M] [--schedule gpipe|interleaved]
+//          [--pp N] [--microbatches M] [--schedule gpipe|interleaved|1f1b|zb-h1|zb-h2]
 //          [--virtual-stages V] [--pp-split NODE,...] [--mesh AXIS=N,...] [--max-ranks N] [--device
 //          NAME|FILE.json]
 //          [--device-memory SIZE] [--report FILE.json] [--verbose]
@@ -116,9 +116,11 @@ cl::opt<std::string> microbatches(
     cl::value_desc("M"), cl::cat(meshCategory));
 cl::opt<std::string>
     schedule("schedule",
-             cl::desc("With --pp: the micro-batch schedule, gpipe (fill and drain, default) or "
-                      "interleaved (each rank runs --virtual-stages stages)"),
-             cl::value_desc("gpipe|interleaved"), cl::init("gpipe"), cl::cat(meshCategory));
+             cl::desc("With --pp: the micro-batch schedule, gpipe (fill and drain; the default "
+                      "without --train), interleaved (each rank runs --virtual-stages stages), "
+                      "and with --train 1f1b (the default), zb-h1 or zb-h2 (zero bubble: "
+                      "weight gradients fill the bubbles)"),
+             cl::value_desc("gpipe|interleaved|1f1b|zb-h1|zb-h2"), cl::cat(meshCategory));
 cl::opt<std::string> virtualStages(
     "virtual-stages",
     cl::desc("With --schedule interleaved: stages per pipeline rank (the model is cut into "

@@ -294,8 +294,13 @@ dist.pipeline {microbatches = 1 : i64, pipeline_ranks = 2 : i64, schedule = "gpi
 
 // -----
 
-// expected-error @+1 {{'dist.pipeline' op schedule '1f1b': expected gpipe or interleaved}}
-dist.pipeline {microbatches = 1 : i64, pipeline_ranks = 2 : i64, schedule = "1f1b", virtual_stages = 1 : i64}
+// expected-error @+1 {{'dist.pipeline' op schedule 'pipedream': expected gpipe, interleaved, 1f1b, zb-h1 or zb-h2}}
+dist.pipeline {microbatches = 1 : i64, pipeline_ranks = 2 : i64, schedule = "pipedream", virtual_stages = 1 : i64}
+
+// -----
+
+// expected-error @+1 {{'dist.pipeline' op a zb-h1 schedule has one stage per rank; virtual stages need the interleaved schedule}}
+dist.pipeline {microbatches = 1 : i64, pipeline_ranks = 2 : i64, schedule = "zb-h1", virtual_stages = 2 : i64}
 
 // -----
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shardc::rt::test {
@@ -50,6 +51,49 @@ finishProgram(flatbuffers::FlatBufferBuilder &b, uint64_t arenaBytes,
                                        &axes, loop.microbatches, loop.steps),
            schema::ProgramIdentifier());
   return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+}
+
+/// A float32 buffer of a program that floatProgram builds.
+struct BufferSpec {
+  schema::Storage storage = schema::Storage::Arena;
+  std::vector<int64_t> shape;
+  uint64_t offset = 0;        ///< an arena buffer's
+  const char *name = nullptr; ///< a weight's or a state's
+  uint32_t index = 0;         ///< an input's
+  bool zeroInit = false, accumulator = false;
+};
+
+/// A step of `kernel` on buffers, with integer parameters.
+struct StepSpec {
+  const char *kernel;
+  std::vector<uint32_t> inputs, outputs;
+  std::vector<std::pair<const char *, std::vector<int64_t>>> params = {};
+};
+
+/// The bytes of the float32 program of `mesh` with these buffers, steps and
+/// outputs (name, buffer) and an arena of `arenaBytes`.
+inline std::vector<uint8_t>
+floatProgram(const std::vector<BufferSpec> &buffers, const std::vector<StepSpec> &steps,
+             const std::vector<std::pair<const char *, uint32_t>> &outputs, const MeshShape &mesh,
+             uint64_t arenaBytes = 256) {
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<flatbuffers::Offset<schema::Buffer>> made;
+  for (const BufferSpec &buffer : buffers)
+    made.push_back(schema::CreateBufferDirect(b, buffer.storage, schema::DType::F32,
+                                              &buffer.shape, buffer.offset, buffer.name,
+                                              buffer.index, buffer.zeroInit, buffer.accumulator));
+  std::vector<flatbuffers::Offset<schema::Step>> madeSteps;
+  for (const StepSpec &step : steps) {
+    std::vector<flatbuffers::Offset<schema::Param>> params;
+    for (const auto &[key, ints] : step.params)
+      params.push_back(schema::CreateParamDirect(b, key, &ints));
+    madeSteps.push_back(schema::CreateStepDirect(b, step.kernel, &step.inputs, &step.outputs,
+                                                 &params, step.kernel));
+  }
+  std::vector<flatbuffers::Offset<schema::Output>> madeOutputs;
+  for (const auto &[name, buffer] : outputs)
+    madeOutputs.push_back(schema::CreateOutputDirect(b, name, buffer));
+  return finishProgram(b, arenaBytes, made, madeSteps, madeOutputs, mesh);
 }
 
 /// A float32 host tensor of `shape` holding `values`.

@@ -170,8 +170,8 @@ INSTANTIATE_TEST_SUITE_P(
         Broken{"unknown op", [](json &p) { p["actions"][1][0]["op"] = "wait"; },
                "pipeline.actions[1][0].op: 'wait': expected forward, send or recv"},
         Broken{"backward", [](json &p) { p["actions"][1][1]["op"] = "backward_weight"; },
-               "pipeline.actions[1][1].op: 'backward_weight' is a training action; this "
-               "runtime runs inference schedules only"},
+               "pipeline.actions[1][1].op: 'backward_weight' is a training action, and the "
+               "manifest has no training section"},
         Broken{"output rank out of range", [](json &p) { p["output_rank"] = 4; },
                "pipeline.output_rank: 4 is out of range [0, 3]"},
         Broken{"output rank without the outputs", [](json &p) { p["output_rank"] = 1; },
@@ -190,7 +190,20 @@ INSTANTIATE_TEST_SUITE_P(
                "pipeline.programs[1].outputs[1].microbatch_index: the micro-batch index is an "
                "input, not an output"},
         Broken{"not an object", [](json &p) { p["programs"][0] = 3; },
-               "pipeline.programs[0]: expected an object"}));
+               "pipeline.programs[0]: expected an object"},
+        Broken{"a training program",
+               [](json &p) {
+                 p["programs"][1]["part"] = "update";
+                 p["programs"][1]["level"] = 0;
+               },
+               "pipeline.programs[1].part: 'update' is a training program, and the manifest has "
+               "no training section"},
+        Broken{"read before received",
+               [](json &p) { std::swap(p["actions"][1][0], p["actions"][1][1]); },
+               "pipeline.actions[1][0]: stage 1, micro-batch 0 reads transfer 0, micro-batch 0 "
+               "before it is received"},
+        Broken{"a micro-batch never run", [](json &p) { p["actions"][1].erase(3); },
+               "pipeline.actions[1]: never runs stage 1 on micro-batch 1"}));
 
 TEST(PipelinePlan, ReadsTheMicrobatchIndex) {
   json document = manifest();
