@@ -1,6 +1,8 @@
 //===- PipelineReport.cpp - a pipelined plan's stages, cuts and schedule --===//
 #include "compiler/Report/PipelineReport.h"
 
+#include "passes/Pipeline/Schedule.h"
+
 #include "compiler/Report/FormatSeconds.h"
 #include "compiler/Report/UniformSplit.h"
 
@@ -46,6 +48,10 @@ std::string counted(size_t count, const char *one, const char *many) {
 }
 
 const char *bubbleFormulaText(const PipelineFigures &figures) {
+  if (figures.schedule == "zb-h1")
+    return "(p-1)/(3m+p-1)";
+  if (figures.schedule == "zb-h2")
+    return "0";
   return figures.interleaved() ? "(p-1)/(v*m+p-1)" : "(p-1)/(m+p-1)";
 }
 
@@ -53,11 +59,62 @@ const char *bubbleFormulaText(const PipelineFigures &figures) {
 
 double PipelineFigures::bubbleFormula() const {
   double p = double(pipelineRanks), m = double(microbatches);
+  if (schedule == "zb-h1")
+    return (p - 1) / (3 * m + p - 1);
+  if (schedule == "zb-h2")
+    return 0;
   double v = interleaved() ? double(virtualStages) : 1;
   return (p - 1) / (v * m + p - 1);
 }
 
+std::optional<PipelineFigures::Simulated> PipelineFigures::simulate() const {
+  std::optional<pipeline::ScheduleSpec::Kind> kind = pipeline::parseScheduleKind(schedule);
+  if (!training || !kind || stages.empty())
+    return std::nullopt;
+  pipeline::ScheduleSpec spec;
+  spec.ranks = pipelineRanks;
+  spec.virtualStages = virtualStages;
+  spec.microbatches = microbatches;
+  spec.kind = *kind;
+  spec.training = true;
+  int64_t count = int64_t(stages.size());
+  spec.updateLevels.assign(size_t(count), 1);
+  double total = 0;
+  for (const StageReport &stage : stages) {
+    spec.forwardSeconds.push_back(stage.forwardSeconds);
+    spec.backwardInputSeconds.push_back(stage.backwardSeconds / 2);
+    spec.backwardWeightSeconds.push_back(stage.backwardSeconds / 2);
+    spec.updateSeconds.push_back(stage.updateSeconds);
+    total += stage.forwardSeconds + stage.backwardSeconds;
+  }
+  if (total <= 0)
+    return std::nullopt;
+  using Part = pipeline::ActionKind;
+  for (int64_t stage = 0; stage < count; ++stage) {
+    spec.transfers.push_back({stage, stage, Part::Forward, Part::BackwardInput});
+    spec.transfers.push_back({stage, stage, Part::BackwardInput, Part::BackwardWeight});
+    if (stage + 1 < count) {
+      spec.transfers.push_back({stage, stage + 1, Part::Forward, Part::Forward});
+      spec.transfers.push_back({stage + 1, stage, Part::BackwardInput, Part::BackwardInput});
+    }
+  }
+  std::optional<std::string> error;
+  pipeline::Schedule built = pipeline::buildSchedule(spec, &error);
+  if (error)
+    return std::nullopt;
+  std::optional<pipeline::Simulation> simulation = pipeline::simulateSchedule(spec, built);
+  if (!simulation)
+    return std::nullopt;
+  Simulated result{simulation->makespan, 0};
+  for (int64_t rank = 0; rank < pipelineRanks; ++rank)
+    result.bubble = std::max(result.bubble, simulation->bubble(rank));
+  return result;
+}
+
 double PipelineFigures::bubble() const {
+  if (training)
+    if (std::optional<Simulated> simulated = simulate())
+      return simulated->bubble;
   double compute = 0;
   for (const StageReport &stage : stages)
     compute += stage.seconds;

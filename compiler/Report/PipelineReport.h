@@ -15,6 +15,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct StageReport {
   /// The stage search's estimate (dist.stage_estimate).
   double seconds = 0, sendSeconds = 0;
   int64_t activationBytes = 0; ///< with the micro-batches in flight
+  /// A training step's compute by part: per micro-batch the forward and the
+  /// backward, once per step the update.
+  double forwardSeconds = 0, backwardSeconds = 0, updateSeconds = 0;
 };
 
 struct TransferReport {
@@ -51,10 +55,25 @@ struct PipelineFigures {
   size_t layers = 0;
   std::vector<double> uniformSeconds; ///< per stage of the uniform split
 
+  bool training = false;
+
   bool interleaved() const { return schedule == "interleaved"; }
-  /// (p-1)/(m+p-1), or (p-1)/(v*m+p-1) interleaved: balanced stages, free sends.
+  /// The idle share of balanced stages with free sends: (p-1)/(m+p-1) for
+  /// gpipe and 1f1b, (p-1)/(v*m+p-1) interleaved; training's zero-bubble
+  /// schedules with F = B = W: (p-1)/(3m+p-1) for zb-h1 (it idles
+  /// (p-1)(F+B-W)), 0 for zb-h2 in its steady state.
   double bubbleFormula() const;
-  /// The idle share of a pp rank's estimated step: 1 - M * sum(C_s) / (P * step).
+  /// A training pipeline: its schedule (Schedule.h) run on the stages'
+  /// forward, backward and update seconds, the backward split evenly into
+  /// B and W (a linear's input and weight gradients cost one forward GEMM
+  /// each); sends are free. None without training or compute.
+  struct Simulated {
+    double stepSeconds = 0;
+    double bubble = 0; ///< the largest idle share over the pp ranks
+  };
+  std::optional<Simulated> simulate() const;
+  /// The idle share of a pp rank's estimated step: 1 - M * sum(C_s) / (P * step);
+  /// a training pipeline's, simulated (simulate()).
   double bubble() const;
   /// The global ranks running `stage` (pp coordinate outermost).
   std::vector<int64_t> ranksOf(size_t stage) const;

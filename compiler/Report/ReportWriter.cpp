@@ -56,7 +56,9 @@ struct PricedOp {
 /// The stage functions in stage order, or the one function.
 FailureOr<SmallVector<func::FuncOp>> programFunctions(ModuleOp module, dist::PipelineOp pipeline) {
   auto functions = llvm::to_vector(module.getOps<func::FuncOp>());
-  if (!pipeline) {
+  // A training pipeline is reported before it is cut into programs: its
+  // ops carry their stages (dist.pipeline_stage).
+  if (!pipeline || module->hasAttr(graph::kTrainingAttrName)) {
     if (functions.size() != 1)
       return module.emitError() << "expected one function to report on, got " << functions.size();
     return SmallVector<func::FuncOp>(functions);
@@ -92,15 +94,10 @@ public:
   }
 
   LogicalResult run() {
-    if (pipeline) {
-      schedule.schedule = pipeline.getSchedule().str();
-      schedule.pipelineRanks = pipeline.getPipelineRanksAttr().getInt();
-      schedule.virtualStages = pipeline.getVirtualStagesAttr().getInt();
-      schedule.microbatches = pipeline.getMicrobatchesAttr().getInt();
-      schedule.stageRanks = stageRanks();
-      if (auto step = pipeline->getAttrOfType<FloatAttr>(dist::kStepSecondsAttrName))
-        schedule.stepSeconds = step.getValueAsDouble();
-    }
+    if (pipeline && training)
+      return runTrainingPipeline();
+    if (pipeline)
+      readSchedule();
     size_t position = 0;
     for (auto [index, function] : llvm::enumerate(functions)) {
       stage = index;
@@ -272,9 +269,14 @@ private:
       bytes += localBytes(value);
     double seconds = double(runs) * opSeconds(&op, shards, bytes, device);
     computeSeconds += seconds;
-    if (training)
-      partComputeSeconds[phaseName(graph::phaseOf(&op).value_or(graph::Phase::Forward)).str()] +=
-          seconds;
+    if (training) {
+      graph::Phase phase = graph::phaseOf(&op).value_or(graph::Phase::Forward);
+      partComputeSeconds[phaseName(phase).str()] += seconds;
+      StageReport &figures = stages[stage];
+      (phase == graph::Phase::Forward    ? figures.forwardSeconds
+       : phase == graph::Phase::Backward ? figures.backwardSeconds
+                                         : figures.updateSeconds) += seconds;
+    }
     stages[stage].computeSeconds += seconds;
     priced.push_back({seconds, modules.back(), position, stage});
     for (Value result : op.getResults())
@@ -414,8 +416,52 @@ private:
     return devicesOfStages(mesh, pipeline ? schedule.pipelineRanks : 1);
   }
 
+  void readSchedule() {
+    schedule.schedule = pipeline.getSchedule().str();
+    schedule.training = training;
+    schedule.pipelineRanks = pipeline.getPipelineRanksAttr().getInt();
+    schedule.virtualStages = pipeline.getVirtualStagesAttr().getInt();
+    schedule.microbatches = pipeline.getMicrobatchesAttr().getInt();
+    schedule.stageRanks = stageRanks();
+    if (auto step = pipeline->getAttrOfType<FloatAttr>(dist::kStepSecondsAttrName))
+      schedule.stepSeconds = step.getValueAsDouble();
+  }
+
+  /// A training pipeline's one step function, each op on the stage its tag
+  /// names (TrainingStages.h; untagged ops, which only the inputs and
+  /// weights derive, count with the op before them).
+  LogicalResult runTrainingPipeline() {
+    readSchedule();
+    func::FuncOp function = functions.front();
+    auto estimates = pipeline->getAttrOfType<ArrayAttr>(dist::kStageEstimateAttrName);
+    if (!estimates || int64_t(estimates.size()) != pipeline.getNumStages())
+      return pipeline.emitError() << "expected one " << dist::kStageEstimateAttrName
+                                  << " per stage (run shardc-pipeline-stages)";
+    stages.resize(estimates.size());
+    for (BlockArgument argument : function.getArguments())
+      sharding[argument] = ValueSharding::replicated(tensorType(argument).getRank());
+    size_t position = 0;
+    stage = 0;
+    for (Operation &op : function.getBody().front()) {
+      if (auto tag = op.getAttrOfType<IntegerAttr>(dist::kPipelineStageAttrName))
+        stage = size_t(tag.getInt());
+      ++position;
+      if (failed(visit(op, position)))
+        return failure();
+    }
+    for (stage = 0; stage < stages.size(); ++stage)
+      if (failed(readEstimate(pipeline, cast<DictionaryAttr>(estimates[stage]))))
+        return failure();
+    assignLayers();
+    return success();
+  }
+
   LogicalResult readEstimate(func::FuncOp function) {
-    auto estimate = function->getAttrOfType<DictionaryAttr>(dist::kStageEstimateAttrName);
+    return readEstimate(function,
+                        function->getAttrOfType<DictionaryAttr>(dist::kStageEstimateAttrName));
+  }
+
+  LogicalResult readEstimate(Operation *at, DictionaryAttr estimate) {
     auto number = [&](StringRef key) -> std::optional<double> {
       if (!estimate)
         return std::nullopt;
@@ -428,7 +474,7 @@ private:
     auto seconds = number("seconds"), send = number("send_seconds"),
          activation = number("activation_bytes");
     if (!seconds || !send || !activation)
-      return function.emitError() << "expected " << dist::kStageEstimateAttrName
+      return at->emitError() << "expected " << dist::kStageEstimateAttrName
                                   << " with seconds, send_seconds and activation_bytes";
     stages[stage].seconds = *seconds;
     stages[stage].sendSeconds = *send;
@@ -453,6 +499,9 @@ private:
       costs.push_back({op.seconds, layer});
     }
     figures.uniformSeconds = uniformStageSeconds(costs, figures.layers, stages.size());
+    // A training step's time is its schedule's F, B, W and updates.
+    if (std::optional<PipelineFigures::Simulated> simulated = figures.simulate())
+      figures.stepSeconds = simulated->stepSeconds;
     return figures;
   }
 
@@ -614,8 +663,8 @@ private:
     step.outputShape[size_t(gather.dim)] *= mesh.groupSize(gather.axes);
     std::string output;
     for (OpOperand &use : reshard->getUses())
-      if (auto name = functions[stage].getResultAttrOfType<StringAttr>(use.getOperandNumber(),
-                                                                       graph::kNameAttrName))
+      if (auto name = use.getOwner()->getParentOfType<func::FuncOp>().getResultAttrOfType<StringAttr>(
+              use.getOperandNumber(), graph::kNameAttrName))
         output = name.getValue().str();
     std::vector<std::string> axes;
     for (unsigned axis : gather.axes)

@@ -6,6 +6,7 @@
 #include "dialects/Graph/TrainingPhase.h"
 #include "dialects/Graph/TypeUtils.h"
 #include "passes/Sharding/ShardingConversion.h"
+#include "runtime/core/MeshAxes.h"
 
 using namespace mlir;
 using namespace shardc::sharding;
@@ -56,10 +57,18 @@ double secondsOf(Operation *op, const MeshShape &mesh, const DeviceModel &device
       (void)returnedByRuntime(from, shape, mesh);
     auto steps = to ? planReshard(from, *to, shape, mesh) : std::nullopt;
     double seconds = 0;
+    // Over the micro-batch axis a sum is an accumulation: a training step
+    // adds each micro-batch's piece into a buffer, which costs no message.
+    std::optional<unsigned> microbatchAxis = mesh.axis(rt::kMicroBatchAxis);
     if (steps)
-      for (const CollectiveStep &step : *steps)
+      for (CollectiveStep step : *steps) {
+        if (microbatchAxis)
+          llvm::erase(step.axes, *microbatchAxis);
+        if (step.axes.empty())
+          continue;
         seconds += collectiveSeconds(
             step, graph::elementByteWidth(reshard.getType().getElementType()), mesh, device);
+      }
     return seconds;
   }
   int64_t shards = 1, bytes = 0;

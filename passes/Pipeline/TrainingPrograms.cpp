@@ -39,6 +39,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <map>
 #include <tuple>
@@ -327,6 +328,8 @@ private:
       Operation *copy = builder.clone(*op, mappings[at]);
       copy->removeAttr(dist::kPipelineStageAttrName);
     }
+    if (failed(refreshReplicas()))
+      return failure();
     // Each result is returned by the function that makes it.
     Operation *terminator = function.getBody().front().getTerminator();
     std::map<Place, SmallVector<std::pair<unsigned, Value>>> results;
@@ -373,6 +376,39 @@ private:
     return success();
   }
 
+  /// Each replica takes its parameter's new value after the home's update
+  /// wrote it, in an update level of its own; levels left empty between
+  /// are empty programs (a stage's levels count from 0 without gaps).
+  LogicalResult refreshReplicas() {
+    for (auto [op, stage] : replicas) {
+      auto weight = cast<graph::WeightOp>(op);
+      auto assign = llvm::find_if(weight->getUsers(),
+                                  [](Operation *user) { return isa<graph::AssignOp>(user); });
+      if (assign == weight->getUsers().end())
+        return weight.emitOpError() << "is trained but never written";
+      const Place from = place.at(*assign);
+      const Place to{stage, Part::Update, from.level + 1};
+      functionFor(to);
+      Value value = cast<graph::AssignOp>(*assign).getValue();
+      if (failed(receive(value, from, to)))
+        return failure();
+      OpBuilder builder = OpBuilder::atBlockEnd(&functions[to].getBody().front());
+      IRMapping &mapping = mappings[to];
+      if (!mapping.contains(weight.getResult()))
+        builder.clone(*weight, mapping);
+      builder.create<graph::AssignOp>(assign->getLoc(), mapping.lookup(weight.getResult()),
+                                      mapping.lookup(value));
+    }
+    std::map<int64_t, int64_t> levels;
+    for (auto &[at, outlined] : functions)
+      if (at.part == Part::Update)
+        levels[at.stage] = std::max(levels[at.stage], at.level);
+    for (auto [stage, last] : levels)
+      for (int64_t level = 0; level < last; ++level)
+        functionFor({stage, Part::Update, level});
+    return success();
+  }
+
   /// `value` in the function of `at`, for `user`: mapped already, a copy of
   /// a placed op, or received from the function that makes it.
   LogicalResult materialize(Value value, const Place &at, Operation *user) {
@@ -384,14 +420,17 @@ private:
       if (auto weight = dyn_cast<graph::WeightOp>(producer); weight && isStorage(weight)) {
         auto owner = home.find(weight.getNameAttr());
         if (owner != home.end() && owner->second != at.stage) {
-          if (at.part != Part::Update)
+          if (at.part == Part::Update)
+            // Another stage's storage: its update's first level sends it.
+            return receive(value, {owner->second, Part::Update, 0}, at);
+          // A parameter two stages read (a tied embedding and LM head): the
+          // reader keeps a replica, which the home's update refreshes; the
+          // gradient of its use flows back to the home like any other.
+          if (graph::trainRole(weight) != graph::kTrainParam)
             return user->emitOpError()
                    << "on stage " << at.stage << " reads '" << weight.getName()
-                   << "', which stage " << owner->second
-                   << " trains: a weight shared by two pipeline stages (a tied embedding "
-                      "and LM head) is not supported yet; give --untie";
-          // Another stage's storage: its update's first level sends it.
-          return receive(value, {owner->second, Part::Update, 0}, at);
+                   << "', which stage " << owner->second << " keeps for its update";
+          replicas.insert({weight.getOperation(), at.stage});
         }
       }
       for (Value operand : producer->getOperands())
@@ -400,7 +439,41 @@ private:
       OpBuilder::atBlockEnd(&functions[at].getBody().front()).clone(*producer, mapping);
       return success();
     }
+    // What the loop derives from weights alone (a tensor-parallel slice of
+    // a parameter) is the same on every micro-batch: the update computes it
+    // again rather than take it from one micro-batch.
+    if (at.part == Part::Update && place.at(producer).part != Part::Update &&
+        invariant(producer)) {
+      for (Value operand : producer->getOperands())
+        if (failed(materialize(operand, at, user)))
+          return failure();
+      Operation *copy =
+          OpBuilder::atBlockEnd(&functions[at].getBody().front()).clone(*producer, mapping);
+      copy->removeAttr(dist::kPipelineStageAttrName);
+      return success();
+    }
     return receive(value, place.at(producer), at);
+  }
+
+  /// Whether `op` computes the same on every micro-batch: it reads weights
+  /// (not accumulators), constants and such ops only, and writes nothing.
+  bool invariant(Operation *op) {
+    if (auto known = invariants.find(op); known != invariants.end())
+      return known->second;
+    bool same = isMemoryEffectFree(op) || isa<dist::DistDialect>(op->getDialect());
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (!same)
+        break;
+      if (!producer)
+        same = false; // the step's inputs differ per micro-batch
+      else if (graph::trainRole(producer) == graph::kTrainAccumulator)
+        same = false;
+      else if (!placed.contains(producer))
+        same = invariant(producer);
+    }
+    invariants[op] = same;
+    return same;
   }
 
   /// Makes `value` (made in the function of `from`, or a storage weight
@@ -433,6 +506,10 @@ private:
   llvm::DenseSet<Operation *> placed;
   llvm::DenseMap<Operation *, Place> place;
   llvm::DenseMap<StringAttr, int64_t> home;
+  llvm::DenseMap<Operation *, bool> invariants;
+  /// Parameters another stage's loop reads, and that stage.
+  /// (In the order first read: transfers are numbered in a fixed order.)
+  llvm::SetVector<std::pair<Operation *, int64_t>> replicas;
   std::map<Place, func::FuncOp> functions;
   std::map<Place, IRMapping> mappings;
   int64_t transfers = 0;
