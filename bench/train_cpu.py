@@ -14,7 +14,13 @@ exporter, and in the same run times:
   - with --zero: --dp 2 plain and at ZeRO stages 1, 2 and 3, each as 2 rank
     threads of 1 thread (the training issue's ZeRO targets: stage 3 within
     1.25x stage 2's step, stages 1 and 2 within 5% of plain dp), with the
-    peak RSS of the process (both ranks) and each plan's per-rank state.
+    peak RSS of the process (both ranks) and each plan's per-rank state;
+  - with --pipeline: batch 8 in 8 micro-batches, one rank of 1 thread
+    (gradient accumulation) against --pp 2 as 2 rank threads of 1 thread,
+    with 1f1b and zb-h1: each step's gain against the predicted
+    p*m/(m+p-1), and each rank's measured idle share, from a --trace of
+    the artifact run on one batch (1 - the rank's F, B, W and update
+    seconds over the step's), beside the compiler's predicted bubble.
 Every configuration trains the same batches (batch 4 x 128, AdamW); each
 figure is the median step time over --steps steps after --warmup untimed
 ones (shardrun's --log gives each step's milliseconds). Each configuration
@@ -44,7 +50,8 @@ import time
 
 import numpy as np
 
-SEQ, VOCAB, HIDDEN, HEADS, BATCH = 128, 50257, 768, 12, 4
+SEQ, VOCAB, HIDDEN, HEADS = 128, 50257, 768, 12
+BATCH = 4  # 8 with --pipeline (8 micro-batches)
 
 
 def gpt2_module(layers):
@@ -142,10 +149,15 @@ def main():
     parser.add_argument("--warmup", type=int, default=2, help="untimed steps first")
     parser.add_argument("--scaling", action="store_true")
     parser.add_argument("--zero", action="store_true", help="only the ZeRO stages at dp=2")
+    parser.add_argument("--pipeline", action="store_true",
+                        help="only --pp 2 --microbatches 8 (1f1b, zb-h1) against one rank")
     parser.add_argument("--torch-python", default=sys.executable,
                         help="the interpreter whose torch the torch steps run on")
     parser.add_argument("--torch-worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    global BATCH
+    if args.pipeline:
+        BATCH = 8
     total = args.warmup + args.steps
     if args.torch_worker:
         return torch_worker(args.torch_worker, args.layers, total, int(os.environ["BENCH_THREADS"]))
@@ -192,6 +204,8 @@ def main():
     median = lambda run: float(np.median(run["ms"][args.warmup:]))
     if args.zero:
         return zero_stages(args, compile_step, train, median, folder)
+    if args.pipeline:
+        return pipeline_schedules(compile_step, train, median, folder, ids, shardrun)
     seconds = compile_step("one", [])
     print(f"shardc --train compiled the {args.layers}-layer step in {seconds:.1f} s")
     torch2 = torch_run(2)
@@ -239,6 +253,56 @@ def zero_stages(args, compile_step, train, median, folder):
               f"{'met' if ratio <= 1.05 else 'NOT met'})")
     ratio = times[3] / times[2]
     print(f"zero 3 / zero 2: {ratio:.3f} (target <= 1.25: {'met' if ratio <= 1.25 else 'NOT met'})")
+
+
+def idle_shares(trace_path):
+    """Per rank, 1 - its compute actions' seconds over each iteration's
+    span, the median over the iterations (shardrun --trace events)."""
+    events = json.load(open(trace_path))
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    compute = ("forward", "backward_input", "backward_weight", "update")
+    spans, busy = {}, {}
+    for event in events:
+        if event.get("ph") != "X" or event.get("cat") != "pipeline":
+            continue
+        key = (event["tid"], event.get("args", {}).get("iteration", 0))
+        start, end = event["ts"], event["ts"] + event["dur"]
+        low, high = spans.get(key, (start, end))
+        spans[key] = (min(low, start), max(high, end))
+        if event["name"].split(" ")[0] in compute:
+            busy[key] = busy.get(key, 0) + event["dur"]
+    shares = {}
+    for (rank, iteration), (low, high) in spans.items():
+        shares.setdefault(rank, []).append(1 - busy.get((rank, iteration), 0) / (high - low))
+    return {rank: float(np.median(values)) for rank, values in sorted(shares.items())}
+
+
+def pipeline_schedules(compile_step, train, median, folder, ids, shardrun):
+    """--pp 2 --microbatches 8 against one rank of 1 thread, 1f1b and zb-h1."""
+    m, p = 8, 2
+    compile_step("accumulate", ["--microbatches", str(m)])
+    one = median(train("accumulate", 1, 1))
+    print(f"one rank x 1 thread, {m} micro-batches: {one:8.1f} ms/step")
+    batch = os.path.join(folder, "batch.npz")
+    np.savez(batch, input_ids=ids[:BATCH], labels=ids[:BATCH])
+    predicted = p * m / (m + p - 1)
+    for schedule in ("1f1b", "zb-h1"):
+        name = "pp2-" + schedule
+        report = os.path.join(folder, name + ".json")
+        compile_step(name, ["--pp", str(p), "--microbatches", str(m), "--schedule", schedule,
+                            "--report", report])
+        run = train(name, 1, p)
+        gain = one / median(run)
+        trace = os.path.join(folder, name + ".trace.json")
+        run_child([shardrun, os.path.join(folder, name), "--inputs", batch, "--np", str(p),
+                   "--threads", "1", "--warmup", "1", "--iters", "3", "--trace", trace])
+        idle = idle_shares(trace)
+        bubble = json.load(open(report))["pipeline"]["schedule"]["bubble"]
+        print(f"pp 2 {schedule}, 2 ranks x 1 thread: {median(run):8.1f} ms/step, {gain:.2f}x one "
+              f"rank (predicted p*m/(m+p-1) = {predicted:.2f}); measured idle share per rank "
+              + ", ".join(f"{rank}: {share:.1%}" for rank, share in idle.items())
+              + f" (predicted bubble {bubble:.1%}); first losses "
+              + " ".join(f"{x:.5f}" for x in run["losses"][:3]))
 
 
 if __name__ == "__main__":
