@@ -77,8 +77,7 @@ std::optional<PipelineFigures::Simulated> PipelineFigures::simulate() const {
   spec.microbatches = microbatches;
   spec.kind = *kind;
   spec.training = true;
-  int64_t count = int64_t(stages.size());
-  spec.updateLevels.assign(size_t(count), 1);
+  pipeline::chainTransfers(spec);
   double total = 0;
   for (const StageReport &stage : stages) {
     spec.forwardSeconds.push_back(stage.forwardSeconds);
@@ -89,15 +88,6 @@ std::optional<PipelineFigures::Simulated> PipelineFigures::simulate() const {
   }
   if (total <= 0)
     return std::nullopt;
-  using Part = pipeline::ActionKind;
-  for (int64_t stage = 0; stage < count; ++stage) {
-    spec.transfers.push_back({stage, stage, Part::Forward, Part::BackwardInput});
-    spec.transfers.push_back({stage, stage, Part::BackwardInput, Part::BackwardWeight});
-    if (stage + 1 < count) {
-      spec.transfers.push_back({stage, stage + 1, Part::Forward, Part::Forward});
-      spec.transfers.push_back({stage + 1, stage, Part::BackwardInput, Part::BackwardInput});
-    }
-  }
   std::optional<std::string> error;
   pipeline::Schedule built = pipeline::buildSchedule(spec, &error);
   if (error)

@@ -1,6 +1,7 @@
 //===- PipelineStages.cpp - cut the program into pipeline stages ----------===//
 #include "passes/Pipeline/OutlineStages.h"
 #include "passes/Pipeline/Passes.h"
+#include "passes/Pipeline/Schedule.h"
 #include "passes/Pipeline/TrainingStages.h"
 
 #include "dialects/Graph/GraphDialect.h"
@@ -93,6 +94,24 @@ struct PipelineStagesPass
     const Link &link = stageLink(mesh, *model);
     problem.linkLatencySeconds = link.latencySeconds;
     problem.linkBytesPerSecond = link.bytesPerSecond;
+    // A training schedule keeps each stage's activations for as many
+    // micro-batches as its pp rank has in flight (1F1B: P - p).
+    if (training) {
+      std::optional<ScheduleSpec::Kind> kind = parseScheduleKind(pipeline.getSchedule().str());
+      if (kind)
+        problem.inFlight = chainInFlight(*kind, problem.pipelineRanks, problem.virtualStages,
+                                         problem.microbatches);
+      if (pipeline.getSchedule() == "1f1b" && problem.microbatches < problem.pipelineRanks)
+        pipeline.emitWarning() << "--schedule 1f1b with " << problem.microbatches
+                               << (problem.microbatches == 1 ? " micro-batch" : " micro-batches")
+                               << " on " << problem.pipelineRanks
+                               << " pipeline ranks runs as fill-drain (GPipe): give at least "
+                               << problem.pipelineRanks << " micro-batches to overlap them";
+      if (problem.inFlight.size() != size_t(problem.stages))
+        return pipeline.emitError() << "the " << pipeline.getSchedule()
+                                    << " schedule cannot order " << problem.stages
+                                    << " stages and " << problem.microbatches << " micro-batches";
+    }
     FailureOr<std::vector<size_t>> forced = forcedCuts(pipeline, program);
     if (failed(forced))
       return failure();
@@ -101,12 +120,15 @@ struct PipelineStagesPass
     StageSearchResult result = searchStages(problem);
     if (result.overMemory) {
       const StageFigures &stage = *result.overMemory;
+      const int64_t inFlight = problem.inFlight.empty()
+                                   ? problem.microbatches
+                                   : problem.inFlight[result.overMemoryStage];
       return pipeline.emitError() << "stage " << result.overMemoryStage << " ("
                                   << nodeSpan(program, stage.begin, stage.end) << ") needs "
                                   << formatBytes(double(stage.memoryBytes())) << " (weights "
                                   << formatBytes(double(stage.weightBytes)) << ", activations of "
-                                  << problem.microbatches
-                                  << (problem.microbatches == 1 ? " micro-batch" : " micro-batches")
+                                  << inFlight
+                                  << (inFlight == 1 ? " micro-batch" : " micro-batches")
                                   << " in flight " << formatBytes(double(stage.activationBytes))
                                   << ") but a stage may hold "
                                   << formatBytes(double(problem.memoryBudget))

@@ -784,4 +784,41 @@ std::optional<Simulation> simulateSchedule(const ScheduleSpec &spec, const Sched
   return simulation;
 }
 
+void chainTransfers(ScheduleSpec &spec) {
+  const int64_t count = spec.stages();
+  spec.training = true;
+  spec.updateLevels.assign(size_t(count), 1);
+  spec.transfers.clear();
+  for (int64_t stage = 0; stage < count; ++stage) {
+    spec.transfers.push_back({stage, stage, ActionKind::Forward, ActionKind::BackwardInput});
+    spec.transfers.push_back({stage, stage, ActionKind::BackwardInput, ActionKind::BackwardWeight});
+    if (stage + 1 < count) {
+      spec.transfers.push_back({stage, stage + 1, ActionKind::Forward, ActionKind::Forward});
+      spec.transfers.push_back(
+          {stage + 1, stage, ActionKind::BackwardInput, ActionKind::BackwardInput});
+    }
+  }
+}
+
+std::vector<int64_t> chainInFlight(ScheduleSpec::Kind kind, int64_t ranks, int64_t virtualStages,
+                                   int64_t microbatches) {
+  ScheduleSpec spec;
+  spec.ranks = ranks;
+  spec.virtualStages = virtualStages;
+  spec.microbatches = microbatches;
+  spec.kind = kind;
+  chainTransfers(spec);
+  std::optional<std::string> error;
+  Schedule schedule = buildSchedule(spec, &error);
+  if (error)
+    return {};
+  std::optional<Simulation> simulation = simulateSchedule(spec, schedule);
+  if (!simulation)
+    return {};
+  std::vector<int64_t> inFlight;
+  for (int64_t stage = 0; stage < spec.stages(); ++stage)
+    inFlight.push_back(simulation->peakInFlight[size_t(spec.rankOf(stage))]);
+  return inFlight;
+}
+
 } // namespace shardc::pipeline

@@ -180,6 +180,20 @@ std::optional<Simulation> simulateSchedule(const ScheduleSpec &spec, const Sched
 /// "update stage 1 level 0", "recv transfer 3 microbatch 2 from stage 0".
 std::string describe(const Action &action);
 
+/// A training step of `spec`'s stages as a chain (each stage's forward
+/// feeds the next's, each input gradient the previous stage's backward; a
+/// stage's forward keeps values for its B, its B for its W; one update
+/// level each): what the compiler knows of a pipeline before it cuts the
+/// step into programs. Fills spec.transfers and spec.updateLevels.
+void chainTransfers(ScheduleSpec &spec);
+
+/// Per stage of a chain (chainTransfers) run by `kind` on unit costs: the
+/// most micro-batches its pp rank holds activations for at once
+/// (Simulation::peakInFlight): 1F1B's P - p, GPipe's M. Empty when the
+/// schedule cannot be built (its error says why).
+std::vector<int64_t> chainInFlight(ScheduleSpec::Kind kind, int64_t ranks, int64_t virtualStages,
+                                   int64_t microbatches);
+
 } // namespace shardc::pipeline
 
 #endif

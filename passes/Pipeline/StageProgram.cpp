@@ -3,6 +3,7 @@
 
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/ModelStateBytes.h"
 #include "dialects/Graph/TrainingPhase.h"
 #include "dialects/Graph/TypeUtils.h"
 #include "passes/Sharding/ShardingConversion.h"
@@ -155,6 +156,34 @@ TrainingStageProgram analyzeTrainingStageProgram(func::FuncOp function, const Me
     for (Value operand : op->getOperands())
       if (auto weight = operand.getDefiningOp<graph::WeightOp>())
         training.home.try_emplace(weight, position);
+  StageProblem &problem = program.problem;
+  // A trained weight's stage also holds its gradient and optimizer state,
+  // the states found by name (NAME.exp_avg, NAME.momentum_buffer, ...).
+  llvm::StringMap<unsigned> trainedIndex;
+  for (auto [weight, index] : weightIndex)
+    if (graph::trainRole(weight) == graph::kTrainParam) {
+      auto name = cast<graph::WeightOp>(weight).getName();
+      graph::ModelStateBytes state = graph::modelStateBytes(
+          weight, double(problem.weightBytes[index]),
+          cast<RankedTensorType>(weight->getResult(0).getType()).getElementType());
+      problem.weightBytes[index] = int64_t(state.weights + state.gradients + state.states);
+      trainedIndex[name] = index;
+    }
+  for (auto [weight, index] : weightIndex)
+    if (graph::trainRole(weight) == graph::kTrainState) {
+      StringRef name = cast<graph::WeightOp>(weight).getName();
+      auto param = trainedIndex.find(name.substr(0, name.find_last_of('.')));
+      if (param != trainedIndex.end())
+        problem.weightBytes[param->second] += problem.weightBytes[index];
+    }
+  // What each forward op's results keep for the backward, per micro-batch.
+  problem.keptBytes.assign(program.sequence.size(), 0);
+  for (auto [position, op] : llvm::enumerate(program.sequence))
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !program.position.count(user) && !isa<func::ReturnOp>(user);
+          }))
+        problem.keptBytes[position] += localBytes(result, mesh);
   // Each other op's time counts with the forward op it belongs to (the
   // latest forward value or weight it reads; the largest operand's for an
   // op that reads neither), the update's once per step.

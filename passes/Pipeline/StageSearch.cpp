@@ -35,6 +35,17 @@ double objective(const StageProblem &problem, double maxSeconds, double sumSecon
 double paceOf(const StageFigures &stage) { return std::max(stage.seconds, stage.sendSeconds); }
 double latencyOf(const StageFigures &stage) { return stage.seconds + stage.sendSeconds; }
 
+int64_t inFlightOf(const StageProblem &problem, size_t stage) {
+  return problem.inFlight.empty() ? problem.microbatches : problem.inFlight[stage];
+}
+
+/// `figures` as stage `stage` of the plan: its activations are those of the
+/// micro-batches the schedule keeps in flight there.
+StageFigures asStage(const StageProblem &problem, StageFigures figures, size_t stage) {
+  figures.activationBytes = inFlightOf(problem, stage) * figures.keptBytes + figures.workingBytes;
+  return figures;
+}
+
 /// One way to reach a cut: the slowest pace so far, the sum of the stage
 /// latencies so far, and where it came from.
 struct Entry {
@@ -68,11 +79,13 @@ PairTable tabulate(const StageProblem &problem, const std::vector<size_t> &candi
   for (size_t endIndex = 1; endIndex < count; ++endIndex) {
     size_t end = candidates[endIndex];
     double seconds = 0;
-    int64_t weights = 0, live = 0;
+    int64_t weights = 0, live = 0, kept = 0;
     size_t beginIndex = endIndex;
     for (size_t op = end; op-- > 0;) {
       seconds += problem.opSeconds[op];
       live = std::max(live, problem.liveBytes[op]);
+      if (!problem.keptBytes.empty())
+        kept += problem.keptBytes[op];
       for (unsigned weight : problem.opWeights[op])
         if (counted[weight] != end) {
           counted[weight] = end;
@@ -87,8 +100,9 @@ PairTable tabulate(const StageProblem &problem, const std::vector<size_t> &candi
       figures.sendSeconds = sendSeconds(problem, end);
       figures.seconds = seconds;
       figures.weightBytes = weights;
-      figures.activationBytes =
-          problem.microbatches * (problem.crossingBytes[op] + problem.crossingBytes[end]) + live;
+      figures.keptBytes = problem.crossingBytes[op] + problem.crossingBytes[end] + kept;
+      figures.workingBytes = live;
+      figures.activationBytes = problem.microbatches * figures.keptBytes + live;
     }
   }
   return table;
@@ -100,18 +114,19 @@ struct Search {
   const PairTable &table;
   bool limitMemory;
 
-  /// A stage may not span a forced cut nor exceed the budget.
-  bool allowed(size_t beginIndex, size_t endIndex) const {
+  /// Stage `stage` may not span a forced cut nor exceed the budget.
+  bool allowed(size_t stage, size_t beginIndex, size_t endIndex) const {
     size_t begin = candidates[beginIndex], end = candidates[endIndex];
     for (size_t forced : problem.forcedCuts)
       if (forced > begin && forced < end)
         return false;
     return !limitMemory || problem.memoryBudget <= 0 ||
-           table.at(beginIndex, endIndex).memoryBytes() <= problem.memoryBudget;
+           asStage(problem, table.at(beginIndex, endIndex), stage).memoryBytes() <=
+               problem.memoryBudget;
   }
 
   /// fronts[s][c]: the ways to cover ops [0, candidates[c]) with s + 1
-  /// stages that `fits` allows, as Pareto fronts of two keys each stage
+  /// stages that `fits(stage, begin, end)` allows, as Pareto fronts of two keys each stage
   /// adds to by `extend(before or null, stage)`.
   using Fronts = std::vector<std::vector<std::vector<Entry>>>;
   template <typename Fits, typename Extend> Fronts buildFronts(Fits fits, Extend extend) const {
@@ -119,14 +134,14 @@ struct Search {
     auto stages = size_t(problem.stages);
     Fronts fronts(stages, std::vector<std::vector<Entry>>(count));
     for (size_t end = 1; end < count; ++end)
-      if (fits(0, end))
+      if (fits(0, 0, end))
         fronts[0][end].push_back(extend(nullptr, table.at(0, end)));
     for (size_t stage = 1; stage < stages; ++stage)
       for (size_t end = stage + 1; end < count; ++end) {
         std::vector<Entry> &entries = fronts[stage][end];
         for (size_t begin = stage; begin < end; ++begin) {
           const std::vector<Entry> &before = fronts[stage - 1][begin];
-          if (before.empty() || !fits(begin, end))
+          if (before.empty() || !fits(stage, begin, end))
             continue;
           for (size_t index = 0; index < before.size(); ++index) {
             Entry entry = extend(&before[index], table.at(begin, end));
@@ -157,7 +172,9 @@ struct Search {
   /// other beats.
   std::optional<StagePlan> fastest() const {
     Fronts fronts =
-        buildFronts([&](size_t begin, size_t end) { return allowed(begin, end); },
+        buildFronts([&](size_t stage, size_t begin, size_t end) {
+                      return allowed(stage, begin, end);
+                    },
                     [](const Entry *before, const StageFigures &stage) {
                       return Entry{std::max(before ? before->maxSeconds : 0.0, paceOf(stage)),
                                    (before ? before->sumSeconds : 0.0) + latencyOf(stage), 0, 0};
@@ -180,8 +197,8 @@ struct Search {
   std::optional<StagePlan> mostEven(double pace, double step) const {
     // Entry::maxSeconds holds the sum of squared computes here.
     Fronts fronts = buildFronts(
-        [&](size_t begin, size_t end) {
-          return allowed(begin, end) && paceOf(table.at(begin, end)) <= pace;
+        [&](size_t stage, size_t begin, size_t end) {
+          return allowed(stage, begin, end) && paceOf(table.at(begin, end)) <= pace;
         },
         [](const Entry *before, const StageFigures &stage) {
           return Entry{(before ? before->maxSeconds : 0.0) + stage.seconds * stage.seconds,
@@ -217,7 +234,7 @@ struct Search {
     StagePlan plan;
     size_t begin = 0;
     for (size_t end : ends) {
-      plan.stages.push_back(table.at(begin, end));
+      plan.stages.push_back(asStage(problem, table.at(begin, end), plan.stages.size()));
       begin = end;
     }
     plan.stepSeconds = stepSeconds(problem, plan.stages);

@@ -54,6 +54,13 @@ struct StageProblem {
   std::vector<int64_t> crossingBytes;
   /// Size n + 1: how many values cross position c (each is its own send).
   std::vector<int64_t> crossingValues;
+  /// A training step, per op: the bytes of its results the backward reads,
+  /// which a stage keeps per micro-batch until its backward ran (empty for
+  /// inference).
+  std::vector<int64_t> keptBytes;
+  /// Per stage: the micro-batches whose activations it holds at once (the
+  /// schedule's: 1F1B's stage s P - s, GPipe's M); empty: M on every stage.
+  std::vector<int64_t> inFlight;
 
   int64_t stages = 2;
   int64_t pipelineRanks = 2;
@@ -75,7 +82,12 @@ struct StageFigures {
   double seconds = 0;        ///< compute per micro-batch
   double sendSeconds = 0;    ///< sending what crosses its end, per micro-batch
   int64_t weightBytes = 0;
-  /// Boundary activations of the micro-batches in flight plus the working set.
+  /// Per micro-batch: the boundary activations and what the backward reads.
+  int64_t keptBytes = 0;
+  /// The largest working set of one op.
+  int64_t workingBytes = 0;
+  /// keptBytes of the micro-batches in flight (StageProblem::inFlight) plus
+  /// the working set.
   int64_t activationBytes = 0;
   int64_t memoryBytes() const { return weightBytes + activationBytes; }
 };

@@ -550,5 +550,18 @@ TEST(Schedule, SimulationWaitsForTheSender) {
   EXPECT_NE(error.find("waits forever"), std::string::npos) << error;
 }
 
+TEST(Schedule, AChainsMicrobatchesInFlightFollowTheSchedule) {
+  using Kind = ScheduleSpec::Kind;
+  // 1F1B: pp rank p holds P - p; GPipe all M; ZB-H1 as 1F1B on the first
+  // rank (the paper: 1F1B's peak memory).
+  EXPECT_EQ(chainInFlight(Kind::OneFOneB, 4, 1, 8), (std::vector<int64_t>{4, 3, 2, 1}));
+  EXPECT_EQ(chainInFlight(Kind::GPipe, 4, 1, 8), (std::vector<int64_t>{8, 8, 8, 8}));
+  EXPECT_EQ(chainInFlight(Kind::ZeroBubbleH1, 4, 1, 8).front(), 4);
+  // Fewer micro-batches than stages: 1F1B degenerates to fill-drain.
+  EXPECT_EQ(chainInFlight(Kind::OneFOneB, 4, 1, 2), (std::vector<int64_t>{2, 2, 2, 1}));
+  // Interleaved needs M a multiple of P: no schedule, no figures.
+  EXPECT_TRUE(chainInFlight(Kind::Interleaved, 2, 2, 3).empty());
+}
+
 } // namespace
 } // namespace shardc::pipeline

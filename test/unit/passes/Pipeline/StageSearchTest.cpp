@@ -57,6 +57,45 @@ TEST(StageSearch, FiguresOfAStage) {
   EXPECT_EQ(stage.memoryBytes(), 150 + 87);
 }
 
+TEST(StageSearch, ATrainingStageKeepsWhatItsBackwardReadsForItsMicrobatchesInFlight) {
+  // Four equal ops; each keeps 100 bytes for the backward; 1F1B on 2 pp
+  // ranks keeps 2 micro-batches on stage 0, 1 on stage 1 (GPipe: all 4).
+  StageProblem problem = chain({1, 1, 1, 1}, 2, 4);
+  problem.keptBytes = {100, 100, 100, 100};
+  problem.crossingBytes = {0, 10, 10, 10, 0};
+  problem.liveBytes = {5, 5, 5, 5};
+  problem.inFlight = {2, 1};
+  StageSearchResult result = searchStages(problem);
+  ASSERT_TRUE(result.plan);
+  ASSERT_EQ(ends(*result.plan), (std::vector<size_t>{2, 4}));
+  // Stage 0: 2 x (its 200 kept bytes + 10 going out) + the working set.
+  EXPECT_EQ(result.plan->stages[0].activationBytes, 2 * (200 + 10) + 5);
+  // Stage 1: 1 x (200 kept + 10 coming in) + 5.
+  EXPECT_EQ(result.plan->stages[1].activationBytes, 1 * (200 + 10) + 5);
+}
+
+TEST(StageSearch, OnlyTheStageWithFewerMicrobatchesInFlightTakesTheHeavyOps) {
+  // The first two ops keep 1000 bytes each. Under 1F1B (stage 0 holds 2
+  // micro-batches, stage 1 one) a budget of 2100 fits them on stage 1
+  // only; an even cut would put them on stage 0 (2 x 2000 > 2100).
+  StageProblem problem = chain({1, 1, 1, 1}, 2, 2);
+  problem.keptBytes = {0, 0, 1000, 1000};
+  problem.inFlight = {2, 1};
+  problem.memoryBudget = 2100;
+  StageSearchResult result = searchStages(problem);
+  ASSERT_TRUE(result.plan) << result.error;
+  EXPECT_EQ(ends(*result.plan), (std::vector<size_t>{2, 4}));
+  // With the heavy ops first, stage 0 cannot hold them at any cut: over
+  // memory, naming stage 0 with its in-flight activations.
+  problem.keptBytes = {1000, 1000, 0, 0};
+  problem.forcedCuts = {2};
+  result = searchStages(problem);
+  EXPECT_FALSE(result.plan);
+  ASSERT_TRUE(result.overMemory);
+  EXPECT_EQ(result.overMemoryStage, 0u);
+  EXPECT_EQ(result.overMemory->activationBytes, 2 * 2000);
+}
+
 TEST(StageSearch, StepTimeOfEachSchedule) {
   StageProblem problem = chain({1, 1, 1, 1}, 2, 4);
   std::vector<StageFigures> stages(2);
