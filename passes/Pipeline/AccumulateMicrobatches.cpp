@@ -78,7 +78,52 @@ private:
   void accumulate(dist::AllReduceOp sum) {
     OpBuilder builder(sum);
     Location location = sum.getLoc();
-    auto type = cast<RankedTensorType>(sum.getType());
+    // A training pipeline's sum accumulates on the stage that made it; a
+    // sum of pieces two stages made (a tied weight's gradient: the
+    // embedding's and the LM head's) accumulates each piece on its own
+    // stage, added once after the loop instead of sent every micro-batch.
+    Attribute stage = sum->getAttr(dist::kPipelineStageAttrName);
+    SmallVector<Value> pieces;
+    SmallVector<Operation *> joins;
+    splitByStage(sum.getInput(), pieces, joins);
+    Value accumulated;
+    for (Value piece : pieces) {
+      Value accumulator = accumulateInto(builder, location, piece, stageOf(piece, stage));
+      if (!accumulated) {
+        accumulated = accumulator;
+        continue;
+      }
+      auto join = builder.create<graph::AddOp>(location, accumulated, accumulator);
+      if (stage)
+        join->setAttr(dist::kPipelineStageAttrName, stage);
+      once.insert(join);
+      accumulated = join;
+    }
+    SmallVector<StringRef> rest;
+    for (StringRef axis : sum.getMeshAxes().getAsValueRange<StringAttr>())
+      if (axis != rt::kMicroBatchAxis)
+        rest.push_back(axis);
+    Value total = accumulated;
+    if (!rest.empty()) {
+      auto reduce =
+          builder.create<dist::AllReduceOp>(location, accumulated, sum.getMeshAttr(), rest);
+      if (stage)
+        reduce->setAttr(dist::kPipelineStageAttrName, stage);
+      once.insert(reduce);
+      total = reduce;
+    }
+    for (Operation *user : sum->getUsers())
+      once.insert(user);
+    sum.replaceAllUsesWith(total);
+    sum.erase();
+    // Outermost first: each add is the only user of the ones inside it.
+    for (Operation *join : joins)
+      join->erase();
+  }
+
+  /// A new accumulator that every micro-batch adds `piece` to (on `stage`).
+  Value accumulateInto(OpBuilder &builder, Location location, Value piece, Attribute stage) {
+    auto type = cast<RankedTensorType>(piece.getType());
     uint64_t bytes =
         uint64_t(type.getNumElements()) * graph::elementByteWidth(type.getElementType());
     // At the top of the block, with the program's other weights: it is
@@ -88,29 +133,38 @@ private:
         location, type, ("microbatch_sum." + Twine(accumulators++)).str(), /*file=*/"", 0, bytes,
         nullptr, nullptr, nullptr, nullptr, nullptr);
     accumulator->setAttr(graph::kTrainAttrName, builder.getStringAttr(graph::kTrainAccumulator));
-    Value added = builder.create<graph::AddOp>(location, accumulator, sum.getInput());
+    auto added = builder.create<graph::AddOp>(location, accumulator, piece);
     auto assign = builder.create<graph::AssignOp>(location, accumulator, added);
-    // A training pipeline's sum accumulates on the stage that made it.
-    Attribute stage = sum->getAttr(dist::kPipelineStageAttrName);
-    SmallVector<StringRef> rest;
-    for (StringRef axis : sum.getMeshAxes().getAsValueRange<StringAttr>())
-      if (axis != rt::kMicroBatchAxis)
-        rest.push_back(axis);
-    Value total = accumulator;
-    if (!rest.empty()) {
-      auto reduce =
-          builder.create<dist::AllReduceOp>(location, accumulator, sum.getMeshAttr(), rest);
-      once.insert(reduce);
-      total = reduce;
-    }
     if (stage)
-      for (Operation *made : {added.getDefiningOp(), assign.getOperation(), total.getDefiningOp()})
-        if (made && made != accumulator)
-          made->setAttr(dist::kPipelineStageAttrName, stage);
-    for (Operation *user : sum->getUsers())
-      once.insert(user);
-    sum.replaceAllUsesWith(total);
-    sum.erase();
+      for (Operation *made : {added.getOperation(), assign.getOperation()})
+        made->setAttr(dist::kPipelineStageAttrName, stage);
+    return accumulator;
+  }
+
+  /// The stage that made `value` (its op's tag), else `fallback`.
+  static Attribute stageOf(Value value, Attribute fallback) {
+    Operation *producer = value.getDefiningOp();
+    Attribute tag = producer ? producer->getAttr(dist::kPipelineStageAttrName) : Attribute();
+    return tag ? tag : fallback;
+  }
+
+  /// The pieces of `value` by stage: through adds (of one use, no
+  /// broadcast) whose operands two different stages made; the adds go to
+  /// `joins`. A value of one stage is its own piece.
+  static void splitByStage(Value value, SmallVectorImpl<Value> &pieces,
+                           SmallVectorImpl<Operation *> &joins) {
+    auto add = value.getDefiningOp<graph::AddOp>();
+    if (add && add->hasOneUse() && add.getLhs().getType() == add.getType() &&
+        add.getRhs().getType() == add.getType()) {
+      Attribute left = stageOf(add.getLhs(), {}), right = stageOf(add.getRhs(), {});
+      if (left && right && left != right) {
+        joins.push_back(add);
+        splitByStage(add.getLhs(), pieces, joins);
+        splitByStage(add.getRhs(), pieces, joins);
+        return;
+      }
+    }
+    pieces.push_back(value);
   }
 
   /// Moves what runs once per step after the loop's end; errors where it
