@@ -452,7 +452,18 @@ private:
       copy->removeAttr(dist::kPipelineStageAttrName);
       return success();
     }
-    return receive(value, place.at(producer), at);
+    // What this stage's forward (or B, for W) already received comes from
+    // there, kept on the rank, instead of crossing the link again.
+    Place from = place.at(producer);
+    if (from.stage != at.stage && at.part != Part::Update)
+      for (Part earlier : {Part::Forward, Part::BackwardInput}) {
+        Place kept{at.stage, earlier, 0};
+        if (int(earlier) < int(at.part) && mappings[kept].contains(value)) {
+          from = kept;
+          break;
+        }
+      }
+    return receive(value, from, at);
   }
 
   /// Whether `op` computes the same on every micro-batch: it reads weights
