@@ -443,25 +443,90 @@ SmallVector<exec::WeightOp> buffersWithRole(Operation *program, ArrayRef<StringR
 }
 
 /// Where a buffer lies on the ranks: its whole (global) shape and the
-/// offset of each rank's block in it, by rank.
+/// offset of each rank's block in it, by rank; none for a rank that holds
+/// no block of it (a pipeline's ranks hold only their stages' buffers).
 struct RankPlacement {
   SmallVector<int64_t> whole;
-  SmallVector<SmallVector<int64_t>> offsets;
+  SmallVector<std::optional<SmallVector<int64_t>>> offsets;
 };
 
-FailureOr<RankPlacement> placementOf(exec::WeightOp weight, const sharding::MeshShape &stageMesh,
-                                     const sharding::MeshShape &mesh) {
+/// A state buffer (a parameter, an optimizer state, the step counter), one
+/// of the programs' buffers of its name, and where it lies on the ranks.
+struct PlacedState {
+  exec::WeightOp weight;
   RankPlacement placement;
-  placement.whole.assign(cast<MemRefType>(weight.getType()).getShape().begin(),
-                         cast<MemRefType>(weight.getType()).getShape().end());
-  for (int64_t rank = 0; rank < mesh.devices(); ++rank) {
-    FailureOr<RankBlock> block = rankBlockOf(weight, stageMesh, mesh.coordinates(rank));
-    if (failed(block))
-      return failure();
-    placement.whole = block->global;
-    placement.offsets.push_back(block->offsets);
+};
+
+/// Every buffer of `programs` whose training role is one of `roles`, once
+/// per name in the order first met, placed on the ranks of `mesh` (the
+/// devices'; `stageMesh` the programs'). Without a pipeline there is one
+/// program, which every rank holds. A pipeline rank (its pp coordinate
+/// `pipelineRanks` divides into the stages, docs/pipeline.md) holds the
+/// buffers of its stages' programs. A buffer two stages hold (the replica of
+/// a tied weight that another stage trains, which its home's update
+/// refreshes after every step) is placed on the ranks of both, which must
+/// agree on its block: a checkpoint then restores the replica too, and an
+/// export reads either (the same values).
+FailureOr<SmallVector<PlacedState>> placeStates(ArrayRef<func::FuncOp> programs, bool pipelined,
+                                                int64_t pipelineRanks,
+                                                const sharding::MeshShape &stageMesh,
+                                                const sharding::MeshShape &mesh,
+                                                ArrayRef<StringRef> roles) {
+  SmallVector<PlacedState> placed;
+  llvm::StringMap<size_t> indexOf;
+  // The pp axis leads the devices' mesh when there is more than one pp rank.
+  const bool ppAxis = pipelined && pipelineRanks > 1;
+  for (func::FuncOp program : pipelined ? programs : programs.take_front()) {
+    const int64_t stage = pipelined ? stageOfProgram(program) : 0;
+    for (exec::WeightOp weight : buffersWithRole(program, roles)) {
+      auto [found, added] = indexOf.try_emplace(weight.getName(), placed.size());
+      if (added)
+        placed.push_back(
+            {weight,
+             {{}, SmallVector<std::optional<SmallVector<int64_t>>>(size_t(mesh.devices()))}});
+      PlacedState &state = placed[found->second];
+      if (state.weight.getType() != weight.getType() ||
+          state.weight.getBoxOffsets() != weight.getBoxOffsets() ||
+          state.weight.getStoredShape() != weight.getStoredShape())
+        return weight.emitOpError()
+               << "is held by two pipeline stages with different types or boxes: a stage's "
+                  "replica of a trained weight must be the weight's block as its home holds it";
+      for (int64_t rank = 0; rank < mesh.devices(); ++rank) {
+        std::vector<int64_t> coords = mesh.coordinates(rank);
+        if (ppAxis && stage % pipelineRanks != coords.front())
+          continue;
+        ArrayRef<int64_t> at(coords);
+        FailureOr<RankBlock> block = rankBlockOf(weight, stageMesh, ppAxis ? at.drop_front() : at);
+        if (failed(block))
+          return failure();
+        std::optional<SmallVector<int64_t>> &offsets = state.placement.offsets[size_t(rank)];
+        if ((offsets && *offsets != block->offsets) ||
+            (!state.placement.whole.empty() && state.placement.whole != block->global))
+          return weight.emitOpError() << "is held by rank " << rank
+                                      << " as two different blocks (two of its stages' programs "
+                                         "disagree on its sharding)";
+        offsets = block->offsets;
+        state.placement.whole = block->global;
+      }
+    }
   }
-  return placement;
+  return placed;
+}
+
+/// A placement's offsets by rank as JSON: null where the rank holds none.
+llvm::json::Array offsetsByRank(const RankPlacement &placement, ArrayRef<int64_t> shift = {}) {
+  llvm::json::Array byRank;
+  for (const std::optional<SmallVector<int64_t>> &at : placement.offsets) {
+    if (!at) {
+      byRank.push_back(nullptr);
+      continue;
+    }
+    SmallVector<int64_t> offsets(*at);
+    for (auto [dim, offset] : llvm::enumerate(offsets))
+      offset += dim < shift.size() ? shift[dim] : 0;
+    byRank.push_back(llvm::json::Array(offsets));
+  }
+  return byRank;
 }
 
 /// The tensor a buffer holds a block of: lowering names a second buffer of
@@ -477,11 +542,10 @@ StringRef tensorOfBuffer(StringRef buffer) {
 /// gradient-norm outputs, every input a batch of the data, the optimizer,
 /// where each rank holds each trained weight, the ties, and the model an
 /// ONNX export starts from (written into `files` here).
-FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAttr tied,
-                                               ArrayRef<func::FuncOp> programs, bool pipelined,
-                                               const sharding::MeshShape &stageMesh,
-                                               const sharding::MeshShape &mesh, StringRef modelPath,
-                                               FileList &files) {
+FailureOr<llvm::json::Object>
+describeTraining(DictionaryAttr training, ArrayAttr tied, ArrayRef<func::FuncOp> programs,
+                 bool pipelined, int64_t pipelineRanks, const sharding::MeshShape &stageMesh,
+                 const sharding::MeshShape &mesh, StringRef modelPath, FileList &files) {
   llvm::json::Object optimizer;
   if (auto spec = training.getAs<DictionaryAttr>("optimizer"))
     for (NamedAttribute entry : spec) {
@@ -500,9 +564,14 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
           batchNames.insert(input.getName()).second)
         batchInputs.push_back(input.getName().str());
     });
-  // A pipeline's stages hold their own states: their index (checkpoints,
-  // exports) is not written yet, and the runtime refuses those for it.
   func::FuncOp program = programs.front();
+  // Every state buffer's placement, computed once for both lists below: a
+  // pipeline's ranks hold their stages' buffers only (null elsewhere).
+  FailureOr<SmallVector<PlacedState>> stateBuffers =
+      placeStates(programs, pipelined, pipelineRanks, stageMesh, mesh,
+                  {graph::kTrainParam, graph::kTrainState});
+  if (failed(stateBuffers))
+    return failure();
   // Where each trained buffer lies in its initializer: one part of a fused
   // projection is a box of it, and lowering names each part's buffer
   // apart ("NAME#1"), so a checkpoint is put back together from these; and
@@ -510,19 +579,10 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
   // export puts the ranks' blocks back together.
   llvm::json::Array parameters;
   llvm::StringSet<> trained;
-  // Every state buffer's placement, computed once for both lists below.
-  SmallVector<exec::WeightOp> stateBuffers;
-  if (!pipelined)
-    stateBuffers = buffersWithRole(program, {graph::kTrainParam, graph::kTrainState});
-  llvm::DenseMap<Operation *, RankPlacement> placements;
-  for (exec::WeightOp weight : stateBuffers) {
-    FailureOr<RankPlacement> placement = placementOf(weight, stageMesh, mesh);
-    if (failed(placement))
-      return failure();
-    placements[weight] = std::move(*placement);
-  }
-  for (exec::WeightOp weight :
-       pipelined ? SmallVector<exec::WeightOp>() : buffersWithRole(program, {graph::kTrainParam})) {
+  for (const PlacedState &state : *stateBuffers) {
+    exec::WeightOp weight = state.weight;
+    if (graph::trainRole(weight) != graph::kTrainParam)
+      continue;
     StringRef buffer = weight.getName(), initializer = tensorOfBuffer(buffer);
     auto shape = cast<MemRefType>(weight.getType()).getShape();
     llvm::json::Object entry{{"buffer", buffer.str()}, {"initializer", initializer.str()}};
@@ -539,15 +599,12 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
     }
     auto global = weight.getStoredShape();
     auto box = weight.getBoxOffsets();
-    const RankPlacement &placement = placements[weight];
-    llvm::json::Array blocks;
-    for (const SmallVector<int64_t> &offsets : placement.offsets)
-      blocks.push_back(llvm::json::Array(offsets));
+    const RankPlacement &placement = state.placement;
     entry["stored_shape"] =
         llvm::json::Array(global ? *global : ArrayRef<int64_t>(placement.whole));
     entry["box_offsets"] = llvm::json::Array(box ? *box : SmallVector<int64_t>(shape.size(), 0));
     entry["shape"] = llvm::json::Array(placement.whole);
-    entry["blocks"] = std::move(blocks);
+    entry["blocks"] = offsetsByRank(placement);
     parameters.push_back(std::move(entry));
   }
   // Where every state buffer (parameters, optimizer states, the step
@@ -556,24 +613,18 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
   // parameter's tensor is its initializer (a box of a fused one offset by
   // the box), a state's its own name.
   llvm::json::Array stateIndex;
-  for (exec::WeightOp weight : stateBuffers) {
+  for (const PlacedState &state : *stateBuffers) {
+    exec::WeightOp weight = state.weight;
     StringRef buffer = weight.getName(), tensor = tensorOfBuffer(buffer);
     auto box = weight.getBoxOffsets();
     auto stored = weight.getStoredShape();
-    const RankPlacement &placement = placements[weight];
-    const SmallVector<int64_t> &whole = placement.whole;
-    llvm::json::Array offsets;
-    for (SmallVector<int64_t> at : placement.offsets) {
-      for (auto [dim, offset] : llvm::enumerate(at))
-        offset += box ? (*box)[dim] : 0;
-      offsets.push_back(llvm::json::Array(at));
-    }
+    const SmallVector<int64_t> &whole = state.placement.whole;
     stateIndex.push_back(llvm::json::Object{
         {"buffer", buffer.str()},
         {"tensor", tensor.str()},
         {"shape", llvm::json::Array(stored ? *stored : ArrayRef<int64_t>(whole))},
         {"block", llvm::json::Array(cast<MemRefType>(weight.getType()).getShape())},
-        {"offsets", std::move(offsets)}});
+        {"offsets", offsetsByRank(state.placement, box ? *box : ArrayRef<int64_t>())}});
   }
   llvm::json::Array ties;
   if (tied)
@@ -592,11 +643,7 @@ FailureOr<llvm::json::Object> describeTraining(DictionaryAttr training, ArrayAtt
   // A model shardc cannot export still trains: the manifest says why not,
   // and only --export-onnx fails.
   llvm::json::Object exportModel;
-  llvm::Expected<std::string> skeleton =
-      pipelined ? llvm::Expected<std::string>(llvm::createStringError(
-                      llvm::inconvertibleErrorCode(),
-                      "a pipeline's trained weights cannot be exported yet"))
-                : exportSkeleton(modelPath, trained);
+  llvm::Expected<std::string> skeleton = exportSkeleton(modelPath, trained);
   if (!skeleton) {
     exportModel["model"] = nullptr;
     exportModel["reason"] = llvm::toString(skeleton.takeError());
@@ -718,10 +765,9 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
   llvm::json::Array outputs = callerOutputs(programs.stages.front(), mesh);
   std::optional<llvm::json::Object> trainingSection;
   if (auto training = module->getAttrOfType<DictionaryAttr>(graph::kTrainingAttrName)) {
-    auto section =
-        describeTraining(training, module->getAttrOfType<ArrayAttr>(autodiff::kTiedWeightsAttrName),
-                         programs.stages, bool(programs.pipeline), stageMesh, mesh, options.model,
-                         files);
+    auto section = describeTraining(
+        training, module->getAttrOfType<ArrayAttr>(autodiff::kTiedWeightsAttrName), programs.stages,
+        bool(programs.pipeline), pipelineRanks, stageMesh, mesh, options.model, files);
     if (failed(section))
       return failure();
     trainingSection = std::move(*section);

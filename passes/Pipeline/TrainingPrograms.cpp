@@ -90,21 +90,23 @@ public:
 
   LogicalResult run() {
     Block &body = function.getBody().front();
-    for (Operation &op : body.without_terminator())
+    for (Operation &op : body.without_terminator()) {
       ops.push_back(&op);
-    if (failed(findPlacedOps()) || failed(assignStages()))
+      if (auto end = dyn_cast<exec::MicrobatchLoopEndOp>(op))
+        loopEnd = end;
+    }
+    findPlacedOps();
+    if (failed(assignStages()))
       return failure();
     assignParts();
-    if (failed(assignLevels()))
-      return failure();
+    assignLevels();
     return outline();
   }
 
 private:
   /// Weights, constants and what only they and the inputs derive (no stage
-  /// tag): copied where used. Trained storage gets its home: the stage of
-  /// its write.
-  LogicalResult findPlacedOps() {
+  /// tag): copied where used.
+  void findPlacedOps() {
     for (Operation *op : ops) {
       if (isa<exec::MicrobatchLoopEndOp>(op))
         continue;
@@ -120,13 +122,12 @@ private:
           isMemoryEffectFree(op))
         placed.insert(op);
     }
-    return success();
   }
 
   /// Every op that is neither placed nor the loop's end has a stage: its
   /// tag, else the stage of the first tagged op that reads it, else of the
   /// last stage (what only the inputs derive and a write stores: the token
-  /// count).
+  /// count). Trained storage gets its home: the stage of its write.
   LogicalResult assignStages() {
     for (Operation *op : llvm::reverse(ops)) {
       if (placed.contains(op) || isa<exec::MicrobatchLoopEndOp>(op))
@@ -162,12 +163,6 @@ private:
 
   void assignParts() {
     bool after = false;
-    for (Operation *op : ops) {
-      if (auto end = dyn_cast<exec::MicrobatchLoopEndOp>(op)) {
-        loopEnd = end;
-        break;
-      }
-    }
     for (Operation *op : ops) {
       if (isa<exec::MicrobatchLoopEndOp>(op)) {
         after = true;
@@ -208,7 +203,7 @@ private:
   }
 
   /// The update's levels; then each stage's writes move to its last level.
-  LogicalResult assignLevels() {
+  void assignLevels() {
     std::map<int64_t, int64_t> lastLevel;
     for (Operation *op : ops) {
       auto found = place.find(op);
@@ -285,7 +280,6 @@ private:
     for (int64_t stage = 0; stage < stages; ++stage)
       for (int64_t level = 0; level <= lastLevel[stage]; ++level)
         functionFor({stage, Part::Update, level});
-    return success();
   }
 
   func::FuncOp functionFor(const Place &at) {

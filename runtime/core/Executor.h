@@ -104,6 +104,10 @@ public:
   Status writeState(const std::string &name, const TensorView &value) {
     return states_->writeState(name, value);
   }
+  /// The pool of the program's states (its own, or the shared one): what a
+  /// checkpoint or an export reads, as for a pipeline rank's pool.
+  StatePool &statePool() { return *states_; }
+  const StatePool &statePool() const { return *states_; }
 
 private:
   struct PreparedStep {

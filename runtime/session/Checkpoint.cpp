@@ -72,7 +72,9 @@ std::optional<int64_t> integerOf(const nlohmann::json &value) {
 }
 
 /// training.states (of an artifact manifest, or a checkpoint's index) for
-/// `ranks` ranks: every block within its tensor.
+/// `ranks` ranks: every block within its tensor; a rank's offsets are null
+/// where it holds no block (a pipeline's other stages), and some rank holds
+/// one.
 StatusOr<std::vector<StateBlock>> parseStateIndex(const nlohmann::json &entries, int64_t ranks,
                                                   const std::string &where) {
   if (!entries.is_array())
@@ -93,12 +95,20 @@ StatusOr<std::vector<StateBlock>> parseStateIndex(const nlohmann::json &entries,
         offsets.size() != static_cast<size_t>(ranks))
       return Status::error(at + ": expected a shape, a block of its rank and offsets for each of " +
                            std::to_string(ranks) + " ranks");
+    bool held = false;
     for (const nlohmann::json &rankOffsets : offsets) {
+      if (rankOffsets.is_null()) {
+        block.offsets.push_back(std::nullopt);
+        continue;
+      }
       auto start = shapeOf(rankOffsets);
       if (!start || !fits(*start, *part, *shape))
         return Status::error(at + ": a block outside its tensor " + formatShape(*shape));
       block.offsets.push_back(*start);
+      held = true;
     }
+    if (!held)
+      return Status::error(at + ": no rank holds '" + io::printable(block.buffer) + "'");
     block.shape = *shape;
     block.block = *part;
     index.push_back(std::move(block));
@@ -212,10 +222,10 @@ Status checkReplaceableCheckpoint(const std::string &directory) {
 }
 
 StatusOr<CheckpointFile> writeRankStates(const std::string &folder, int rank, int64_t step,
-                                         const Executor &executor) {
+                                         const StatePool &pool) {
   std::vector<io::NamedTensor> tensors;
-  for (const StateTensor &state : executor.states()) {
-    StatusOr<HostTensor> value = executor.readState(state.name);
+  for (const StateTensor &state : pool.states()) {
+    StatusOr<HostTensor> value = pool.readState(state.name);
     if (!value)
       return value.status();
     tensors.push_back({state.name, std::move(*value)});
@@ -303,12 +313,12 @@ StatusOr<io::SafeTensorsFile> openSavedFile(const Checkpoint &checkpoint, int ra
 } // namespace
 
 StatusOr<io::SafeTensorsFile> openRankStates(const Checkpoint &checkpoint, int rank,
-                                             const Executor &executor) {
+                                             const StatePool &pool) {
   StatusOr<io::SafeTensorsFile> file = openSavedFile(checkpoint, rank);
   if (!file)
     return file.status();
   const std::string path = join(checkpoint.directory, rankFile(rank));
-  for (const StateTensor &state : executor.states()) {
+  for (const StateTensor &state : pool.states()) {
     const TensorView *value = file->find(state.name);
     if (!value)
       return Status::error(path + ": lacks the state '" + io::printable(state.name) + "'");
@@ -319,16 +329,16 @@ StatusOr<io::SafeTensorsFile> openRankStates(const Checkpoint &checkpoint, int r
                            formatShape(state.view.shape));
   }
   for (const io::NamedView &tensor : file->tensors())
-    if (!executor.findState(tensor.name))
+    if (!pool.findState(tensor.name))
       return Status::error(path + ": holds '" + io::printable(tensor.name) +
                            "', which is not a state of rank " + std::to_string(rank) +
                            "'s program");
   return file;
 }
 
-Status loadRankStates(const io::SafeTensorsFile &file, Executor &executor) {
-  for (const StateTensor &state : executor.states())
-    if (Status status = executor.writeState(state.name, *file.find(state.name)); !status)
+Status loadRankStates(const io::SafeTensorsFile &file, StatePool &pool) {
+  for (const StateTensor &state : pool.states())
+    if (Status status = pool.writeState(state.name, *file.find(state.name)); !status)
       return status;
   return {};
 }
@@ -342,7 +352,7 @@ StatusOr<std::vector<StateBlock>> readStateIndex(const ArtifactLayout &layout) {
 }
 
 Status loadReshardedStates(const Checkpoint &checkpoint, const std::vector<StateBlock> &mine,
-                           int rank, Executor &executor) {
+                           int rank, StatePool &pool) {
   std::map<std::string, const StateBlock *> ownBlock;
   for (const StateBlock &block : mine)
     ownBlock[block.buffer] = &block;
@@ -351,13 +361,15 @@ Status loadReshardedStates(const Checkpoint &checkpoint, const std::vector<State
     saved.emplace(block.tensor, &block);
   std::map<int, io::SafeTensorsFile> files;
   std::vector<std::pair<std::string, HostTensor>> values;
-  for (const StateTensor &state : executor.states()) {
+  for (const StateTensor &state : pool.states()) {
     auto own = ownBlock.find(state.name);
-    if (own == ownBlock.end() || own->second->block != state.view.shape)
+    if (own == ownBlock.end() || own->second->block != state.view.shape ||
+        !own->second->offsets.at(static_cast<size_t>(rank)))
       return Status::error("state '" + io::printable(state.name) +
-                           "': the artifact's index does not place it (training.states)");
+                           "': the artifact's index does not place it on rank " +
+                           std::to_string(rank) + " (training.states)");
     const StateBlock &target = *own->second;
-    const Shape &at = target.offsets.at(static_cast<size_t>(rank));
+    const Shape &at = *target.offsets.at(static_cast<size_t>(rank));
     HostTensor value(state.view.dtype, state.view.shape);
     std::vector<uint8_t> covered(static_cast<size_t>(value.numel()), 0);
     auto [first, last] = saved.equal_range(target.tensor);
@@ -371,14 +383,17 @@ Status loadReshardedStates(const Checkpoint &checkpoint, const std::vector<State
         return Status::error(checkpoint.directory + ": tensor '" + io::printable(target.tensor) +
                              "' is " + formatShape(source.shape) + "; this artifact's is " +
                              formatShape(target.shape));
-      std::set<Shape> taken; // dp replicas of a block hold the same values
+      // dp replicas of a block (and a pipeline stage's replica of a tied
+      // weight) hold the same values.
+      std::set<Shape> taken;
       for (size_t from = 0; from < source.offsets.size(); ++from) {
-        if (!taken.insert(source.offsets[from]).second)
+        if (!source.offsets[from] || !taken.insert(*source.offsets[from]).second)
           continue;
+        const Shape &start = *source.offsets[from];
         bool overlaps = true;
         for (size_t dim = 0; dim < at.size(); ++dim)
-          overlaps = overlaps && source.offsets[from][dim] < at[dim] + state.view.shape[dim] &&
-                     at[dim] < source.offsets[from][dim] + source.block[dim];
+          overlaps = overlaps && start[dim] < at[dim] + state.view.shape[dim] &&
+                     at[dim] < start[dim] + source.block[dim];
         if (!overlaps || numElements(source.block) == 0)
           continue;
         int fromRank = static_cast<int>(from);
@@ -394,7 +409,7 @@ Status loadReshardedStates(const Checkpoint &checkpoint, const std::vector<State
                                io::printable(source.buffer) + "' is not the " +
                                dtypeName(state.view.dtype) + " " + formatShape(source.block) +
                                " block its index says");
-        copyOverlap(static_cast<const std::byte *>(part->data), part->shape, source.offsets[from],
+        copyOverlap(static_cast<const std::byte *>(part->data), part->shape, start,
                     value.bytes.data(), value.shape, at, dtypeSize(value.dtype), &covered);
       }
     }
@@ -408,7 +423,7 @@ Status loadReshardedStates(const Checkpoint &checkpoint, const std::vector<State
   }
   // Every state is put together before the first is overwritten.
   for (auto &[name, value] : values)
-    if (Status status = executor.writeState(name, value.view()); !status)
+    if (Status status = pool.writeState(name, value.view()); !status)
       return status;
   return {};
 }

@@ -1,9 +1,9 @@
 //===- Checkpoint.h - a training run's state on disk ------------*- C++ -*-===//
 //
 // A checkpoint is a folder: checkpoint.json and, per rank,
-// rank{r}.safetensors with every state buffer of the rank's program
-// (parameters, optimizer state, the step counter; Executor::states) by
-// name, bit for bit.
+// rank{r}.safetensors with every state buffer the rank holds (parameters,
+// optimizer state, the step counter; its StatePool's states: its program's,
+// or a pipeline rank's stages') by name, bit for bit.
 //
 //   {"format": "shardc-checkpoint", "version": 1, "step": 12, "ranks": 2,
 //    "signature": {"inputs": [...], "outputs": [...], "mesh": {...},
@@ -26,10 +26,11 @@
 #define SHARDC_RUNTIME_SESSION_CHECKPOINT_H
 
 #include "runtime/core/Artifact.h"
-#include "runtime/core/Executor.h"
+#include "runtime/core/StatePool.h"
 #include "runtime/io/SafeTensors.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,10 +50,10 @@ struct CheckpointFile {
   std::string crc32;
 };
 
-/// Writes `executor`'s states (between runs) as `folder`/rank{rank}.safetensors,
+/// Writes the states of `pool` (between runs) as `folder`/rank{rank}.safetensors,
 /// the rank and `step` in its metadata; returns its size and CRC-32.
 StatusOr<CheckpointFile> writeRankStates(const std::string &folder, int rank, int64_t step,
-                                         const Executor &executor);
+                                         const StatePool &pool);
 
 /// Writes `folder`/checkpoint.json of a checkpoint of `layout`'s artifact
 /// after `step` steps, whose rank r wrote files[r].
@@ -64,9 +65,11 @@ Status writeCheckpointManifest(const std::string &folder, const ArtifactLayout &
 /// training.states, which a checkpoint keeps as its index.
 struct StateBlock {
   std::string buffer, tensor;
-  Shape shape;                ///< the whole tensor's
-  Shape block;                ///< each rank's part of it
-  std::vector<Shape> offsets; ///< by rank: where that part starts
+  Shape shape; ///< the whole tensor's
+  Shape block; ///< each rank's part of it
+  /// By rank: where that part starts; none where the rank holds no part
+  /// (null in the JSON: a pipeline rank holds its stages' states only).
+  std::vector<std::optional<Shape>> offsets;
 };
 
 /// A checkpoint's checkpoint.json, checked against an artifact.
@@ -86,26 +89,26 @@ struct Checkpoint {
 StatusOr<Checkpoint> readCheckpoint(const std::string &directory, const ArtifactLayout &layout);
 
 /// Rank `rank`'s file of `checkpoint`, once its size and CRC-32 match and
-/// it holds `executor`'s states: each by name, of its type and shape, and
+/// it holds the states of `pool`: each by name, of its type and shape, and
 /// nothing else. An error names the file and the tensor.
 StatusOr<io::SafeTensorsFile> openRankStates(const Checkpoint &checkpoint, int rank,
-                                             const Executor &executor);
+                                             const StatePool &pool);
 
-/// Overwrites `executor`'s states (between runs) with the tensors of their
+/// Overwrites the states of `pool` (between runs) with the tensors of their
 /// names in `file` (openRankStates'), bit for bit.
-Status loadRankStates(const io::SafeTensorsFile &file, Executor &executor);
+Status loadRankStates(const io::SafeTensorsFile &file, StatePool &pool);
 
 /// `layout`'s own index (its manifest's training.states).
 StatusOr<std::vector<StateBlock>> readStateIndex(const ArtifactLayout &layout);
 
-/// Overwrites the states of `executor`, rank `rank` of an artifact whose
+/// Overwrites the states of `pool`, rank `rank` of an artifact whose
 /// index is `mine`, with the blocks of a resharded checkpoint: each state's
 /// part is copied from the saved parts of its tensor that overlap it (each
 /// file opened once, its size and CRC-32 checked). An error names the
 /// state: no saved tensor of its name, another shape or type, or parts
 /// that leave some of it uncovered.
 Status loadReshardedStates(const Checkpoint &checkpoint, const std::vector<StateBlock> &mine,
-                           int rank, Executor &executor);
+                           int rank, StatePool &pool);
 
 } // namespace shardc::rt
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <set>
@@ -76,12 +77,19 @@ StatusOr<ExportPlan> readExportPlan(const ArtifactLayout &layout) {
       return fail(where + ".blocks: expected one block offset per rank (" +
                   std::to_string(layout.ranks) + ")");
     for (const nlohmann::json &block : blocks) {
+      if (block.is_null()) { // the rank holds none (a pipeline's other stages)
+        parameter.blocks.push_back(std::nullopt);
+        continue;
+      }
       auto offsets = shapeOf(block);
       if (!offsets || offsets->size() != shape->size())
         return fail(where + ".blocks: expected offsets of " + std::to_string(shape->size()) +
                     " dims");
       parameter.blocks.push_back(*offsets);
     }
+    if (std::none_of(parameter.blocks.begin(), parameter.blocks.end(),
+                     [](const std::optional<Shape> &block) { return block.has_value(); }))
+      return fail(where + ".blocks: no rank holds '" + io::printable(parameter.buffer) + "'");
     const nlohmann::json parts = entry.value("parts", nlohmann::json::array());
     const size_t slices = parameter.storedShape.empty() ? 0 : size_t(parameter.storedShape[0]);
     if (!parts.is_array() || (!parts.empty() && parts.size() != slices))
@@ -116,7 +124,9 @@ StatusOr<std::map<std::string, HostTensor>> assembleInitializers(const ExportPla
   for (const ExportParameter &parameter : plan.parameters) {
     std::set<Shape> seen;
     for (size_t rank = 0; rank < parameter.blocks.size(); ++rank) {
-      const Shape &offsets = parameter.blocks[rank];
+      if (!parameter.blocks[rank])
+        continue; // the rank holds no block of it
+      const Shape &offsets = *parameter.blocks[rank];
       if (!seen.insert(offsets).second)
         continue; // a replica of a block already placed
       StatusOr<HostTensor> block = read(static_cast<int>(rank), parameter.buffer);

@@ -10,7 +10,8 @@
 // gets the trained original (transposed where it was).
 //
 // The ranks' blocks are put back together into each initializer (data-
-// parallel replicas hold the same block: the first rank's is read), every
+// parallel replicas hold the same block: the first rank's is read; in a
+// pipeline only the ranks of the stages that hold a buffer have one), every
 // element of a trained initializer must be covered, and the file is written
 // atomically. An existing OUT is replaced only when it is an export
 // shardrun wrote (its metadata_props has shardc.export).
@@ -23,6 +24,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,11 +32,12 @@ namespace shardc::rt {
 
 /// One trained buffer: the block of `shape` at `boxOffsets` of the
 /// initializer of `storedShape`, of which rank r holds the block at
-/// blocks[r] (its state's shape).
+/// blocks[r] (its state's shape); none where r holds no block of it (a
+/// pipeline rank holds its stages' buffers only).
 struct ExportParameter {
   std::string buffer, initializer;
   Shape storedShape, boxOffsets, shape;
-  std::vector<Shape> blocks;
+  std::vector<std::optional<Shape>> blocks;
   /// Stacked experts: the model's initializer of each slice along dim 0
   /// (`initializer` names the stack, which the model lacks).
   std::vector<std::string> parts;
@@ -60,7 +63,8 @@ struct ExportPlan {
 /// reason).
 StatusOr<ExportPlan> readExportPlan(const ArtifactLayout &layout);
 
-/// Rank `rank`'s block of the trained buffer `buffer` (its state).
+/// Rank `rank`'s block of the trained buffer `buffer` (its state; a rank
+/// the plan places a block of it on).
 using ReadBlock = std::function<StatusOr<HostTensor>(int rank, const std::string &buffer)>;
 
 /// The trained value of every initializer the plan writes, ties included,

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace shardc::rt {
 namespace {
@@ -31,6 +32,13 @@ struct WrittenFile {
 };
 constexpr uint64_t kFailed = ~uint64_t(0);
 
+/// What the rank that holds a block of an export tells the others before
+/// its bytes: its type and shape (at most 16 dims, as manifests allow).
+struct BlockHeader {
+  int32_t ok = 0, dtype = 0, dimensions = 0, unused = 0;
+  int64_t dims[16] = {};
+};
+
 } // namespace
 
 Status checkTrainable(const ArtifactLayout &layout) {
@@ -40,19 +48,6 @@ Status checkTrainable(const ArtifactLayout &layout) {
                          "compile it with shardc --train)");
   return {};
 }
-
-namespace {
-
-/// A pipeline's ranks hold their states in their stages' programs, which
-/// checkpoints and exports do not read yet (the manifest indexes no state).
-Status refuseStatesOfPipeline(const ArtifactLayout &layout, const char *what) {
-  if (!layout.pipeline)
-    return {};
-  return Status::error(layout.directory + ": " + what +
-                       " of a pipeline's training (--pp) is not supported yet");
-}
-
-} // namespace
 
 StatusOr<std::unique_ptr<Training>> Training::prepare(const Session &session,
                                                       std::chrono::milliseconds timeout) {
@@ -81,9 +76,11 @@ StatusOr<std::unique_ptr<Training>> Training::prepare(const Session &session, Co
   return training;
 }
 
-Executor &Training::executor(int index) {
-  // Only without a pipeline (refuseStatesOfPipeline): each rank has its executor.
-  return threads_ ? *threads_->rank(index).executor() : *rank_->executor();
+StatePool &Training::states(int index) {
+  PreparedRank &rank = threads_ ? threads_->rank(index) : *rank_;
+  if (PipelineRank *pipeline = rank.pipeline())
+    return pipeline->states();
+  return rank.executor()->statePool();
 }
 
 StepLoss Training::lossOf(const std::vector<HostTensor> &outputs) const {
@@ -130,8 +127,6 @@ StatusOr<StepLoss> Training::step(const std::vector<const HostTensor *> &inputs)
 Status Training::save(const std::string &directory) {
   if (!broken_)
     return broken_;
-  if (Status status = refuseStatesOfPipeline(session_.layout(), "a checkpoint"); !status)
-    return status;
   if (world_)
     return saveOnRank(directory);
   auto staging = io::StagedDirectory::create(directory, checkReplaceableCheckpoint);
@@ -140,7 +135,7 @@ Status Training::save(const std::string &directory) {
   std::vector<CheckpointFile> files;
   for (int index = 0; index < threads_->size(); ++index) {
     auto file = writeRankStates((*staging)->path(), session_.firstLoadedRank() + index, steps_,
-                                executor(index));
+                                states(index));
     if (!file)
       return file.status();
     files.push_back(std::move(*file));
@@ -170,7 +165,7 @@ Status Training::saveOnRank(const std::string &directory) {
     return Status::error(text);
   const std::string folder = text;
   // Every rank writes its file; each learns whether all did.
-  auto file = writeRankStates(folder, world.rank(), steps_, executor(0));
+  auto file = writeRankStates(folder, world.rank(), steps_, states(0));
   WrittenFile mine;
   mine.bytes = file ? file->bytes : kFailed;
   if (file)
@@ -203,28 +198,44 @@ Status Training::saveOnRank(const std::string &directory) {
 Status Training::exportOnnx(const std::string &path) {
   if (!broken_)
     return broken_;
-  if (Status status = refuseStatesOfPipeline(session_.layout(), "an ONNX export"); !status)
-    return status;
   StatusOr<ExportPlan> plan = readExportPlan(session_.layout());
   if (!plan)
     return plan.status();
   if (!world_) {
     auto values = assembleInitializers(*plan, [&](int rank, const std::string &buffer) {
-      return executor(rank - session_.firstLoadedRank()).readState(buffer);
+      return states(rank - session_.firstLoadedRank()).readState(buffer);
     });
     if (!values)
       return values.status();
     return writeExport(*plan, *values, path);
   }
   // Every rank asks for the same blocks in the same order: the one that
-  // holds each broadcasts it (the states have one shape on every rank: the
-  // same SPMD program), and rank 0 writes the file.
+  // holds each broadcasts its type and shape, then its bytes (a pipeline's
+  // other ranks hold no such state), and rank 0 writes the file.
   Communicator &world = *world_;
   auto values =
       assembleInitializers(*plan, [&](int rank, const std::string &buffer) -> StatusOr<HostTensor> {
-        StatusOr<HostTensor> block = executor(0).readState(buffer);
-        if (!block)
-          return block.status();
+        StatusOr<HostTensor> block = HostTensor();
+        BlockHeader header;
+        if (world.rank() == rank) {
+          block = states(0).readState(buffer);
+          if (block && block->shape.size() <= std::size(header.dims)) {
+            header.ok = 1;
+            header.dtype = static_cast<int32_t>(block->dtype);
+            header.dimensions = static_cast<int32_t>(block->shape.size());
+            std::copy(block->shape.begin(), block->shape.end(), header.dims);
+          }
+        }
+        if (Status status = world.broadcast(&header, sizeof(header), rank); !status)
+          return status;
+        if (!header.ok)
+          return world.rank() == rank && !block
+                     ? block.status()
+                     : Status::error("rank " + std::to_string(rank) +
+                                     " could not read its block of '" + buffer + "'");
+        if (world.rank() != rank)
+          block = HostTensor(static_cast<DType>(header.dtype),
+                             Shape(header.dims, header.dims + header.dimensions));
         if (Status status = world.broadcast(block->bytes.data(), block->bytes.size(), rank);
             !status)
           return status;
@@ -245,9 +256,6 @@ Status Training::exportOnnx(const std::string &path) {
 Status Training::resume(const Checkpoint &checkpoint) {
   if (!broken_)
     return broken_;
-  if (Status status = refuseStatesOfPipeline(session_.layout(), "resuming a checkpoint");
-      !status)
-    return status;
   const int ranks = threads_ ? threads_->size() : 1;
   if (checkpoint.resharded) {
     // Another plan's blocks: each rank puts its own together; a failure
@@ -257,7 +265,7 @@ Status Training::resume(const Checkpoint &checkpoint) {
       return mine.status();
     for (int index = 0; index < ranks; ++index)
       if (Status status = keep(loadReshardedStates(
-              checkpoint, *mine, session_.firstLoadedRank() + index, executor(index)));
+              checkpoint, *mine, session_.firstLoadedRank() + index, states(index)));
           !status)
         return status;
     steps_ = checkpoint.step;
@@ -266,13 +274,13 @@ Status Training::resume(const Checkpoint &checkpoint) {
   // Every file is checked before the first state is overwritten.
   std::vector<io::SafeTensorsFile> files;
   for (int index = 0; index < ranks; ++index) {
-    auto file = openRankStates(checkpoint, session_.firstLoadedRank() + index, executor(index));
+    auto file = openRankStates(checkpoint, session_.firstLoadedRank() + index, states(index));
     if (!file)
       return file.status();
     files.push_back(std::move(*file));
   }
   for (int index = 0; index < ranks; ++index)
-    if (Status status = keep(loadRankStates(files[static_cast<size_t>(index)], executor(index)));
+    if (Status status = keep(loadRankStates(files[static_cast<size_t>(index)], states(index)));
         !status)
       return status;
   steps_ = checkpoint.step;

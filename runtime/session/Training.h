@@ -2,7 +2,8 @@
 //
 // A training artifact (its manifest's "training", TrainingSpec.h) is one
 // compiled training step: forward, backward and the optimizer's update,
-// which writes the ranks' state buffers (Executor.h). Training prepares the
+// which writes the ranks' state buffers (Executor.h; a pipeline rank's
+// programs share them: StatePool.h). Training prepares the
 // ranks once and runs the step as often as asked, each time on the batch
 // given; the states stay on the devices from step to step and leave them
 // only for a checkpoint (Checkpoint.h), which resume() loads back.
@@ -13,6 +14,8 @@
 // coordinates the checkpoint: rank 0 makes the staging folder, every rank
 // writes its file into it (the folder must be on a file system they
 // share), rank 0 writes checkpoint.json and moves the folder into place.
+// A pipeline rank's file holds the states of its stages: checkpoints,
+// resumes and exports read and write every rank's state pool alike.
 //
 // After a step or a resume fails, the states are no longer a step's: every
 // later call fails with that error. A failed save leaves them as they were.
@@ -33,8 +36,7 @@
 namespace shardc::rt {
 
 /// Fails unless `layout`'s artifact is one Training runs: a training artifact
-/// (its manifest has "training"). A pipeline's trains; its checkpoints and
-/// exports are refused.
+/// (its manifest has "training"), a pipeline's included.
 Status checkTrainable(const ArtifactLayout &layout);
 
 /// What a step reports: the loss before its update and the gradients' norm.
@@ -75,8 +77,9 @@ public:
 private:
   Training(const Session &session, const TrainingSpec &spec) : session_(session), spec_(spec) {}
 
-  /// The executor of the rank at `index` among this process's ranks.
-  Executor &executor(int index);
+  /// The states of the rank at `index` among this process's ranks: its
+  /// executor's, or a pipeline rank's (its stages' programs share them).
+  StatePool &states(int index);
   /// The loss and gradient norm among a run's outputs.
   StepLoss lossOf(const std::vector<HostTensor> &outputs) const;
   /// The states of one rank on `world_` (under MPI), the folder made by

@@ -14,9 +14,9 @@ checks:
     steps' gradient norms within 2e-2 relative;
   - each step's gradient norm within 1e-4 relative for the first 3 steps
     (the gradients' scale: AdamW's update is blind to it, the norm is not);
-  - with --gradients (one device): every parameter's gradient after one
-    step within 1e-5 of torch's, read back as W0 - W1 from a checkpoint of
-    an SGD step with lr 1;
+  - with --gradients: every parameter's gradient after one step within
+    1e-5 of torch's, read back as W0 - W1 from a checkpoint of an SGD step
+    with lr 1 (each weight put together from the blocks its ranks saved);
   - with --export-check: trains the fixture's weights_after_steps steps,
     writes the trained model with `shardrun --export-onnx`, runs it in
     onnxruntime on step 1's batch and compares the output with torch's
@@ -94,12 +94,22 @@ def read_safetensors(path):
 
 
 def trained_weights(artifact, checkpoint, initial):
-    """Every trained initializer as one device's checkpoint holds it: each
-    trained buffer (a whole initializer, or one box of a fused one) put in
-    its place, per the manifest's training.parameters; a stacked expert
-    weight split back into its experts' initializers (the entry's parts)."""
+    """Every trained initializer as a checkpoint holds it (`checkpoint`: its
+    rank 0 file, the other ranks' beside it): each trained buffer (a whole
+    initializer, or one box of a fused one) put in its place from the blocks
+    the ranks hold, per the manifest's training.parameters (`blocks`, by
+    rank: null where a rank holds none, a pipeline's other stages; replicas
+    read once); a stacked expert weight split back into its experts'
+    initializers (the entry's parts)."""
     manifest = json.load(open(os.path.join(artifact, "manifest.json")))
-    saved = read_safetensors(checkpoint)
+    files = {0: read_safetensors(checkpoint)}
+
+    def saved(rank):
+        if rank not in files:
+            path = os.path.join(os.path.dirname(checkpoint), f"rank{rank}.safetensors")
+            files[rank] = read_safetensors(path)
+        return files[rank]
+
     weights, stacks = {}, {}
     for entry in manifest["training"]["parameters"]:
         name = entry["initializer"]
@@ -109,10 +119,15 @@ def trained_weights(artifact, checkpoint, initial):
         if name not in weights:
             weights[name] = np.array(initial[name], dtype=np.float32)
         whole = weights[name]
-        part = saved[entry["buffer"]]
-        box = tuple(slice(offset, offset + size)
-                    for offset, size in zip(entry["box_offsets"], part.shape))
-        whole[box] = part
+        placed = set()
+        for rank, offsets in enumerate(entry["blocks"]):
+            if offsets is None or tuple(offsets) in placed:
+                continue
+            placed.add(tuple(offsets))
+            part = saved(rank)[entry["buffer"]]
+            box = tuple(slice(box + offset, box + offset + size) for box, offset, size
+                        in zip(entry["box_offsets"], offsets, part.shape))
+            whole[box] = part
     for name, parts in stacks.items():
         for expert, part in enumerate(parts):
             weights[part] = weights[name][expert]

@@ -6,7 +6,8 @@ optimizer (sgd, adamw) and each mesh (one device, --tp 2, --tp 2 --sp,
 --dp 2, --dp 2 --tp 2, --microbatches 2, --microbatches 4 on each batch
 twice over (the zoo's batch is 2: train_check.py --repeat-batch), --ep 2 for
 the MoE models, ZeRO: --dp 2 --zero 1/2/3, --dp 2 --tp 2 --zero 3, --dp 4
---zero 3 on each batch twice over), runs train_check.py: the 20-step curve, and with --export
+--zero 3 on each batch twice over; pipelines: --pp 2, --pp 2 --tp 2, --pp 4
+with zb-h1, --pp 2 interleaved with 2 virtual stages), runs train_check.py: the 20-step curve, and with --export
 also the trained model's outputs after 3 steps (shardrun --export-onnx, in
 onnxruntime). Ranks are threads, or processes with --mpi. Prints one line
 per run and a summary; exits 1 when any run fails. Too slow for CI (about
@@ -25,6 +26,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZOO = os.path.join(HERE, "..", "zoo", "training")
+FREE_LINKS = os.path.join(HERE, "free_links.device.json")
 MESHES = {  # name: (shardc flags, ranks, times each batch is repeated)
     "one": ("", 1, 1),
     "tp2": ("--tp 2", 2, 1),
@@ -39,6 +41,15 @@ MESHES = {  # name: (shardc flags, ranks, times each batch is repeated)
     "z3": ("--dp 2 --zero 3", 2, 1),
     "dp2tp2z3": ("--dp 2 --tp 2 --zero 3", 4, 1),
     "dp4z3": ("--dp 4 --zero 3", 4, 2),
+    # Pipelines that train, priced with free links (free_links.device.json)
+    # so that the stages balance compute and cut inside these tiny models
+    # (on a real device's links the cheapest cut of a tiny model is by its
+    # loss).
+    "pp2": (f"--pp 2 --microbatches 2 --device {FREE_LINKS}", 2, 1),
+    "pp2tp2": (f"--pp 2 --tp 2 --microbatches 2 --device {FREE_LINKS}", 4, 1),
+    "pp4zb": (f"--pp 4 --microbatches 4 --schedule zb-h1 --device {FREE_LINKS}", 4, 2),
+    "pp2v2": (f"--pp 2 --microbatches 2 --schedule interleaved --virtual-stages 2 "
+              f"--device {FREE_LINKS}", 2, 1),
 }
 MOE = ("mixtral", "qwen2_moe")
 
