@@ -15,7 +15,12 @@ costs), the step and its bubble beside the schedule's formula, and a row
 per stage (its layers, memory, the search's compute C and send X, the
 report's compute and collectives, its last ONNX node).
 
+With --train it plans the training step instead (`--train --loss
+causal-lm:logits`, bf16 compute on fp32 masters, AdamW), by default the
+training issue's `--tp 8 --pp 16 --dp 8 --microbatches 64` with 1F1B.
+
     .venv/bin/python bench/gpt3_pipeline_plan.py [--layers 12,24,48,96] [--repeats 3]
+                                                 [--train] [--microbatches M]
 """
 import argparse
 import json
@@ -39,8 +44,10 @@ def data_parallel(flags):
     return int(flags[flags.index("--dp") + 1]) if "--dp" in flags else 1
 
 
-def plan(shardc, model_path, flags, microbatches, report_path, repeats):
-    command = [shardc, str(model_path), *flags, "--microbatches", str(microbatches),
+def plan(shardc, model_path, flags, microbatches, report_path, repeats, train):
+    # --untie: the weights are absent, so no bytes to compare for ties.
+    training = ["--train", "--loss", "causal-lm:logits", "--untie"] if train else []
+    command = [shardc, str(model_path), *flags, *training, "--microbatches", str(microbatches),
                "--dtype", "bf16", "--emit=partitioned", "-o", "/dev/null",
                "--report", str(report_path)]
     times = []
@@ -88,10 +95,13 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--layers", default="12,24,48,96")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--microbatches", type=int, default=8)
-    parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--microbatches", type=int)
+    parser.add_argument("--configs")
+    parser.add_argument("--train", action="store_true", help="plan the training step")
     parser.add_argument("--shardc", default=str(REPO / "build" / "bin" / "shardc"))
     args = parser.parse_args()
+    args.microbatches = args.microbatches or (64 if args.train else 8)
+    args.configs = args.configs or ("tp8-pp16-dp8" if args.train else ",".join(CONFIGS))
     counts = [int(n) for n in args.layers.split(",")]
     rows, reports = [], {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -103,10 +113,13 @@ def main():
             for layers in counts:
                 model_path = tmp / f"gpt3_{layers}_b{batch}.onnx"
                 if not model_path.exists():
-                    onnx.save_model(gpt3(layers, batch=batch), str(model_path))
+                    # Training keeps fp32 masters; inference stores bf16.
+                    weights = onnx.TensorProto.FLOAT if args.train else onnx.TensorProto.FLOAT16
+                    onnx.save_model(gpt3(layers, batch=batch, weight_type=weights),
+                                    str(model_path))
                 report_path = tmp / f"{name}_{layers}.json"
                 seconds = plan(args.shardc, model_path, flags, args.microbatches, report_path,
-                               args.repeats)
+                               args.repeats, args.train)
                 rows.append((name, layers, seconds))
                 reports[name] = json.loads(report_path.read_text())
 

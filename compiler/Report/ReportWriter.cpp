@@ -51,6 +51,9 @@ struct PricedOp {
   std::string module;
   size_t position;
   size_t stage;
+  /// A training step's backward or update op: it names a layer its stage
+  /// runs the gradient of, which says nothing of the stage's own layers.
+  bool backward = false;
 };
 
 /// The stage functions in stage order, or the one function.
@@ -278,7 +281,9 @@ private:
                                          : figures.updateSeconds) += seconds;
     }
     stages[stage].computeSeconds += seconds;
-    priced.push_back({seconds, modules.back(), position, stage});
+    priced.push_back({seconds, modules.back(), position, stage,
+                      training && graph::phaseOf(&op).value_or(graph::Phase::Forward) !=
+                                      graph::Phase::Forward});
     for (Value result : op.getResults())
       live(result, op);
     if (auto moe = dyn_cast<graph::MoeOp>(op))
@@ -339,10 +344,12 @@ private:
                                          {"expert_weight_bytes_per_device", weightBytes}});
   }
 
-  /// The stage's first and last ONNX node, over the ops it prices.
+  /// The stage's first and last ONNX node, over the ops it prices (a
+  /// training step's forward ops: its backward runs the same nodes again).
   void noteNode(Operation &op) {
     std::string names = graph::onnxNodeNames(op.getLoc());
-    if (names.empty())
+    if (names.empty() ||
+        (training && graph::phaseOf(&op).value_or(graph::Phase::Forward) != graph::Phase::Forward))
       return;
     if (stages[stage].firstNode.empty())
       stages[stage].firstNode = names;
@@ -494,7 +501,7 @@ private:
     std::vector<OpCost> costs;
     for (const PricedOp &op : priced) {
       std::optional<unsigned> layer = layerOfOp(op);
-      if (layer)
+      if (layer && !op.backward)
         figures.stages[op.stage].layers.insert(*layer);
       costs.push_back({op.seconds, layer});
     }
