@@ -15,7 +15,8 @@ Prints "balance: N ranks, parts add up" when:
   --no-waiting, for ranks that ran different steps); with --trace (ranks as
   threads: one file) it is also what the trace's step events give: per
   collective step, the rank's time in it over the runs less the least any
-  rank took in it over the runs, divided by the runs.
+  rank took in it over the runs, divided by the runs;
+- each idle share (the run outside any step) is a percentage in [0, 100].
 Figures are printed to 4 decimals, so sums are compared within the rounding.
 """
 import collections
@@ -69,8 +70,10 @@ def main():
         fail(f"expected {ranks} rank lines")
     tolerance = 1e-4 * (len(steps) + 2)
     for index, row in enumerate(rows):
-        if len(row) != 5 or row[0] != str(index):
+        if len(row) != 6 or row[0] != str(index):
             fail(f"line {row} is not rank {index}'s")
+        if not row[5].endswith("%") or not 0 <= float(row[5][:-1]) <= 100:
+            fail(f"rank {index}: idle {row[5]}, expected a share in [0%, 100%]")
         total, compute, collectives = map(float, row[1:4])
         if abs(total - compute - collectives) > 3e-4:
             fail(f"rank {index}: steps {total} != compute {compute} + collectives {collectives}")

@@ -96,7 +96,7 @@ int runUnderMpi(const Options &options, Opened &opened, int &argc, char **&argv)
       failAlone(status.message());
     // Every rank has the same options: all of them take part, or none.
     if (options.profile) {
-      auto gathered = gatherRankTimes(rankTimesOf(run.profile), **world);
+      auto gathered = gatherRankTimes(rankTimesOf(run.profile, run.seconds), **world);
       if (!gathered)
         failAlone(gathered.status().message());
       ranks = std::move(*gathered);

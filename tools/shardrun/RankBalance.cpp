@@ -22,15 +22,18 @@ uint64_t kernelSignature(const std::vector<rt::StepProfile> &profile) {
 /// The fixed part every rank sends first: what the second round's size
 /// depends on.
 struct Header {
-  double compute, collectives;
+  double compute, collectives, wall;
   uint64_t signature, collectiveSteps;
 };
 
 } // namespace
 
-RankTimes rankTimesOf(const std::vector<rt::StepProfile> &profile) {
+RankTimes rankTimesOf(const std::vector<rt::StepProfile> &profile,
+                      const std::vector<double> &runSeconds) {
   RankTimes times;
   times.signature = kernelSignature(profile);
+  for (double seconds : runSeconds)
+    times.wall += seconds;
   for (const rt::StepProfile &step : profile) {
     if (step.collective) {
       times.collectives += step.seconds;
@@ -45,14 +48,16 @@ RankTimes rankTimesOf(const std::vector<rt::StepProfile> &profile) {
 rt::StatusOr<std::vector<RankTimes>> gatherRankTimes(const RankTimes &mine,
                                                      rt::Communicator &world) {
   const size_t ranks = static_cast<size_t>(world.size());
-  Header header{mine.compute, mine.collectives, mine.signature, mine.collectiveSteps.size()};
+  Header header{mine.compute, mine.collectives, mine.wall, mine.signature,
+                mine.collectiveSteps.size()};
   std::vector<Header> headers(ranks);
   if (rt::Status status = world.allGather(&header, headers.data(), sizeof(Header)); !status)
     return status;
   std::vector<RankTimes> all(ranks);
   bool sameSteps = true;
   for (size_t rank = 0; rank < ranks; ++rank) {
-    all[rank] = {headers[rank].compute, headers[rank].collectives, headers[rank].signature, {}};
+    all[rank] = {headers[rank].compute, headers[rank].collectives, headers[rank].wall,
+                 headers[rank].signature, {}};
     sameSteps = sameSteps && headers[rank].signature == header.signature &&
                 headers[rank].collectiveSteps == header.collectiveSteps;
   }
@@ -88,9 +93,10 @@ std::string rankBalanceTable(const std::vector<RankTimes> &ranks, int iters) {
   std::string table;
   char line[160];
   table += "per rank, ms/iter: steps = compute + collectives; waiting: the collectives' time "
-           "spent waiting for peers\n";
-  std::snprintf(line, sizeof line, "%-5s %12s %12s %12s %12s\n", "rank", "steps", "compute",
-                "collectives", "waiting");
+           "spent waiting for peers; idle: the share of the run outside any step (a pipeline "
+           "rank's bubble)\n";
+  std::snprintf(line, sizeof line, "%-5s %12s %12s %12s %12s %8s\n", "rank", "steps", "compute",
+                "collectives", "waiting", "idle");
   table += line;
   for (size_t r = 0; r < ranks.size(); ++r) {
     const RankTimes &rank = ranks[r];
@@ -103,9 +109,10 @@ std::string rankBalanceTable(const std::vector<RankTimes> &ranks, int iters) {
       std::snprintf(text, sizeof text, "%.4f", waited * perIter);
       waiting = text;
     }
-    std::snprintf(line, sizeof line, "%-5zu %12.4f %12.4f %12.4f %12s\n", r,
-                  (rank.compute + rank.collectives) * perIter, rank.compute * perIter,
-                  rank.collectives * perIter, waiting.c_str());
+    const double busy = rank.compute + rank.collectives;
+    std::snprintf(line, sizeof line, "%-5zu %12.4f %12.4f %12.4f %12s %7.1f%%\n", r,
+                  busy * perIter, rank.compute * perIter, rank.collectives * perIter,
+                  waiting.c_str(), rank.wall > 0 ? 100 * std::max(0.0, 1 - busy / rank.wall) : 0.0);
     table += line;
   }
   return table;

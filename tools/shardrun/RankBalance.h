@@ -28,12 +28,17 @@ namespace shardc::shardrun {
 struct RankTimes {
   double compute = 0;     ///< seconds in steps that are not collectives
   double collectives = 0; ///< seconds in collective steps
+  /// The timed runs' seconds: what the steps leave of it the rank spent
+  /// idle (a pipeline rank waiting for its peers, its transfers' copies).
+  double wall = 0;
   /// The kernels in program order, hashed: equal when two ranks ran the same steps.
   uint64_t signature = 0;
   std::vector<double> collectiveSteps; ///< seconds in each collective step, in order
 };
 
-RankTimes rankTimesOf(const std::vector<rt::StepProfile> &profile);
+/// A rank's times from its step profile and its timed runs' seconds.
+RankTimes rankTimesOf(const std::vector<rt::StepProfile> &profile,
+                      const std::vector<double> &runSeconds);
 
 /// Every rank's times, on every rank (collective over `world`, whose rank i
 /// is rank i of the artifact; host memory: MPI or in-process).

@@ -81,7 +81,7 @@ int runAsThreads(const Options &options, Opened &opened) {
   }
   std::vector<RankTimes> ranks;
   for (const RankRun &run : runs)
-    ranks.push_back(rankTimesOf(run.profile));
+    ranks.push_back(rankTimesOf(run.profile, run.seconds));
   if (std::string error =
           finish(options, session, runs[session.outputRank()], "as threads", &ranks);
       !error.empty())
