@@ -40,6 +40,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <map>
 #include <tuple>
@@ -82,6 +83,16 @@ struct Place {
 
 bool isStorage(Operation *op) {
   return isa<graph::WeightOp>(op) && !graph::trainRole(op).empty();
+}
+
+/// One trained storage: its tensor and its box in it (the parts of a fused
+/// projection are storages of their own, which different stages may write).
+std::string storageKey(graph::WeightOp weight) {
+  std::string key = weight.getName().str();
+  if (std::optional<ArrayRef<int64_t>> box = weight.getBoxOffsets())
+    for (int64_t offset : *box)
+      key += "@" + std::to_string(offset);
+  return key;
 }
 
 class ProgramCutter {
@@ -148,7 +159,7 @@ private:
         auto weight = assign.getTarget().getDefiningOp<graph::WeightOp>();
         if (!weight)
           return assign.emitOpError() << "writes a value that is not a weight";
-        auto [it, added] = home.try_emplace(weight.getNameAttr(), place[op].stage);
+        auto [it, added] = home.try_emplace(storageKey(weight), place[op].stage);
         if (!added && it->second != place[op].stage)
           return assign.emitOpError()
                  << "writes '" << weight.getName() << "' on stage " << place[op].stage
@@ -216,7 +227,7 @@ private:
         if (!producer)
           continue;
         if (auto weight = dyn_cast<graph::WeightOp>(producer); weight && isStorage(weight)) {
-          auto owner = home.find(weight.getNameAttr());
+          auto owner = home.find(storageKey(weight));
           if (owner != home.end() && owner->second != at.stage)
             level = std::max<int64_t>(level, 1);
           continue;
@@ -412,8 +423,11 @@ private:
     Operation *producer = value.getDefiningOp();
     if (placed.contains(producer)) {
       if (auto weight = dyn_cast<graph::WeightOp>(producer); weight && isStorage(weight)) {
-        auto owner = home.find(weight.getNameAttr());
-        if (owner != home.end() && owner->second != at.stage) {
+        auto owner = home.find(storageKey(weight));
+        if (owner == home.end())
+          return user->emitOpError() << "reads '" << weight.getName()
+                                     << "', trained storage the step never writes";
+        if (owner->second != at.stage) {
           if (at.part == Part::Update)
             // Another stage's storage: its update's first level sends it.
             return receive(value, {owner->second, Part::Update, 0}, at);
@@ -510,7 +524,8 @@ private:
   std::optional<int64_t> returnLevel;
   llvm::DenseSet<Operation *> placed;
   llvm::DenseMap<Operation *, Place> place;
-  llvm::DenseMap<StringAttr, int64_t> home;
+  /// Trained storage (storageKey) -> the stage that writes it.
+  llvm::StringMap<int64_t> home;
   llvm::DenseMap<Operation *, bool> invariants;
   /// Parameters another stage's loop reads, and that stage.
   /// (In the order first read: transfers are numbered in a fixed order.)
