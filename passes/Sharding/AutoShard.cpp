@@ -379,14 +379,20 @@ Memory memoryOf(ShardingProblem &problem, ArrayRef<unsigned> chosen, const Train
 struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
   using Base::Base;
 
+  /// The module's pipeline ranks (1 without one): its memory checks are
+  /// over them together.
+  int64_t pipelineRanks = 1;
+
   void runOnOperation() override {
     auto run = [&](func::FuncOp function, dist::MeshOp mesh,
                    const DeviceModel &model) -> LogicalResult {
       int64_t budget = deviceMemory > 0 ? int64_t(deviceMemory) : model.memoryBytes;
       // A pipeline's rank holds about 1/P of the model; each stage's memory
       // is checked exactly once the stages are cut (shardc-pipeline-stages).
+      pipelineRanks = 1;
       for (auto pipeline : getOperation().getOps<dist::PipelineOp>())
-        budget *= pipeline.getPipelineRanks();
+        pipelineRanks = pipeline.getPipelineRanks();
+      budget *= pipelineRanks;
       if (!zeroAuto)
         return shard(function, mesh, model, budget, zero);
       // The least ZeRO stage whose plan fits: a stage that does not leaves
@@ -476,8 +482,8 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
   /// takes minutes on a GPT-3-sized step): only the axes that do not split
   /// the batch (tp, and ep for experts) split a weight, so each device holds
   /// at least 1/S of them, S the product of those axes' sizes.
-  static LogicalResult checkTrainingStateFits(func::FuncOp function, const MeshShape &mesh,
-                                              int64_t budget, unsigned zeroStage) {
+  LogicalResult checkTrainingStateFits(func::FuncOp function, const MeshShape &mesh,
+                                       int64_t budget, unsigned zeroStage) const {
     int64_t splits = 1;
     for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
       if (!rt::splitsBatch(name) || name == rt::kExpertAxis)
@@ -505,8 +511,8 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
     if (least.modelState() <= double(budget))
       return success();
     return function.emitError()
-           << "the training step needs at least " << formatBytes(least.modelState())
-           << " per device before activations (weights " << formatBytes(least.weights)
+           << "the training step needs at least " << formatBytes(least.modelState()) << " "
+           << budgetScope() << " before activations (weights " << formatBytes(least.weights)
            << ", gradients " << formatBytes(least.gradients) << ", optimizer state "
            << (mixed ? "with the fp32 master weights " : "") << formatBytes(least.states)
            << ", each split " << splits << " ways at most"
@@ -514,8 +520,21 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
                : zeroStage == 1 ? ", the optimizer state also over dp by ZeRO stage 1"
                : zeroStage == 2 ? ", the gradients and optimizer state also over dp by ZeRO stage 2"
                                 : ", and over dp by ZeRO stage 3")
-           << ") but the device memory is " << formatBytes(double(budget)) << ": over by "
+           << ") but " << budgetText(budget) << ": over by "
            << formatBytes(least.modelState() - double(budget));
+  }
+
+  /// Where a pipeline's memory is checked before its stages are cut: over
+  /// its pp ranks together (each holds about 1/P of the model).
+  std::string budgetScope() const {
+    return pipelineRanks > 1 ? "over the " + std::to_string(pipelineRanks) + " pipeline ranks"
+                             : "per device";
+  }
+  std::string budgetText(int64_t budget) const {
+    if (pipelineRanks == 1)
+      return "the device memory is " + formatBytes(double(budget));
+    return "their memory is " + formatBytes(double(budget)) + " (" +
+           formatBytes(double(budget / pipelineRanks)) + " each)";
   }
 
   /// Searches, and when the best plan does not fit, searches again with the
@@ -574,20 +593,18 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
     }
     if (needed.gradients > 0)
       return function.emitError() << "the training step needs " << formatBytes(needed.modelState())
-                                  << " per device before activations (weights "
+                                  << " " << budgetScope() << " before activations (weights "
                                   << formatBytes(needed.weights) << ", gradients "
                                   << formatBytes(needed.gradients) << ", optimizer state "
                                   << formatBytes(needed.states) << ") and "
                                   << formatBytes(needed.activations) << " of activations, "
-                                  << formatBytes(needed.total())
-                                  << " in all, but the device memory is "
-                                  << formatBytes(double(budget)) << ": over by "
+                                  << formatBytes(needed.total()) << " in all, but "
+                                  << budgetText(budget) << ": over by "
                                   << formatBytes(needed.total() - double(budget));
-    return function.emitError() << "the plan needs " << formatBytes(needed.total())
-                                << " per device (weights " << formatBytes(needed.weights)
-                                << ", activations " << formatBytes(needed.activations)
-                                << ") but the device memory is " << formatBytes(double(budget))
-                                << ": over by " << formatBytes(needed.total() - double(budget));
+    return function.emitError() << "the plan needs " << formatBytes(needed.total()) << " "
+                                << budgetScope() << " (weights " << formatBytes(needed.weights)
+                                << ", activations " << formatBytes(needed.activations) << ") but "
+                                << budgetText(budget) << ": over by " << formatBytes(needed.total() - double(budget));
   }
 };
 
