@@ -25,8 +25,9 @@ measured survives an interruption:
   training        the training fixtures compiled with --target=cuda --train and
                   trained by shardrun on the GPU against torch's run
                   (test/scripts/train_check.py): every loss and gradient norm
-                  of 20 AdamW steps, every first gradient, and --tp 2 as 2
-                  ranks sharing the GPU
+                  of 20 AdamW steps, every first gradient, --tp 2 as 2
+                  ranks sharing the GPU, and --pp 2 pipelines (1F1B, ZB-H1)
+                  as 2 stages sharing it
   unit-gpu        the CUDA collective kernels and NCCL unit tests (ctest -R cuda)
   lit-gpu         the lit tests that need a GPU (test/E2E/cuda_runtime.test: --np
                   ranks on the GPU, NCCL, an artifact for a newer GPU)
@@ -345,7 +346,14 @@ def part_training(tools, fixtures, budget):
     """The training fixtures trained on the GPU, against torch (train_check.py)."""
     cases = [("tiny_gpt2", ["--optimizer", "adamw"]), ("tiny_llama", ["--optimizer", "sgd"]),
              ("tiny_llama", ["--gradients"]),
-             ("tiny_gpt2", ["--optimizer", "adamw", "--mesh", "--tp 2", "--np", "2"])]
+             ("tiny_gpt2", ["--optimizer", "adamw", "--mesh", "--tp 2", "--np", "2"]),
+             # A training pipeline: two stages as rank threads sharing the
+             # GPU, transfers over the in-process world (1F1B, then ZB-H1).
+             ("tiny_llama", ["--optimizer", "adamw", "--mesh",
+                             "--pp 2 --microbatches 2 --pp-split /layers.0/Add_1", "--np", "2"]),
+             ("tiny_gpt2", ["--optimizer", "sgd", "--mesh",
+                            "--pp 2 --microbatches 2 --schedule zb-h1 --pp-split /h.0/Add_1",
+                            "--np", "2"])]
     details, failed = [], 0
     with tempfile.TemporaryDirectory(prefix="gpu-train-") as work:
         for index, (name, flags) in enumerate(cases):
