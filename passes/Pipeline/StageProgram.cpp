@@ -143,7 +143,9 @@ TrainingStageProgram analyzeTrainingStageProgram(func::FuncOp function, const Me
   for (Operation &op : function.getBody().front()) {
     if (isa<func::ReturnOp>(op) || place(op, program, mesh, weightIndex))
       continue;
-    if (graph::phaseOf(&op) == graph::Phase::Forward) {
+    // Before the first tagged op (a reshard of a weight at the top of the
+    // step) is the forward too.
+    if (graph::phaseOf(&op).value_or(graph::Phase::Forward) == graph::Phase::Forward) {
       program.position[&op] = program.sequence.size();
       program.sequence.push_back(&op);
     } else {

@@ -186,7 +186,7 @@ private:
         at.part = Part::Update;
         continue;
       }
-      bool forward = graph::phaseOf(op) == graph::Phase::Forward &&
+      bool forward = graph::phaseOf(op).value_or(graph::Phase::Forward) == graph::Phase::Forward &&
                      llvm::all_of(op->getOperands(), [&](Value v) {
                        auto found = place.find(v.getDefiningOp());
                        return found == place.end() || found->second.part == Part::Forward;
