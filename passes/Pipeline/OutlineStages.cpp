@@ -57,13 +57,8 @@ public:
           .create<func::ReturnOp>(function.getLoc());
     // A stage takes only the inputs it reads; the first takes them all, so
     // that the stages together keep the program's signature in its order.
-    for (func::FuncOp outlined : llvm::drop_begin(functions)) {
-      llvm::BitVector unused(outlined.getNumArguments());
-      for (BlockArgument argument : outlined.getArguments())
-        if (argument.use_empty())
-          unused.set(argument.getArgNumber());
-      outlined.eraseArguments(unused);
-    }
+    for (func::FuncOp outlined : llvm::drop_begin(functions))
+      eraseUnusedArguments(outlined);
     function.erase();
     return functions;
   }
@@ -103,6 +98,14 @@ private:
 };
 
 } // namespace
+
+void eraseUnusedArguments(func::FuncOp function) {
+  llvm::BitVector unused(function.getNumArguments());
+  for (BlockArgument argument : function.getArguments())
+    if (argument.use_empty())
+      unused.set(argument.getArgNumber());
+  function.eraseArguments(unused);
+}
 
 SmallVector<func::FuncOp> outlineStages(func::FuncOp function, const StageProgram &program,
                                         ArrayRef<int64_t> stageOf, int64_t stages) {

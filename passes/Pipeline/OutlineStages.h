@@ -26,6 +26,10 @@ llvm::SmallVector<mlir::func::FuncOp> outlineStages(mlir::func::FuncOp function,
                                                     llvm::ArrayRef<int64_t> stageOf,
                                                     int64_t stages);
 
+/// Drops the arguments `function` does not read (a stage program takes only
+/// the caller's inputs it reads).
+void eraseUnusedArguments(mlir::func::FuncOp function);
+
 } // namespace shardc::pipeline
 
 #endif

@@ -93,6 +93,19 @@ FailureOr<std::vector<Transfer>> collectTransfers(ModuleOp module, dist::Pipelin
   return transfers;
 }
 
+/// `schedule` as dist.pipeline's `actions`: one list per pp rank.
+ArrayAttr actionsAttr(MLIRContext *context, const Schedule &schedule) {
+  SmallVector<Attribute> lists;
+  for (const std::vector<Action> &actions : schedule) {
+    SmallVector<Attribute> list;
+    for (const Action &action : actions)
+      list.push_back(dist::ActionAttr::get(context, attrKindOf(action.kind), action.stage,
+                                           action.microbatch, action.transfer, action.level));
+    lists.push_back(ArrayAttr::get(context, list));
+  }
+  return ArrayAttr::get(context, lists);
+}
+
 /// A training program's part as the schedule names it.
 ActionKind partKind(func::FuncOp function) {
   auto part = function->getAttrOfType<StringAttr>(dist::kPartAttrName);
@@ -186,16 +199,7 @@ LogicalResult scheduleTraining(ModuleOp module, dist::PipelineOp pipeline) {
     return pipeline.emitError() << *error;
   if (std::optional<std::string> wrong = checkSchedule(spec, schedule))
     return pipeline.emitError() << "the schedule cannot run: " << *wrong;
-  MLIRContext *context = module.getContext();
-  SmallVector<Attribute> lists;
-  for (const std::vector<Action> &actions : schedule) {
-    SmallVector<Attribute> list;
-    for (const Action &action : actions)
-      list.push_back(dist::ActionAttr::get(context, attrKindOf(action.kind), action.stage,
-                                           action.microbatch, action.transfer, action.level));
-    lists.push_back(ArrayAttr::get(context, list));
-  }
-  pipeline.setActionsAttr(ArrayAttr::get(context, lists));
+  pipeline.setActionsAttr(actionsAttr(module.getContext(), schedule));
   return success();
 }
 
@@ -233,16 +237,7 @@ struct PipelineSchedulePass
       }
     } else {
       schedule = buildSchedule(spec);
-      MLIRContext *context = module.getContext();
-      SmallVector<Attribute> lists;
-      for (const std::vector<Action> &actions : schedule) {
-        SmallVector<Attribute> list;
-        for (const Action &action : actions)
-          list.push_back(dist::ActionAttr::get(context, attrKindOf(action.kind), action.stage,
-                                               action.microbatch, action.transfer, 0));
-        lists.push_back(ArrayAttr::get(context, list));
-      }
-      pipeline.setActionsAttr(ArrayAttr::get(context, lists));
+      pipeline.setActionsAttr(actionsAttr(module.getContext(), schedule));
     }
     if (std::optional<std::string> error = checkSchedule(spec, schedule))
       return pipeline.emitError() << "the schedule cannot run: " << *error;

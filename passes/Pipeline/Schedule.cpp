@@ -15,23 +15,6 @@ using Kind = ScheduleSpec::Kind;
 
 bool isCompute(ActionKind kind) { return kind != ActionKind::Send && kind != ActionKind::Recv; }
 
-const char *partName(ActionKind kind) {
-  switch (kind) {
-  case ActionKind::Forward:
-    return "forward";
-  case ActionKind::BackwardInput:
-    return "backward_input";
-  case ActionKind::BackwardWeight:
-    return "backward_weight";
-  case ActionKind::Update:
-    return "update";
-  case ActionKind::Send:
-    return "send";
-  case ActionKind::Recv:
-    return "recv";
-  }
-  return "";
-}
 
 Action compute(ActionKind kind, int64_t stage, int64_t microbatch, int64_t level = 0) {
   return {kind, stage, microbatch, -1, level};
@@ -129,17 +112,17 @@ std::optional<std::string> malformed(const ScheduleSpec &spec) {
              std::to_string(transfer.to) + ", not both in [0, " + std::to_string(stages - 1) + "]";
     if (!spec.training) {
       if (transfer.fromPart != ActionKind::Forward || transfer.toPart != ActionKind::Forward)
-        return name + " goes between " + partName(transfer.fromPart) + " and " +
-               partName(transfer.toPart) + " programs: an inference pipeline has forwards only";
+        return name + " goes between " + actionKindName(transfer.fromPart) + " and " +
+               actionKindName(transfer.toPart) + " programs: an inference pipeline has forwards only";
       continue;
     }
     for (auto [stage, part, level] :
          {std::tuple{transfer.from, transfer.fromPart, transfer.fromLevel},
           std::tuple{transfer.to, transfer.toPart, transfer.toLevel}}) {
       std::string program =
-          "the " + std::string(partName(part)) + " program of stage " + std::to_string(stage);
+          "the " + std::string(actionKindName(part)) + " program of stage " + std::to_string(stage);
       if (!isCompute(part))
-        return name + " names a " + partName(part) + " program";
+        return name + " names a " + actionKindName(part) + " program";
       if (part == ActionKind::BackwardWeight && !spec.hasWeight(stage))
         return name + " names " + program + ", which it does not have";
       if (part == ActionKind::Update && (level < 0 || level >= spec.levels(stage)))
@@ -152,8 +135,8 @@ std::optional<std::string> malformed(const ScheduleSpec &spec) {
         transfer.fromPart != ActionKind::Update && transfer.toPart == ActionKind::Update;
     if ((transfer.fromPart == ActionKind::Update) != (transfer.toPart == ActionKind::Update) &&
         !(intoUpdate && spec.microbatches == 1))
-      return name + " goes between a " + partName(transfer.fromPart) + " and a " +
-             partName(transfer.toPart) +
+      return name + " goes between a " + actionKindName(transfer.fromPart) + " and a " +
+             actionKindName(transfer.toPart) +
              " program: an update runs once per step, the others once per micro-batch";
   }
   return std::nullopt;
@@ -418,6 +401,24 @@ Schedule withTransfers(const ScheduleSpec &spec, const Schedule &order, bool sam
 
 } // namespace
 
+const char *actionKindName(ActionKind kind) {
+  switch (kind) {
+  case ActionKind::Forward:
+    return "forward";
+  case ActionKind::BackwardInput:
+    return "backward_input";
+  case ActionKind::BackwardWeight:
+    return "backward_weight";
+  case ActionKind::Update:
+    return "update";
+  case ActionKind::Send:
+    return "send";
+  case ActionKind::Recv:
+    return "recv";
+  }
+  return "";
+}
+
 const char *scheduleKindName(ScheduleSpec::Kind kind) {
   switch (kind) {
   case Kind::GPipe:
@@ -527,7 +528,7 @@ std::string describe(const Action &action) {
   case ActionKind::Forward:
   case ActionKind::BackwardInput:
   case ActionKind::BackwardWeight:
-    return partName(action.kind) + stage + microbatch;
+    return actionKindName(action.kind) + stage + microbatch;
   case ActionKind::Update:
     return "update" + stage + " level " + std::to_string(action.level);
   case ActionKind::Send:
@@ -671,7 +672,7 @@ std::optional<std::string> checkSchedule(const ScheduleSpec &spec, const Schedul
           const Transfer &transfer = spec.transfers[action.transfer];
           if (!ran.count(keyOf(producerOf(transfer, action.microbatch))))
             return where(rank, next[rank], action) + ": sends before the " +
-                   partName(transfer.fromPart) + " that makes it";
+                   actionKindName(transfer.fromPart) + " that makes it";
           channels[{rank, spec.rankOf(transfer.to)}].push_back(
               {action.transfer, action.microbatch});
         } else {

@@ -62,6 +62,10 @@ enum class ActionKind { Forward, BackwardInput, BackwardWeight, Send, Recv, Upda
 /// `microbatch`. Update: update program `level` of `stage`, once per step
 /// (`microbatch` 0). Send / Recv: `transfer` of `microbatch`, to / from
 /// `stage` (the peer stage).
+/// "forward", "backward_input", "backward_weight", "update", "send", "recv":
+/// the manifest's and the function attributes' names.
+const char *actionKindName(ActionKind kind);
+
 struct Action {
   ActionKind kind;
   int64_t stage;

@@ -26,7 +26,9 @@
 // loop part of another stage may not read it (a weight tied across stages).
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Pipeline/OutlineStages.h"
 #include "passes/Pipeline/Passes.h"
+#include "passes/Pipeline/Schedule.h"
 
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Exec/ExecDialect.h"
@@ -38,7 +40,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -55,21 +56,8 @@ namespace shardc::pipeline {
 namespace shardc::pipeline {
 namespace {
 
-enum class Part { Forward, BackwardInput, BackwardWeight, Update };
-
-StringRef partName(Part part) {
-  switch (part) {
-  case Part::Forward:
-    return "forward";
-  case Part::BackwardInput:
-    return "backward_input";
-  case Part::BackwardWeight:
-    return "backward_weight";
-  case Part::Update:
-    return "update";
-  }
-  return "";
-}
+/// A program's part: the schedule's compute kinds (Schedule.h).
+using Part = ActionKind;
 
 /// Which function an op goes to.
 struct Place {
@@ -298,7 +286,7 @@ private:
     if (!added)
       return it->second;
     OpBuilder builder(function);
-    std::string name = ("stage" + Twine(at.stage) + "." + partName(at.part)).str();
+    std::string name = ("stage" + Twine(at.stage) + "." + actionKindName(at.part)).str();
     if (at.part == Part::Update)
       name += "." + std::to_string(at.level);
     auto outlined = builder.create<func::FuncOp>(
@@ -306,7 +294,7 @@ private:
     for (NamedAttribute attr : function->getDiscardableAttrs())
       outlined->setAttr(attr.getName(), attr.getValue());
     outlined->setAttr(dist::kStageAttrName, builder.getI64IntegerAttr(at.stage));
-    outlined->setAttr(dist::kPartAttrName, builder.getStringAttr(partName(at.part)));
+    outlined->setAttr(dist::kPartAttrName, builder.getStringAttr(actionKindName(at.part)));
     if (at.part == Part::Update)
       outlined->setAttr(dist::kLevelAttrName, builder.getI64IntegerAttr(at.level));
     if (ArrayAttr args = function.getArgAttrsAttr())
@@ -369,13 +357,8 @@ private:
       // A function takes only the inputs it reads, except the first
       // stage's forward: it keeps them all, so that the programs together
       // keep the step's signature in its order.
-      if (at == Place{0, Part::Forward, 0})
-        continue;
-      llvm::BitVector unused(outlined.getNumArguments());
-      for (BlockArgument argument : outlined.getArguments())
-        if (argument.use_empty())
-          unused.set(argument.getArgNumber());
-      outlined.eraseArguments(unused);
+      if (!(at == Place{0, Part::Forward, 0}))
+        eraseUnusedArguments(outlined);
     }
     function.erase();
     return success();
