@@ -1,6 +1,8 @@
 //===- MinSumSolver.cpp - variable elimination with min-sum ----------------===//
 #include "passes/Sharding/MinSumSolver.h"
 
+#include "passes/Sharding/EliminationGraph.h"
+
 #include <algorithm>
 #include <cassert>
 #include <limits>
@@ -58,34 +60,18 @@ struct Order {
   unsigned largestAt = 0;
 };
 
-/// Simulates variable elimination on the interaction graph (two variables
-/// are neighbours when a table holds both): eliminating a variable ties
-/// its neighbours together. Neither greedy rule is best everywhere (on the
-/// zoo's training steps either one builds tables 10-200 times the other's),
-/// so the solver simulates both and runs the cheaper.
+/// Simulates variable elimination on the interaction graph. Neither greedy
+/// rule is best everywhere (on the zoo's training steps either one builds
+/// tables 10-200 times the other's), so the solver simulates both and runs
+/// the cheaper.
 Order greedyOrder(const std::vector<unsigned> &domains, std::vector<std::set<unsigned>> neighbours,
                   Greedy greedy) {
   const unsigned count = domains.size();
-  auto tableEntries = [&](unsigned variable) {
-    double product = 1;
-    for (unsigned neighbour : neighbours[variable])
-      product *= domains[neighbour];
-    return product;
-  };
-  // The value pairs of neighbours not yet tied that the pick would tie:
-  // entries the new edges bring into later tables.
-  auto fill = [&](unsigned variable) {
-    double pairs = 0;
-    for (auto first = neighbours[variable].begin(); first != neighbours[variable].end(); ++first)
-      for (auto second = std::next(first); second != neighbours[variable].end(); ++second)
-        if (!neighbours[*first].count(*second))
-          pairs += double(domains[*first]) * domains[*second];
-    return pairs;
-  };
+  EliminationGraph graph(domains, std::move(neighbours), greedy == Greedy::LeastFill);
   auto score = [&](unsigned variable) {
-    double entries = tableEntries(variable);
+    double entries = graph.tableEntries(variable);
     return greedy == Greedy::SmallestTable ? std::make_pair(entries, 0.0)
-                                           : std::make_pair(fill(variable), entries);
+                                           : std::make_pair(graph.fill(variable), entries);
   };
   // The variables left by (score, variable): the least score first, the
   // lowest variable among equals (a scan's order, in log time: a training
@@ -100,28 +86,14 @@ Order greedyOrder(const std::vector<unsigned> &domains, std::vector<std::set<uns
   for (unsigned step = 0; step < count; ++step) {
     unsigned pick = std::get<2>(*queue.begin());
     queue.erase(queue.begin());
-    double entries = tableEntries(pick);
+    double entries = graph.tableEntries(pick);
     order.variables.push_back(pick);
     order.work += entries * domains[pick];
     if (entries > order.largest) {
       order.largest = entries;
       order.largestAt = pick;
     }
-    std::vector<unsigned> around(neighbours[pick].begin(), neighbours[pick].end());
-    for (unsigned neighbour : around) {
-      neighbours[neighbour].erase(pick);
-      for (unsigned other : around)
-        if (other != neighbour)
-          neighbours[neighbour].insert(other);
-    }
-    neighbours[pick].clear();
-    // A table's size changes with the neighbours; the fill also with the
-    // edges among them, so the neighbours' neighbours are scored again too.
-    std::set<unsigned> touched(around.begin(), around.end());
-    if (greedy == Greedy::LeastFill)
-      for (unsigned neighbour : around)
-        touched.insert(neighbours[neighbour].begin(), neighbours[neighbour].end());
-    for (unsigned variable : touched) {
+    for (unsigned variable : graph.eliminate(pick)) {
       queue.erase({scores[variable].first, scores[variable].second, variable});
       scores[variable] = score(variable);
       queue.insert({scores[variable].first, scores[variable].second, variable});

@@ -391,6 +391,10 @@ LogicalResult ShardingProblem::build() {
       batchDims[argument] = llvm::SmallBitVector(type.getRank());
       batchDims[argument].set(0);
     }
+  // OpChoices' SmallVectors move without noexcept, so a growing vector
+  // would copy every op's choices: room for all of them first.
+  ops.reserve(llvm::count_if(function.getBody().front(),
+                             [](Operation &op) { return takesPart(&op); }));
   for (Operation &op : function.getBody().front()) {
     if (!takesPart(&op))
       continue;
