@@ -135,7 +135,9 @@ private:
 };
 
 /// The bytes of every weight and constant one rank holds, kept alive until
-/// its weight file is written.
+/// its weight file is written. The programs that read one file (a training
+/// pipeline stage's parts) name each of its tensors alike (LowerToExec), so
+/// a tensor is written once however many of them hold it.
 class WeightCollector {
 public:
   WeightCollector(WeightSource &source, const sharding::MeshShape &mesh, ArrayRef<int64_t> coords)
@@ -148,13 +150,20 @@ public:
       StringRef role = graph::trainRole(weight);
       if (role == graph::kTrainState || role == graph::kTrainAccumulator)
         return success();
-      return addWeight(weight);
+      FailureOr<bool> held = holds(weight.getName(), weight.getBuffer());
+      if (failed(held))
+        return failure();
+      return *held ? success() : addWeight(weight);
     }
     if (auto constant = dyn_cast<exec::ConstantOp>(op)) {
       auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
       if (!value)
         return constant.emitOpError() << "holds a value that cannot be written";
-      return addBytes(constant.getName(), constant.getBuffer(), rawBytes(value));
+      FailureOr<bool> held = holds(constant.getName(), constant.getBuffer());
+      if (failed(held))
+        return failure();
+      return *held ? success()
+                   : addBytes(constant.getName(), constant.getBuffer(), rawBytes(value));
     }
     return success();
   }
@@ -224,6 +233,19 @@ private:
     return bytes;
   }
 
+  /// Whether the file holds `name` already (another program named it);
+  /// an error where that program's buffer has another type.
+  FailureOr<bool> holds(StringRef name, Value buffer) {
+    auto [first, added] = types_.try_emplace(name, buffer.getType());
+    if (added)
+      return false;
+    if (first->second != buffer.getType())
+      return emitError(buffer.getLoc())
+             << "weight '" << name << "' is " << buffer.getType() << " here but " << first->second
+             << " in another program that reads the same weight file";
+    return true;
+  }
+
   LogicalResult addBytes(StringRef name, Value buffer, std::vector<char> bytes) {
     auto type = cast<MemRefType>(buffer.getType());
     std::optional<rt::DType> dtype = runtimeDType(type.getElementType());
@@ -242,6 +264,8 @@ private:
   ArrayRef<int64_t> coords;
   std::deque<std::vector<char>> storage_;
   std::vector<rt::io::NamedView> views_;
+  /// Each tensor's buffer type, by name.
+  llvm::StringMap<Type> types_;
 };
 
 LogicalResult writeBytes(Location location, StringRef path, ArrayRef<uint8_t> bytes) {
@@ -337,6 +361,20 @@ int64_t stageOfProgram(func::FuncOp program) {
   return program->getAttrOfType<IntegerAttr>(dist::kStageAttrName).getInt();
 }
 
+/// A pipeline's programs cut into each stage's: they lie together in stage
+/// order (writeArtifact sorts them).
+SmallVector<ArrayRef<func::FuncOp>> programsByStage(ArrayRef<func::FuncOp> programs) {
+  SmallVector<ArrayRef<func::FuncOp>> stages;
+  size_t begin = 0;
+  for (size_t end = 1; end <= programs.size(); ++end)
+    if (end == programs.size() ||
+        stageOfProgram(programs[end]) != stageOfProgram(programs[begin])) {
+      stages.push_back(programs.slice(begin, end - begin));
+      begin = end;
+    }
+  return stages;
+}
+
 /// A pipeline program's files and manifest entries tell its part apart
 /// (".backward_input", ".update.1"); an inference stage has only its forward.
 std::string partSuffix(func::FuncOp program) {
@@ -357,17 +395,18 @@ struct WeightFile {
   bool write = false;                   ///< this rank writes it
 };
 
-/// Groups the ranks that hold the same blocks of a program's weights; each
-/// group reads one file, named after its first rank ("rank0.safetensors", or
-/// "rank0.stage1.safetensors" in a pipeline).
+/// Groups the ranks that hold the same blocks of the weights of the
+/// programs that read one file (the program, or a pipeline stage's); each
+/// group reads one file, named after its first rank ("rank0.safetensors",
+/// or "rank0.stage1.safetensors" in a pipeline).
 class WeightFileGroups {
 public:
-  /// Adds the copy of `program` (number `stage` among a pipeline's
-  /// programs, -1 outside a pipeline) that `rank` runs at `coords` of the
-  /// stages' mesh.
-  LogicalResult add(func::FuncOp program, int64_t stage, int64_t rank,
+  /// Adds the copy of `readers` (stage `stage`'s programs, or the one
+  /// program with stage -1 outside a pipeline) that `rank` runs at `coords`
+  /// of the stages' mesh.
+  LogicalResult add(ArrayRef<func::FuncOp> readers, int64_t stage, int64_t rank,
                     const sharding::MeshShape &stageMesh, ArrayRef<int64_t> coords) {
-    FailureOr<std::vector<int64_t>> key = blocksKey(program, stageMesh, coords);
+    FailureOr<std::vector<int64_t>> key = blocksKey(readers, stageMesh, coords);
     if (failed(key))
       return failure();
     std::vector<int64_t> &members = groups[{stage, std::move(*key)}];
@@ -376,8 +415,8 @@ public:
     return success();
   }
 
-  /// The file `rank`'s copy of program `stage` reads ("rank0" then
-  /// `suffix`); `mesh` is the devices'.
+  /// The file `rank`'s copy of stage `stage` reads ("rank0" then `suffix`);
+  /// `mesh` is the devices'.
   WeightFile fileFor(int64_t stage, int64_t rank, const sharding::MeshShape &mesh,
                      StringRef suffix = "") const {
     const std::vector<int64_t> &members = *groupOf.at({stage, rank});
@@ -397,33 +436,40 @@ private:
   std::map<std::pair<int64_t, int64_t>, const std::vector<int64_t> *> groupOf;
 };
 
-/// Writes one program for the rank at `coords` of the stages' mesh, and the
-/// weight file when the rank is the first of those that read it; returns
-/// the rank's manifest entry.
-FailureOr<llvm::json::Object>
-writeProgramFiles(func::FuncOp program, ArrayRef<uint8_t> bytes, WeightSource &source,
-                  const sharding::MeshShape &mesh, ArrayRef<int64_t> coords,
-                  const WeightFile &weightFile, StringRef stem, FileList &files) {
+/// Writes the weight file of `readers` (the programs that read it) for the
+/// rank at `coords` of the stages' mesh, when the rank is the first of
+/// those that read it: every tensor any of them names, once.
+LogicalResult writeWeightFile(ArrayRef<func::FuncOp> readers, WeightSource &source,
+                              const sharding::MeshShape &mesh, ArrayRef<int64_t> coords,
+                              const WeightFile &weightFile, FileList &files) {
+  if (!weightFile.write)
+    return success();
+  WeightCollector weights(source, mesh, coords);
+  for (func::FuncOp program : readers)
+    for (Operation &op : program.getBody().front())
+      if (failed(weights.add(op)))
+        return failure();
+  Location location = readers.front()->getLoc();
+  if (rt::Status status = rt::io::writeSafeTensors(files.path(weightFile.name), weights.views(),
+                                                   weightFile.metadata);
+      !status)
+    return emitError(location) << status.message();
+  return files.add(location, weightFile.name);
+}
+
+/// Writes one program file (`stem`.program) and returns its manifest
+/// entry, which names the weight file it reads.
+FailureOr<llvm::json::Object> writeProgramFile(func::FuncOp program, ArrayRef<uint8_t> bytes,
+                                               StringRef stem, StringRef weightFile,
+                                               FileList &files) {
   Location location = program.getLoc();
   std::string programFile = (stem + ".program").str();
   if (failed(writeBytes(location, files.path(programFile), bytes)) ||
       failed(files.add(location, programFile)))
     return failure();
-  if (weightFile.write) {
-    WeightCollector weights(source, mesh, coords);
-    for (Operation &op : program.getBody().front())
-      if (failed(weights.add(op)))
-        return failure();
-    if (rt::Status status = rt::io::writeSafeTensors(files.path(weightFile.name), weights.views(),
-                                                     weightFile.metadata);
-        !status)
-      return emitError(location) << status.message();
-    if (failed(files.add(location, weightFile.name)))
-      return failure();
-  }
   auto arena = program->getAttrOfType<IntegerAttr>(exec::kArenaBytesAttrName);
   return llvm::json::Object{{"program", programFile},
-                            {"weights", weightFile.name},
+                            {"weights", weightFile.str()},
                             {"arena_bytes", arena ? arena.getInt() : 0}};
 }
 
@@ -670,7 +716,8 @@ describeTraining(DictionaryAttr training, ArrayAttr tied, ArrayRef<func::FuncOp>
 
 /// Writes every file of the artifact into `directory` (which exists, empty):
 /// per rank the program (the same SPMD program for all; with a pipeline,
-/// one per stage the rank runs) and its weights.
+/// the programs of each stage the rank runs) and its weights (with a
+/// pipeline, one file per stage, which its programs share).
 LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef directory,
                          const ArtifactOptions &options) {
   Location location = module.getLoc();
@@ -682,27 +729,30 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
   sharding::MeshShape stageMesh = *meshOp ? sharding::meshShapeOf(*meshOp) : sharding::MeshShape{};
   int64_t pipelineRanks = programs.pipeline ? programs.pipeline.getPipelineRanksAttr().getInt() : 1;
   sharding::MeshShape mesh = sharding::devicesOfStages(stageMesh, pipelineRanks);
-  SmallVector<std::vector<uint8_t>> bytes;
+  llvm::DenseMap<Operation *, std::vector<uint8_t>> bytes;
   for (func::FuncOp program : programs.stages) {
     auto serialized = serializeProgram(program, mesh);
     if (failed(serialized))
       return failure();
-    bytes.push_back(std::move(*serialized));
+    bytes[program] = std::move(*serialized);
   }
+  SmallVector<ArrayRef<func::FuncOp>> stagePrograms;
+  if (programs.pipeline)
+    stagePrograms = programsByStage(programs.stages);
   // Which ranks share a weight file is known before any is written: the
   // file's metadata lists them all.
   WeightFileGroups weightFiles;
   for (int64_t rank = 0; rank < mesh.devices(); ++rank) {
     std::vector<int64_t> coords = mesh.coordinates(rank);
-    for (auto [stage, program] : llvm::enumerate(programs.stages)) {
-      if (!programs.pipeline) {
-        if (failed(weightFiles.add(program, -1, rank, stageMesh, coords)))
-          return failure();
-      } else if (stageOfProgram(program) % pipelineRanks == coords.front() &&
-                 failed(weightFiles.add(program, stage, rank, stageMesh,
-                                        ArrayRef<int64_t>(coords).drop_front()))) {
+    if (!programs.pipeline &&
+        failed(weightFiles.add(programs.stages.front(), -1, rank, stageMesh, coords)))
+      return failure();
+    for (ArrayRef<func::FuncOp> readers : stagePrograms) {
+      int64_t stage = stageOfProgram(readers.front());
+      if (stage % pipelineRanks == coords.front() &&
+          failed(weightFiles.add(readers, stage, rank, stageMesh,
+                                 ArrayRef<int64_t>(coords).drop_front())))
         return failure();
-      }
     }
   }
   WeightSource source;
@@ -715,9 +765,12 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
       coordinates[mesh.names[axis]] = coord;
     llvm::json::Object entry{{"rank", rank}, {"coords", std::move(coordinates)}};
     if (!programs.pipeline) {
-      auto rankFiles = writeProgramFiles(programs.stages.front(), bytes.front(), source, stageMesh,
-                                         coords, weightFiles.fileFor(-1, rank, mesh),
-                                         ("rank" + Twine(rank)).str(), files);
+      func::FuncOp program = programs.stages.front();
+      WeightFile weightFile = weightFiles.fileFor(-1, rank, mesh);
+      if (failed(writeWeightFile(program, source, stageMesh, coords, weightFile, files)))
+        return failure();
+      auto rankFiles = writeProgramFile(program, bytes[program], ("rank" + Twine(rank)).str(),
+                                        weightFile.name, files);
       if (failed(rankFiles))
         return failure();
       for (auto &[key, value] : *rankFiles)
@@ -725,23 +778,29 @@ LogicalResult writeFiles(ModuleOp module, Programs &programs, StringRef director
     } else {
       ArrayRef<int64_t> stageCoords = ArrayRef<int64_t>(coords).drop_front();
       llvm::json::Array stages;
-      for (auto [index, program] : llvm::enumerate(programs.stages)) {
-        int64_t stage = stageOfProgram(program);
+      for (ArrayRef<func::FuncOp> readers : stagePrograms) {
+        int64_t stage = stageOfProgram(readers.front());
         if (stage % pipelineRanks != coords.front())
           continue;
-        std::string suffix = ".stage" + std::to_string(stage) + partSuffix(program);
-        auto stageFiles = writeProgramFiles(
-            program, bytes[index], source, stageMesh, stageCoords,
-            weightFiles.fileFor(index, rank, mesh, suffix), "rank" + std::to_string(rank) + suffix,
-            files);
-        if (failed(stageFiles))
+        // The stage's programs read one weight file: a parameter's first
+        // value, or a constant, that several of them hold is in it once.
+        std::string suffix = ".stage" + std::to_string(stage);
+        WeightFile weightFile = weightFiles.fileFor(stage, rank, mesh, suffix);
+        if (failed(writeWeightFile(readers, source, stageMesh, stageCoords, weightFile, files)))
           return failure();
-        (*stageFiles)["stage"] = stage;
-        if (auto part = program->getAttrOfType<StringAttr>(dist::kPartAttrName))
-          (*stageFiles)["part"] = part.str();
-        if (auto level = program->getAttrOfType<IntegerAttr>(dist::kLevelAttrName))
-          (*stageFiles)["level"] = level.getInt();
-        stages.push_back(std::move(*stageFiles));
+        for (func::FuncOp program : readers) {
+          auto stageFiles = writeProgramFile(
+              program, bytes[program], "rank" + std::to_string(rank) + suffix + partSuffix(program),
+              weightFile.name, files);
+          if (failed(stageFiles))
+            return failure();
+          (*stageFiles)["stage"] = stage;
+          if (auto part = program->getAttrOfType<StringAttr>(dist::kPartAttrName))
+            (*stageFiles)["part"] = part.str();
+          if (auto level = program->getAttrOfType<IntegerAttr>(dist::kLevelAttrName))
+            (*stageFiles)["level"] = level.getInt();
+          stages.push_back(std::move(*stageFiles));
+        }
       }
       entry["stages"] = std::move(stages);
     }
@@ -841,14 +900,10 @@ LogicalResult writeArtifact(ModuleOp module, StringRef directory, const Artifact
   } else if (programs.stages.size() != 1) {
     return module.emitError() << "expected one exec program, got " << programs.stages.size();
   }
-  if (programs.pipeline && programs.training) {
-    std::map<int64_t, SmallVector<func::FuncOp>> byStage;
-    for (func::FuncOp program : programs.stages)
-      byStage[stageOfProgram(program)].push_back(program);
-    for (auto &[stage, stagePrograms] : byStage)
+  if (programs.pipeline && programs.training)
+    for (ArrayRef<func::FuncOp> stagePrograms : programsByStage(programs.stages))
       if (failed(checkStorageWrites(stagePrograms)))
         return failure();
-  }
   Location location = module.getLoc();
   // A plan this large is a bound dim gone wrong (--dim batch=99999999), not
   // a model: say so before writing anything.

@@ -34,16 +34,18 @@ FailureOr<RankBlock> rankBlockOf(exec::WeightOp weight, const sharding::MeshShap
   return block;
 }
 
-FailureOr<std::vector<int64_t>> blocksKey(func::FuncOp program, const sharding::MeshShape &mesh,
+FailureOr<std::vector<int64_t>> blocksKey(ArrayRef<func::FuncOp> programs,
+                                          const sharding::MeshShape &mesh,
                                           ArrayRef<int64_t> coords) {
   std::vector<int64_t> key;
-  for (auto weight : program.getBody().front().getOps<exec::WeightOp>()) {
-    FailureOr<RankBlock> block = rankBlockOf(weight, mesh, coords);
-    if (failed(block))
-      return failure();
-    key.insert(key.end(), block->offsets.begin(), block->offsets.end());
-    key.push_back(block->holdsValue);
-  }
+  for (func::FuncOp program : programs)
+    for (auto weight : program.getBody().front().getOps<exec::WeightOp>()) {
+      FailureOr<RankBlock> block = rankBlockOf(weight, mesh, coords);
+      if (failed(block))
+        return failure();
+      key.insert(key.end(), block->offsets.begin(), block->offsets.end());
+      key.push_back(block->holdsValue);
+    }
   return key;
 }
 

@@ -34,9 +34,10 @@ struct RankBlock {
 mlir::FailureOr<RankBlock> rankBlockOf(exec::WeightOp weight, const sharding::MeshShape &mesh,
                                        llvm::ArrayRef<int64_t> coords);
 
-/// Equal for two ranks exactly when every weight of `program` gives them the
-/// same block (offsets and whether it holds the value).
-mlir::FailureOr<std::vector<int64_t>> blocksKey(mlir::func::FuncOp program,
+/// Equal for two ranks exactly when every weight of `programs` (those that
+/// read one weight file) gives them the same block (offsets and whether it
+/// holds the value).
+mlir::FailureOr<std::vector<int64_t>> blocksKey(llvm::ArrayRef<mlir::func::FuncOp> programs,
                                                 const sharding::MeshShape &mesh,
                                                 llvm::ArrayRef<int64_t> coords);
 

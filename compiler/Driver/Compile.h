@@ -34,6 +34,8 @@ struct CompileOptions {
   /// a stage must end after.
   std::string microbatches, virtualStages;
   std::string schedule;
+  /// --recompute ("": selective).
+  std::string recompute;
   std::vector<std::string> pipelineSplits;
   bool sequenceParallel = false;
   int64_t maxRanks = kDefaultMaxRanks;

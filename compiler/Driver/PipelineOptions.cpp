@@ -42,8 +42,22 @@ Expected<std::optional<PipelineSpec>> parsePipelineOptions(const CompileOptions 
     return pipelineError("--schedule " + schedule +
                          " orders a training step's backward passes; give --train, or gpipe or "
                          "interleaved for inference");
+  // shardc never keeps the attention probabilities (attention's backward
+  // recomputes them from q, k and v), so selective is the least recompute.
+  const std::string recompute = options.recompute.empty() ? "selective" : options.recompute;
+  if (recompute == "none")
+    return pipelineError("--recompute none: attention's backward always recomputes the attention "
+                         "core (selective, the default, is the least recompute)");
+  if (recompute != "selective" && recompute != "full")
+    return pipelineError("--recompute '" + recompute + "': expected selective or full");
+  if (!options.recompute.empty() && !options.train)
+    return pipelineError("--recompute chooses what a training step's backward computes again; "
+                         "give --train");
   std::optional<unsigned> pp = mesh.axis(rt::kPipelineAxis);
   if (!pp) {
+    if (recompute == "full")
+      return pipelineError("--recompute full computes a pipeline stage's forward again in its "
+                           "backward; give --pp N with N > 1");
     // A training step runs micro-batches without a pipeline: it sums their
     // gradients (TrainingOptions.cpp).
     if ((*microbatches > 1 && !options.train) || *virtualStages > 1 ||
@@ -57,6 +71,7 @@ Expected<std::optional<PipelineSpec>> parsePipelineOptions(const CompileOptions 
   spec.microbatches = std::max<int64_t>(*microbatches, 1);
   spec.virtualStages = std::max<int64_t>(*virtualStages, 1);
   spec.schedule = schedule;
+  spec.recompute = recompute;
   if (spec.schedule != "interleaved" && spec.virtualStages > 1)
     return pipelineError("--virtual-stages " + Twine(spec.virtualStages) +
                          " needs --schedule interleaved (" + spec.schedule +
@@ -126,7 +141,8 @@ Error placePipeline(mlir::ModuleOp module, const PipelineSpec &spec,
   SmallVector<StringRef> splits(spec.splits.begin(), spec.splits.end());
   builder.create<dist::PipelineOp>(module.getLoc(), spec.ranks, spec.virtualStages,
                                    spec.microbatches, spec.schedule,
-                                   builder.getStrArrayAttr(splits), mlir::ArrayAttr());
+                                   builder.getStrArrayAttr(splits), mlir::ArrayAttr(),
+                                   spec.recompute);
   return Error::success();
 }
 

@@ -27,6 +27,7 @@ struct PipelineSpec {
   int64_t virtualStages = 1; ///< V: stages per pp rank
   int64_t microbatches = 1;  ///< M
   std::string schedule = "gpipe";
+  std::string recompute = "selective";
   std::vector<std::string> splits;
 };
 

@@ -81,10 +81,12 @@ std::optional<PipelineFigures::Simulated> PipelineFigures::simulate() const {
   double total = 0;
   for (const StageReport &stage : stages) {
     spec.forwardSeconds.push_back(stage.forwardSeconds);
-    spec.backwardInputSeconds.push_back(stage.backwardSeconds / 2);
+    spec.backwardInputSeconds.push_back(stage.backwardSeconds / 2 +
+                                        (recompute == "full" ? stage.forwardSeconds : 0));
     spec.backwardWeightSeconds.push_back(stage.backwardSeconds / 2);
     spec.updateSeconds.push_back(stage.updateSeconds);
-    total += stage.forwardSeconds + stage.backwardSeconds;
+    total += spec.forwardSeconds.back() + spec.backwardInputSeconds.back() +
+             spec.backwardWeightSeconds.back();
   }
   if (total <= 0)
     return std::nullopt;
@@ -170,6 +172,7 @@ llvm::json::Value pipelineJson(const PipelineFigures &figures) {
   return llvm::json::Object{
       {"schedule",
        llvm::json::Object{{"kind", figures.schedule},
+                          {"recompute", figures.recompute},
                           {"pipeline_ranks", figures.pipelineRanks},
                           {"virtual_stages", figures.virtualStages},
                           {"microbatches", figures.microbatches},

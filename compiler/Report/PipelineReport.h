@@ -27,6 +27,8 @@ struct StageReport {
   std::set<unsigned> layers;
   /// From the report's walk of the stage function, per rank and micro-batch.
   int64_t paramBytes = 0;
+  /// A training step's gradients and optimizer states (masters included).
+  int64_t gradBytes = 0, optimizerBytes = 0;
   int64_t workingSetBytes = 0; ///< peak live activations of one micro-batch
   double computeSeconds = 0;
   double commSeconds = 0; ///< its collectives (transfers are the link's)
@@ -47,6 +49,9 @@ struct TransferReport {
 
 struct PipelineFigures {
   std::string schedule;
+  /// A training step's --recompute: with "full" each backward_input runs
+  /// its stage's forward again first.
+  std::string recompute = "selective";
   int64_t pipelineRanks = 1, virtualStages = 1, microbatches = 1;
   int64_t stageRanks = 1; ///< ranks per stage (its dp x tp)
   double stepSeconds = 0; ///< dist.step_seconds

@@ -129,6 +129,9 @@ public:
 private:
   struct RankMemory {
     int64_t paramBytes = 0, activationBytes = 0;
+    /// A training step's: what the rank holds between steps.
+    int64_t gradBytes = 0, optimizerBytes = 0;
+    int64_t total() const { return paramBytes + activationBytes + gradBytes + optimizerBytes; }
   };
   /// What global rank `rank` holds: in a pipeline, its pp rank's stages.
   RankMemory rankMemory(int64_t rank) const;
@@ -207,7 +210,7 @@ private:
         }
       }
       stages[stage].commSeconds += seconds;
-      priced.push_back({seconds, module, position, stage});
+      priced.push_back({seconds, module, position, stage, !isForward(&op)});
       noteNode(op);
       sharding[reshard.getResult()] = *to;
       live(reshard.getResult(), op);
@@ -247,9 +250,12 @@ private:
         graph::ModelStateBytes state =
             graph::modelStateBytes(&op, double(bytes), tensorType(result).getElementType());
         std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
-        gradBytes +=
+        auto gradients =
             int64_t(graph::zeroGradientBytes(state.gradients, zeroStage, dp ? mesh.sizes[*dp] : 1));
+        gradBytes += gradients;
         optimizerBytes += int64_t(state.states);
+        stages[stage].gradBytes += gradients;
+        stages[stage].optimizerBytes += int64_t(state.states);
         bytes = int64_t(state.weights);
       }
       paramBytes += bytes;
@@ -281,9 +287,7 @@ private:
                                          : figures.updateSeconds) += seconds;
     }
     stages[stage].computeSeconds += seconds;
-    priced.push_back({seconds, modules.back(), position, stage,
-                      training && graph::phaseOf(&op).value_or(graph::Phase::Forward) !=
-                                      graph::Phase::Forward});
+    priced.push_back({seconds, modules.back(), position, stage, !isForward(&op)});
     for (Value result : op.getResults())
       live(result, op);
     if (auto moe = dyn_cast<graph::MoeOp>(op))
@@ -319,7 +323,7 @@ private:
                                collectiveTrafficBytes(step, width, mesh), seconds, false, source,
                                module, position, std::nullopt, partOf(moe)});
       stages[stage].commSeconds += 2 * seconds;
-      priced.push_back({2 * seconds, module, position, stage});
+      priced.push_back({2 * seconds, module, position, stage, !isForward(moe)});
       // Uniform routing: of each device's entries, (P - 1) / P leave it.
       perDirection = localTokens * slots * input.getDimSize(1) * width * (members - 1) / members;
     }
@@ -425,6 +429,7 @@ private:
 
   void readSchedule() {
     schedule.schedule = pipeline.getSchedule().str();
+    schedule.recompute = pipeline.getRecompute().str();
     schedule.training = training;
     schedule.pipelineRanks = pipeline.getPipelineRanksAttr().getInt();
     schedule.virtualStages = pipeline.getVirtualStagesAttr().getInt();
@@ -595,6 +600,11 @@ private:
   /// first op that waits for them ("forward", "backward", "optimizer"),
   /// except that moving a weight's gradient to the optimizer (its sum over
   /// dp) is "grad_sync". A value only returned belongs to its producer.
+  /// Whether `op` is inference's, or a training step's forward.
+  bool isForward(Operation *op) const {
+    return !training || graph::phaseOf(op).value_or(graph::Phase::Forward) == graph::Phase::Forward;
+  }
+
   std::string collectivePart(dist::ReshardOp reshard) const {
     SmallVector<graph::Phase> parts;
     readersParts(reshard.getResult(), parts);
@@ -805,10 +815,9 @@ llvm::json::Value ReportBuilder::json() const {
                              {"param_bytes", memory.paramBytes},
                              {"peak_activation_bytes", memory.activationBytes}};
     if (training) {
-      entry["grad_bytes"] = gradBytes;
-      entry["optimizer_bytes"] = optimizerBytes;
-      entry["total_bytes"] =
-          memory.paramBytes + gradBytes + optimizerBytes + memory.activationBytes;
+      entry["grad_bytes"] = memory.gradBytes;
+      entry["optimizer_bytes"] = memory.optimizerBytes;
+      entry["total_bytes"] = memory.total();
     }
     if (pipeline)
       entry["pp_rank"] = rank / stageRanks();
@@ -966,14 +975,16 @@ llvm::json::Value ReportBuilder::layerPartsJson(unsigned layer) const {
 
 ReportBuilder::RankMemory ReportBuilder::rankMemory(int64_t rank) const {
   if (!pipeline)
-    return {paramBytes, peakActivation};
-  // A pp rank holds stages p, p+P, ...: their weights and in-flight
-  // activations all at once.
+    return {paramBytes, peakActivation, gradBytes, optimizerBytes};
+  // A pp rank holds stages p, p+P, ...: their weights, gradients, optimizer
+  // states and in-flight activations all at once.
   RankMemory memory;
   for (size_t index = size_t(rank / stageRanks()); index < stages.size();
        index += size_t(schedule.pipelineRanks)) {
     memory.paramBytes += stages[index].paramBytes;
     memory.activationBytes += stages[index].activationBytes;
+    memory.gradBytes += stages[index].gradBytes;
+    memory.optimizerBytes += stages[index].optimizerBytes;
   }
   return memory;
 }
@@ -982,12 +993,10 @@ std::string ReportBuilder::summary(bool priced) const {
   std::string text;
   llvm::raw_string_ostream os(text);
   MeshShape devices = deviceMesh();
-  RankMemory largest{0, 0};
-  for (int64_t rank = 0; rank < devices.devices(); rank += stageRanks()) {
-    RankMemory memory = rankMemory(rank);
-    if (memory.paramBytes + memory.activationBytes > largest.paramBytes + largest.activationBytes)
+  RankMemory largest;
+  for (int64_t rank = 0; rank < devices.devices(); rank += stageRanks())
+    if (RankMemory memory = rankMemory(rank); memory.total() > largest.total())
       largest = memory;
-  }
   os << "plan on " << (devices.numAxes() ? devices.describe() : "one device") << " ("
      << (priced ? device.name : "cpu") << ")" << (zeroStage ? ", ZeRO stage " : "");
   if (zeroStage)
@@ -996,8 +1005,8 @@ std::string ReportBuilder::summary(bool priced) const {
      << "; per device " << (pipeline ? "(the fullest) " : "")
      << formatBytes(double(largest.paramBytes)) << " weights, ";
   if (training)
-    os << formatBytes(double(gradBytes)) << " gradients, " << formatBytes(double(optimizerBytes))
-       << " optimizer state, ";
+    os << formatBytes(double(largest.gradBytes)) << " gradients, "
+       << formatBytes(double(largest.optimizerBytes)) << " optimizer state, ";
   os << formatBytes(double(largest.activationBytes)) << " peak activations; "
      << llvm::formatv("{0:E2}", flops) << " flop\n";
   for (unsigned layer = 0; layer < layerAttention.size(); ++layer) {

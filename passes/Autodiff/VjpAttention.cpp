@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Autodiff/VjpRules.h"
 
+#include "dialects/Graph/CausalMask.h"
 #include "dialects/Graph/TypeUtils.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -85,13 +86,9 @@ LogicalResult attentionVjp(VjpCall &call, graph::AttentionOp attention) {
   if (attention.getCausal()) {
     // Query i sees key j <= i + Sk - Sq (aligned at the bottom right).
     int64_t queries = scoreType.getShape()[rank - 2], keysCount = scoreType.getShape()[rank - 1];
-    auto maskType = RankedTensorType::get({queries, keysCount}, b.getI1Type());
-    SmallVector<bool> visible;
-    for (int64_t i = 0; i < queries; ++i)
-      for (int64_t j = 0; j < keysCount; ++j)
-        visible.push_back(j <= i + keysCount - queries);
     Value causal = b.create<graph::ConstantOp>(
-        loc, cast<ElementsAttr>(DenseElementsAttr::get(maskType, ArrayRef<bool>(visible))));
+        loc, cast<ElementsAttr>(
+                 graph::causalMaskAttr(b.getContext(), queries, keysCount, keysCount - queries)));
     scores = g.where(causal, scores, lowest);
     if (seenKeys)
       seenKeys = b.create<graph::AndOp>(loc, seenKeys, causal);

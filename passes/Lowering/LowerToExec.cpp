@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace shardc;
 
@@ -36,8 +38,21 @@ public:
     llvm::StringMap<int64_t> uses;
   };
 
-  FunctionLowering(func::FuncOp function, StorageNames &storage)
-      : function(function), storage(storage) {}
+  /// Names of the tensors of one weight file, shared by the functions that
+  /// read it: a training pipeline stage's programs (its forward, backward
+  /// and update parts) read one file per rank, so a value that several of
+  /// them hold is one tensor there, written once. A name means one value
+  /// in the file: a constant is named by its value, a weight by what its
+  /// bytes are made of (weightIdentity).
+  struct FileNames {
+    /// A constant's value or a weight's identity -> its name.
+    llvm::DenseMap<Attribute, std::string> byIdentity;
+    llvm::StringMap<int64_t> weightUses;
+    int64_t constants = 0;
+  };
+
+  FunctionLowering(func::FuncOp function, StorageNames &storage, FileNames &file)
+      : function(function), storage(storage), file(file) {}
 
   LogicalResult run() {
     OpBuilder builder(function);
@@ -73,15 +88,14 @@ private:
     if (auto constant = dyn_cast<graph::ConstantOp>(op)) {
       mapping.map(constant.getResult(),
                   builder.create<exec::ConstantOp>(location, bufferType(constant.getType()),
-                                                   "constant." + std::to_string(constants++),
+                                                   constantName(constant.getValue()),
                                                    constant.getValue()));
       return success();
     }
     if (auto weight = dyn_cast<graph::WeightOp>(op)) {
       auto lowered = builder.create<exec::WeightOp>(
           location, bufferType(weight.getType()),
-          graph::trainRole(weight).empty() ? uniqueWeightName(weight.getName())
-                                           : storageName(weight),
+          graph::trainRole(weight).empty() ? fileWeightName(weight) : storageName(weight),
           weight.getFile(), weight.getOffset(), weight.getSize(), weight.getStoredShapeAttr(),
           weight.getBoxOffsetsAttr(), weight.getStoredTypeAttr(), weight.getRepeatBlocksAttr(),
           weight.getPartOffsetsAttr());
@@ -173,11 +187,42 @@ private:
     return "transfer." + std::to_string(transfer);
   }
 
-  /// Each exec.weight names its own tensor of the rank's file: the parts of
-  /// one stored weight (fused projections, several shardings) get suffixes.
-  std::string uniqueWeightName(StringRef name) {
-    int64_t &uses = weightNames[name];
+  /// `name`, or "NAME#k" for its k-th other tensor (`uses` counts them):
+  /// the parts of one stored weight (fused projections, several shardings).
+  static std::string numbered(StringRef name, int64_t &uses) {
     return uses++ ? (name + "#" + Twine(uses - 1)).str() : name.str();
+  }
+
+  /// What a weight's bytes in the artifact are made of: its own attributes
+  /// (the stored tensor, box, type conversion, repeats, parts), its type,
+  /// and how the writer cuts and lays out each rank's block. Weights of
+  /// equal identity hold equal bytes on every rank.
+  static Attribute weightIdentity(graph::WeightOp weight) {
+    NamedAttrList identity;
+    for (NamedAttribute attr : weight->getAttrs()) {
+      StringRef name = attr.getName().getValue();
+      if (llvm::is_contained(graph::WeightOp::getAttributeNames(), name) ||
+          name == dist::kWeightShardAttrName || name == graph::kTransposedAttrName)
+        identity.push_back(attr);
+    }
+    identity.append("type", TypeAttr::get(weight.getType()));
+    return identity.getDictionary(weight.getContext());
+  }
+
+  /// An untrained weight's tensor in the function's weight file (FileNames).
+  std::string fileWeightName(graph::WeightOp weight) {
+    auto [it, added] = file.byIdentity.try_emplace(weightIdentity(weight));
+    if (added)
+      it->second = numbered(weight.getName(), file.weightUses[weight.getName()]);
+    return it->second;
+  }
+
+  /// A constant's tensor in the function's weight file (FileNames).
+  std::string constantName(Attribute value) {
+    auto [it, added] = file.byIdentity.try_emplace(value);
+    if (added)
+      it->second = "constant." + std::to_string(file.constants++);
+    return it->second;
   }
 
   /// Trained storage is one buffer a training pipeline's programs share by
@@ -195,19 +240,15 @@ private:
     if (Attribute shard = weight->getAttr(dist::kWeightShardAttrName))
       os << "|" << shard;
     auto [it, added] = storage.byIdentity.try_emplace(identity);
-    if (added) {
-      int64_t &uses = storage.uses[weight.getName()];
-      it->second = uses++ ? (weight.getName() + "#" + Twine(uses - 1)).str()
-                          : weight.getName().str();
-    }
+    if (added)
+      it->second = numbered(weight.getName(), storage.uses[weight.getName()]);
     return it->second;
   }
 
   func::FuncOp function;
   StorageNames &storage;
+  FileNames &file;
   IRMapping mapping;
-  int64_t constants = 0;
-  llvm::StringMap<int64_t> weightNames;
   /// The caller's inputs, then the received transfers.
   int64_t inputs = 0;
   SmallVector<dist::SendOp> sends;
@@ -216,9 +257,16 @@ private:
 struct LowerToExecPass : shardc::lowering::impl::LowerToExecPassBase<LowerToExecPass> {
   void runOnOperation() override {
     FunctionLowering::StorageNames storage;
-    for (func::FuncOp function : llvm::to_vector(getOperation().getOps<func::FuncOp>()))
-      if (failed(FunctionLowering(function, storage).run()))
+    // A pipeline stage's programs share the stage's weight file; any other
+    // function has its own.
+    std::map<int64_t, FunctionLowering::FileNames> stageFiles;
+    for (func::FuncOp function : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {
+      FunctionLowering::FileNames ownFile;
+      auto stage = function->getAttrOfType<IntegerAttr>(dist::kStageAttrName);
+      FunctionLowering::FileNames &file = stage ? stageFiles[stage.getInt()] : ownFile;
+      if (failed(FunctionLowering(function, storage, file).run()))
         return signalPassFailure();
+    }
   }
 };
 

@@ -108,6 +108,10 @@ def LowerToExecPass : Pass<"shardc-lower-to-exec", "mlir::ModuleOp"> {
     Each graph op becomes an exec.kernel writing a fresh arena buffer
     (exec.alloc), reshapes become exec.view, weights and constants exec.weight
     and exec.constant, arguments exec.input and results exec.output.
+    Weights and constants are named as tensors of the weight file that
+    holds them: a pipeline stage's functions share one, so a constant (by
+    value) or untrained weight (by its bytes) that two of them hold has one
+    name; trained storage is named alike across the module.
     Expects the partitioned program that shardc-verify-partitioned accepts.
   }];
   let dependentDialects = ["shardc::exec::ExecDialect"];

@@ -78,8 +78,9 @@ struct PipelineStagesPass
     const bool training = module->hasAttr(graph::kTrainingAttrName);
     std::optional<TrainingStageProgram> trainingProgram;
     if (training)
-      trainingProgram = analyzeTrainingStageProgram(function, mesh, *model,
-                                                    pipeline.getMicrobatchesAttr().getInt());
+      trainingProgram =
+          analyzeTrainingStageProgram(function, mesh, *model, pipeline.getMicrobatchesAttr().getInt(),
+                                      pipeline.getRecompute() == "full");
     StageProgram program =
         training ? std::move(trainingProgram->forward) : analyzeStageProgram(function, mesh, *model);
     StageProblem &problem = program.problem;

@@ -1,6 +1,8 @@
 //===- StageProgram.cpp - a sharded program seen as a sequence of stages --===//
 #include "passes/Pipeline/StageProgram.h"
 
+#include "passes/Pipeline/MicrobatchInvariant.h"
+
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/ModelStateBytes.h"
@@ -136,7 +138,7 @@ StageProgram analyzeStageProgram(func::FuncOp function, const MeshShape &mesh,
 
 TrainingStageProgram analyzeTrainingStageProgram(func::FuncOp function, const MeshShape &mesh,
                                                  const DeviceModel &device,
-                                                 int64_t microbatches) {
+                                                 int64_t microbatches, bool recomputeForward) {
   TrainingStageProgram training;
   StageProgram &program = training.forward;
   llvm::DenseMap<Operation *, unsigned> weightIndex;
@@ -153,6 +155,10 @@ TrainingStageProgram analyzeTrainingStageProgram(func::FuncOp function, const Me
     }
   }
   measureSequence(program, mesh, device, weightIndex);
+  program.problem.recomputeForward = recomputeForward;
+  if (recomputeForward)
+    for (double &seconds : program.problem.opSeconds)
+      seconds *= 2;
   // The weights' homes: the first forward op that reads each.
   for (auto [position, op] : llvm::enumerate(program.sequence))
     for (Value operand : op->getOperands())
@@ -178,14 +184,19 @@ TrainingStageProgram analyzeTrainingStageProgram(func::FuncOp function, const Me
       if (param != trainedIndex.end())
         problem.weightBytes[param->second] += problem.weightBytes[index];
     }
-  // What each forward op's results keep for the backward, per micro-batch.
+  // What each forward op's results keep for the backward, per micro-batch
+  // (what is alike on every micro-batch the backward computes again).
   problem.keptBytes.assign(program.sequence.size(), 0);
-  for (auto [position, op] : llvm::enumerate(program.sequence))
+  MicrobatchInvariance invariant;
+  for (auto [position, op] : llvm::enumerate(program.sequence)) {
+    if (invariant(op))
+      continue;
     for (Value result : op->getResults())
       if (llvm::any_of(result.getUsers(), [&](Operation *user) {
             return !program.position.count(user) && !isa<func::ReturnOp>(user);
           }))
         problem.keptBytes[position] += localBytes(result, mesh);
+  }
   // Each other op's time counts with the forward op it belongs to (the
   // latest forward value or weight it reads; the largest operand's for an
   // op that reads neither), the update's once per step.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace shardc::pipeline {
 namespace {
@@ -12,6 +13,8 @@ namespace {
 constexpr double kFirstCandidateFactor = 4;
 /// Candidates the search wants per stage before it stops widening them.
 constexpr int64_t kCandidatesPerStage = 24;
+/// The widest gap between candidates, as a fraction of a mean stage's compute.
+constexpr double kCandidateResolution = 0.02;
 /// Plans whose step time is within this fraction of the best count as equal.
 constexpr double kStepTolerance = 0.01;
 
@@ -100,8 +103,11 @@ PairTable tabulate(const StageProblem &problem, const std::vector<size_t> &candi
       figures.sendSeconds = sendSeconds(problem, end);
       figures.seconds = seconds;
       figures.weightBytes = weights;
-      figures.keptBytes = problem.crossingBytes[op] + problem.crossingBytes[end] + kept;
+      figures.keptBytes = problem.crossingBytes[op] + problem.crossingBytes[end];
       figures.workingBytes = live;
+      // Kept per micro-batch in flight, or with full recompute live for the
+      // one micro-batch whose backward runs.
+      (problem.recomputeForward ? figures.workingBytes : figures.keptBytes) += kept;
       figures.activationBytes = problem.microbatches * figures.keptBytes + live;
     }
   }
@@ -258,6 +264,71 @@ double stepSeconds(const StageProblem &problem, const std::vector<StageFigures> 
   return objective(problem, maxSeconds, sumSeconds);
 }
 
+namespace {
+
+/// `candidates` with cuts added until no two neighbours are more than
+/// kCandidateResolution of a mean stage's compute apart (where ops allow):
+/// the cheapest crossing inside each wider gap.
+std::vector<size_t> refineCandidates(const StageProblem &problem,
+                                     const std::vector<size_t> &candidates) {
+  std::vector<double> before(problem.opSeconds.size() + 1, 0); // compute before each position
+  for (size_t op = 0; op < problem.opSeconds.size(); ++op)
+    before[op + 1] = before[op] + problem.opSeconds[op];
+  double resolution =
+      kCandidateResolution * before.back() / double(std::max<int64_t>(problem.stages, 1));
+  std::vector<size_t> refined = {candidates.front()};
+  std::vector<std::pair<size_t, size_t>> gaps;
+  for (size_t index = 1; index < candidates.size(); ++index)
+    gaps.push_back({candidates[index - 1], candidates[index]});
+  while (!gaps.empty()) {
+    auto [begin, end] = gaps.back();
+    gaps.pop_back();
+    if (end - begin < 2 || before[end] - before[begin] <= resolution) {
+      refined.push_back(end);
+      continue;
+    }
+    // The cheapest in the gap's middle half (nearest the middle among
+    // equals), so each split shrinks the gap: halves, not slivers. Ops too
+    // long to leave a middle half take the position nearest the middle.
+    double middle = (before[begin] + before[end]) / 2, quarter = (before[end] - before[begin]) / 4;
+    auto key = [&](size_t position) {
+      double off = std::abs(before[position] - middle);
+      return std::make_tuple(off > quarter, off > quarter ? 0 : problem.crossingBytes[position],
+                             off);
+    };
+    size_t cut = begin + 1;
+    for (size_t position = begin + 2; position < end; ++position)
+      if (key(position) < key(cut))
+        cut = position;
+    gaps.push_back({cut, end});
+    gaps.push_back({begin, cut});
+  }
+  std::sort(refined.begin(), refined.end());
+  return refined;
+}
+
+/// The plan's cuts, each with the finer candidates between the coarse
+/// candidates on its either side, and the forced cuts.
+std::vector<size_t> candidatesNear(const StageProblem &problem,
+                                   const std::vector<size_t> &candidates, const StagePlan &plan) {
+  std::vector<size_t> near = {0, candidates.back()};
+  for (size_t stage = 0; stage + 1 < plan.stages.size(); ++stage) {
+    size_t cut = plan.stages[stage].end;
+    auto at = std::lower_bound(candidates.begin(), candidates.end(), cut);
+    std::vector<size_t> window = {*std::prev(at), cut, *std::next(at)};
+    std::vector<size_t> finer = refineCandidates(problem, window);
+    near.insert(near.end(), finer.begin(), finer.end());
+  }
+  for (size_t forced : problem.forcedCuts)
+    if (forced > 0 && forced < candidates.back())
+      near.push_back(forced);
+  std::sort(near.begin(), near.end());
+  near.erase(std::unique(near.begin(), near.end()), near.end());
+  return near;
+}
+
+} // namespace
+
 std::vector<size_t> candidateCuts(const StageProblem &problem) {
   size_t ops = problem.opSeconds.size();
   std::vector<size_t> inner;
@@ -302,8 +373,19 @@ StageSearchResult searchStages(const StageProblem &problem) {
   std::vector<size_t> candidates = candidateCuts(problem);
   PairTable table = tabulate(problem, candidates);
   result.plan = Search{problem, candidates, table, true}.run();
-  if (result.plan)
+  if (result.plan) {
+    // The cheap crossings may fall only between layers, or halves of them,
+    // too coarse to even out stages that also hold an embedding or an LM
+    // head: the search again over finer cuts near the plan's (every finer
+    // candidate at once would cost minutes on a GPT-3-sized step).
+    std::vector<size_t> near = candidatesNear(problem, candidates, *result.plan);
+    if (near != candidates)
+      if (std::optional<StagePlan> finer =
+              Search{problem, near, tabulate(problem, near), true}.run();
+          finer && finer->stepSeconds <= result.plan->stepSeconds)
+        result.plan = finer;
     return result;
+  }
   std::optional<StagePlan> unlimited = Search{problem, candidates, table, false}.run();
   if (!unlimited) {
     result.error = "the forced cuts leave no way to cut the program into " +

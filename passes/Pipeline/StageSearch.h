@@ -58,6 +58,10 @@ struct StageProblem {
   /// which a stage keeps per micro-batch until its backward ran (empty for
   /// inference).
   std::vector<int64_t> keptBytes;
+  /// --recompute full: a stage keeps only what crosses its ends per
+  /// micro-batch in flight; its backward computes the rest again, one
+  /// micro-batch at a time (opSeconds then count each forward op twice).
+  bool recomputeForward = false;
   /// Per stage: the micro-batches whose activations it holds at once (the
   /// schedule's: 1F1B's stage s P - s, GPipe's M); empty: M on every stage.
   std::vector<int64_t> inFlight;

@@ -26,6 +26,7 @@
 // loop part of another stage may not read it (a weight tied across stages).
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Pipeline/MicrobatchInvariant.h"
 #include "passes/Pipeline/OutlineStages.h"
 #include "passes/Pipeline/Passes.h"
 #include "passes/Pipeline/Schedule.h"
@@ -85,7 +86,8 @@ std::string storageKey(graph::WeightOp weight) {
 
 class ProgramCutter {
 public:
-  ProgramCutter(func::FuncOp function, int64_t stages) : function(function), stages(stages) {}
+  ProgramCutter(func::FuncOp function, int64_t stages, bool recomputeForward)
+      : function(function), stages(stages), recomputeForward(recomputeForward) {}
 
   LogicalResult run() {
     Block &body = function.getBody().front();
@@ -314,12 +316,8 @@ private:
         continue;
       const Place at = found->second;
       functionFor(at);
-      for (Value operand : op->getOperands())
-        if (failed(materialize(operand, at, op)))
-          return failure();
-      OpBuilder builder = OpBuilder::atBlockEnd(&functions[at].getBody().front());
-      Operation *copy = builder.clone(*op, mappings[at]);
-      copy->removeAttr(dist::kPipelineStageAttrName);
+      if (failed(cloneInto(op, at, op)))
+        return failure();
     }
     if (failed(refreshReplicas()))
       return failure();
@@ -431,17 +429,24 @@ private:
       return success();
     }
     // What the loop derives from weights alone (a tensor-parallel slice of
-    // a parameter) is the same on every micro-batch: the update computes it
-    // again rather than take it from one micro-batch.
-    if (at.part == Part::Update && place.at(producer).part != Part::Update &&
-        invariant(producer)) {
-      for (Value operand : producer->getOperands())
-        if (failed(materialize(operand, at, user)))
-          return failure();
-      Operation *copy =
-          OpBuilder::atBlockEnd(&functions[at].getBody().front()).clone(*producer, mapping);
-      copy->removeAttr(dist::kPipelineStageAttrName);
-      return success();
+    // a parameter, a weight's bf16 copy) is the same on every micro-batch:
+    // the update computes it again rather than take it from one
+    // micro-batch, and the stage's backward rather than keep it per
+    // micro-batch in flight.
+    const Place &made = place.at(producer);
+    bool otherPart = at.part == Part::Update ? made.part != Part::Update
+                                             : made.stage == at.stage && made.part != at.part;
+    if (otherPart && invariant(producer))
+      return cloneInto(producer, at, user);
+    // With full recompute a stage's backward computes again what its own
+    // forward computed (W takes what B computed again): only what the
+    // stage received stays kept per micro-batch in flight.
+    if (recomputeForward && at.part != Part::Update && made.stage == at.stage &&
+        made.part == Part::Forward && recomputable(producer)) {
+      Place backward{at.stage, Part::BackwardInput, 0};
+      if (at.part == Part::BackwardWeight && mappings[backward].contains(value))
+        return receive(value, backward, at);
+      return cloneInto(producer, at, user);
     }
     // What this stage's forward (or B, for W) already received comes from
     // there, kept on the rank, instead of crossing the link again.
@@ -457,25 +462,20 @@ private:
     return receive(value, from, at);
   }
 
-  /// Whether `op` computes the same on every micro-batch: it reads weights
-  /// (not accumulators), constants and such ops only, and writes nothing.
-  bool invariant(Operation *op) {
-    if (auto known = invariants.find(op); known != invariants.end())
-      return known->second;
-    bool same = isMemoryEffectFree(op) || isa<dist::DistDialect>(op->getDialect());
-    for (Value operand : op->getOperands()) {
-      Operation *producer = operand.getDefiningOp();
-      if (!same)
-        break;
-      if (!producer)
-        same = false; // the step's inputs differ per micro-batch
-      else if (graph::trainRole(producer) == graph::kTrainAccumulator)
-        same = false;
-      else if (!placed.contains(producer))
-        same = invariant(producer);
-    }
-    invariants[op] = same;
-    return same;
+  /// `op` in the function of `at`, its operands materialized there first.
+  LogicalResult cloneInto(Operation *op, const Place &at, Operation *user) {
+    for (Value operand : op->getOperands())
+      if (failed(materialize(operand, at, user)))
+        return failure();
+    Operation *copy = OpBuilder::atBlockEnd(&functions[at].getBody().front()).clone(*op, mappings[at]);
+    copy->removeAttr(dist::kPipelineStageAttrName);
+    return success();
+  }
+
+  /// Whether the backward may run `op` again: it writes nothing (a
+  /// collective of the stage's ranks runs again on all of them alike).
+  static bool recomputable(Operation *op) {
+    return isa<dist::ReshardOp>(op) || isMemoryEffectFree(op);
   }
 
   /// Makes `value` (made in the function of `from`, or a storage weight
@@ -501,6 +501,8 @@ private:
 
   func::FuncOp function;
   int64_t stages;
+  /// --recompute full.
+  bool recomputeForward;
   SmallVector<Operation *> ops;
   exec::MicrobatchLoopEndOp loopEnd;
   /// The last stage's update level that receives results made elsewhere.
@@ -509,7 +511,7 @@ private:
   llvm::DenseMap<Operation *, Place> place;
   /// Trained storage (storageKey) -> the stage that writes it.
   llvm::StringMap<int64_t> home;
-  llvm::DenseMap<Operation *, bool> invariants;
+  MicrobatchInvariance invariant;
   /// Parameters another stage's loop reads, and that stage.
   /// (In the order first read: transfers are numbered in a fixed order.)
   llvm::SetVector<std::pair<Operation *, int64_t>> replicas;
@@ -529,7 +531,9 @@ struct PipelineTrainingProgramsPass
       return pipeline.emitError() << "expects the training step as one function to cut into "
                                      "stage programs, found "
                                   << functions.size();
-    return ProgramCutter(functions.front(), pipeline.getNumStages()).run();
+    return ProgramCutter(functions.front(), pipeline.getNumStages(),
+                         pipeline.getRecompute() == "full")
+        .run();
   }
 };
 

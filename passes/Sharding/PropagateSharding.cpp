@@ -252,7 +252,9 @@ struct PropagateShardingPass : impl::PropagateShardingPassBase<PropagateSharding
   void runOnOperation() override {
     auto run = [&](func::FuncOp function, dist::MeshOp mesh,
                    const DeviceModel &model) -> LogicalResult {
-      ShardingProblem problem(function, meshShapeOf(mesh), {model, false, false});
+      ShardingOptions options{model, false, false};
+      options.followAnnotations = true;
+      ShardingProblem problem(function, meshShapeOf(mesh), options);
       if (failed(problem.build()))
         return failure();
       return Propagation(problem, mesh).run(function);

@@ -6,6 +6,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/TrainingPhase.h"
 #include "passes/Sharding/RoutedExchange.h"
+#include "passes/Sharding/ShardingConversion.h"
 #include "runtime/core/MeshAxes.h"
 
 #include <limits>
@@ -216,6 +217,41 @@ void ShardingProblem::labelBatch(Operation *op, const OpShardingRule &rule,
   }
 }
 
+/// The shardings an annotation of `op` names (empty without one, or with
+/// one the mesh does not fit: propagation reports that).
+static SmallVector<ValueSharding> annotatedShardings(Operation *op, StringRef name,
+                                                     const MeshShape &mesh) {
+  SmallVector<ValueSharding> shardings;
+  if (auto annotated = op->getAttrOfType<ArrayAttr>(name))
+    for (Attribute attr : annotated) {
+      auto sharding = fromAttr(cast<dist::ShardingAttr>(attr), mesh);
+      if (!sharding)
+        return {};
+      shardings.push_back(*sharding);
+    }
+  return shardings;
+}
+
+void ShardingProblem::keepAnnotatedStrategies(Operation *op, OpChoices &choices) const {
+  SmallVector<ValueSharding> results = annotatedShardings(op, dist::kShardingsAttrName, mesh);
+  SmallVector<ValueSharding> operands =
+      annotatedShardings(op, dist::kOperandShardingsAttrName, mesh);
+  if (results.empty() && operands.empty())
+    return;
+  auto produces = [&](const Strategy &strategy) {
+    for (auto [position, wanted] : llvm::enumerate(results))
+      if (resultSharding(choices.rule, strategy, position) != wanted)
+        return false;
+    for (auto [position, wanted] : llvm::enumerate(operands))
+      if (operandSharding(choices.rule, strategy, position) != wanted)
+        return false;
+    return true;
+  };
+  SmallVector<Strategy> kept(llvm::make_filter_range(choices.strategies, produces));
+  if (!kept.empty())
+    choices.strategies = std::move(kept);
+}
+
 LogicalResult ShardingProblem::addOp(Operation *op) {
   if (isa<graph::CompositeOp>(op))
     return op->emitOpError() << "must be inlined before sharding (run shardc-inline-composites)";
@@ -338,6 +374,8 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
     choices.strategies = enumerateStrategies(choices.rule, mesh, limits);
   }
   labelBatch(op, choices.rule, batch);
+  if (options.followAnnotations)
+    keepAnnotatedStrategies(op, choices);
   if (choices.strategies.empty()) {
     // The axis whose policy splits weights (tp, or ep for routed experts)
     // is the one that found no dim to split.

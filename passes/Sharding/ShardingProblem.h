@@ -36,6 +36,11 @@ struct ShardingOptions {
   /// states over dp; 1 takes the gradients whole (all-reduced); 3 also
   /// stores the weights split over dp.
   unsigned zeroStage = 0;
+  /// Propagation: an op annotated with its shardings (by the search) keeps
+  /// only the strategies that give them, when any does; propagation picks
+  /// among those alone (enumerating every other costs seconds on a large
+  /// training step).
+  bool followAnnotations = false;
 };
 
 /// Where an operand comes from, as far as resharding it costs.
@@ -99,6 +104,7 @@ private:
   double stepsSeconds(const std::optional<llvm::SmallVector<CollectiveStep, 4>> &steps,
                       mlir::Type elementType) const;
   mlir::LogicalResult addOp(mlir::Operation *op);
+  void keepAnnotatedStrategies(mlir::Operation *op, OpChoices &choices) const;
   /// The all-to-alls routed experts run inside the op on the strategy's
   /// routed axes (dispatch and combine); 0 for any other op.
   double exchangeSeconds(mlir::Operation *op, const Strategy &strategy,

@@ -121,6 +121,13 @@ cl::opt<std::string>
                       "and with --train 1f1b (the default), zb-h1 or zb-h2 (zero bubble: "
                       "weight gradients fill the bubbles)"),
              cl::value_desc("gpipe|interleaved|1f1b|zb-h1|zb-h2"), cl::cat(meshCategory));
+cl::opt<std::string> recompute(
+    "recompute",
+    cl::desc("With --train --pp: what a stage's backward computes again instead of keeping from "
+             "its forward for every micro-batch in flight: selective (the default; the attention "
+             "core, as attention's backward always recomputes it) or full (the stage's whole "
+             "forward: only what the stage receives is kept)"),
+    cl::value_desc("selective|full"), cl::cat(meshCategory));
 cl::opt<std::string> virtualStages(
     "virtual-stages",
     cl::desc("With --schedule interleaved: stages per pipeline rank (the model is cut into "
@@ -267,6 +274,7 @@ driver::CompileOptions compileOptions() {
   options.pipelineParallel = pipelineParallel;
   options.microbatches = microbatches;
   options.schedule = schedule;
+  options.recompute = recompute;
   options.virtualStages = virtualStages;
   options.pipelineSplits = pipelineSplits;
   options.mesh = meshSpec;

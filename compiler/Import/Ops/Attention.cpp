@@ -8,6 +8,7 @@
 #include "compiler/Import/NodeContext.h"
 #include "compiler/Import/OpRegistry.h"
 
+#include "dialects/Graph/CausalMask.h"
 #include "dialects/Graph/TypeUtils.h"
 
 #include <cmath>
@@ -111,12 +112,8 @@ LogicalResult importAttention(NodeContext &node) {
   int64_t cached = node.hasInput(4) ? node.inputType(4).getShape()[2] : 0;
   Value causalMask;
   if (*causal && cached != keys - queries) {
-    auto maskType = RankedTensorType::get({queries, keys}, node.builder().getI1Type());
-    SmallVector<bool> keep;
-    for (int64_t i = 0; i < queries; ++i)
-      for (int64_t j = 0; j < keys; ++j)
-        keep.push_back(j <= i + cached);
-    causalMask = node.constant(DenseElementsAttr::get(maskType, ArrayRef<bool>(keep)));
+    causalMask =
+        node.constant(graph::causalMaskAttr(node.builder().getContext(), queries, keys, cached));
     *causal = 0;
   }
 

@@ -54,3 +54,46 @@ func.func @main(%x: tensor<16x64xf32> {graph.name = "x"}, %i: tensor<16x2xi64> {
   %y = graph.moe %x, %i, %g, experts(%gate, %up, %down) {experts = 8 : i64, activation = "silu", exchange = true, expert_axes = ["ep"]} : (tensor<16x64xf32>, tensor<16x2xi64>, tensor<16x2xf32>, tensor<4x64x128xf32>, tensor<4x64x128xf32>, tensor<4x128x64xf32>) -> tensor<16x64xf32>
   return %y : tensor<16x64xf32>
 }
+
+// -----
+
+// A pipeline stage's functions read one weight file, so a constant or
+// untrained weight two of them hold is one tensor there, named alike: a
+// constant by its value, a weight by what its bytes are (stored
+// transposed, `w` is another tensor). Another stage has a file of its own.
+// CHECK-LABEL: func.func @stage0.forward()
+// CHECK: exec.weight "w" {file = "m.onnx", offset = 0 : i64, size = 256 : i64} : memref<8x8xf32>
+// CHECK: exec.constant "constant.0" dense<2.000000e+00>
+// CHECK-LABEL: func.func @stage0.backward_input()
+// CHECK: exec.constant "constant.1" dense<3.000000e+00>
+// CHECK: exec.constant "constant.0" dense<2.000000e+00>
+// CHECK: exec.weight "w" {file = "m.onnx", offset = 0 : i64, size = 256 : i64} : memref<8x8xf32>
+// CHECK: exec.weight "w#1" {file = "m.onnx", graph.transposed, offset = 0 : i64, size = 256 : i64} : memref<8x8xf32>
+// CHECK-LABEL: func.func @stage1.forward()
+// CHECK: exec.constant "constant.0" dense<3.000000e+00>
+// CHECK: exec.weight "w" {file = "m.onnx", graph.transposed
+func.func @stage0.forward(%x: tensor<8x8xf32> {graph.name = "x"}) -> (tensor<8x8xf32> {graph.name = "y"}) attributes {dist.stage = 0 : i64} {
+  %w = graph.weight "w" {file = "m.onnx", offset = 0, size = 256} : tensor<8x8xf32>
+  %two = graph.constant dense<2.0> : tensor<f32>
+  %0 = graph.add %x, %w : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %1 = graph.mul %0, %two : (tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32>
+  return %1 : tensor<8x8xf32>
+}
+func.func @stage0.backward_input(%x: tensor<8x8xf32> {graph.name = "x"}) -> (tensor<8x8xf32> {graph.name = "y"}) attributes {dist.stage = 0 : i64} {
+  %three = graph.constant dense<3.0> : tensor<f32>
+  %two = graph.constant dense<2.0> : tensor<f32>
+  %w = graph.weight "w" {file = "m.onnx", offset = 0, size = 256} : tensor<8x8xf32>
+  %wt = graph.weight "w" {file = "m.onnx", offset = 0, size = 256, graph.transposed} : tensor<8x8xf32>
+  %0 = graph.mul %x, %three : (tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32>
+  %1 = graph.mul %0, %two : (tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32>
+  %2 = graph.add %1, %w : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %3 = graph.add %2, %wt : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %3 : tensor<8x8xf32>
+}
+func.func @stage1.forward(%x: tensor<8x8xf32> {graph.name = "x"}) -> (tensor<8x8xf32> {graph.name = "y"}) attributes {dist.stage = 1 : i64} {
+  %three = graph.constant dense<3.0> : tensor<f32>
+  %wt = graph.weight "w" {file = "m.onnx", offset = 0, size = 256, graph.transposed} : tensor<8x8xf32>
+  %0 = graph.mul %x, %three : (tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32>
+  %1 = graph.add %0, %wt : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %1 : tensor<8x8xf32>
+}
