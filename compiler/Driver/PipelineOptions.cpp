@@ -48,16 +48,17 @@ Expected<std::optional<PipelineSpec>> parsePipelineOptions(const CompileOptions 
   if (recompute == "none")
     return pipelineError("--recompute none: attention's backward always recomputes the attention "
                          "core (selective, the default, is the least recompute)");
-  if (recompute != "selective" && recompute != "full")
-    return pipelineError("--recompute '" + recompute + "': expected selective or full");
+  if (recompute != "selective" && recompute != "full" && recompute != "auto")
+    return pipelineError("--recompute '" + recompute + "': expected selective, full or auto");
   if (!options.recompute.empty() && !options.train)
     return pipelineError("--recompute chooses what a training step's backward computes again; "
                          "give --train");
   std::optional<unsigned> pp = mesh.axis(rt::kPipelineAxis);
   if (!pp) {
-    if (recompute == "full")
-      return pipelineError("--recompute full computes a pipeline stage's forward again in its "
-                           "backward; give --pp N with N > 1");
+    if (recompute != "selective")
+      return pipelineError("--recompute " + recompute +
+                           " computes a pipeline stage's forward again in its backward; give "
+                           "--pp N with N > 1");
     // A training step runs micro-batches without a pipeline: it sums their
     // gradients (TrainingOptions.cpp).
     if ((*microbatches > 1 && !options.train) || *virtualStages > 1 ||

@@ -82,7 +82,7 @@ std::optional<PipelineFigures::Simulated> PipelineFigures::simulate() const {
   for (const StageReport &stage : stages) {
     spec.forwardSeconds.push_back(stage.forwardSeconds);
     spec.backwardInputSeconds.push_back(stage.backwardSeconds / 2 +
-                                        (recompute == "full" ? stage.forwardSeconds : 0));
+                                        (stage.recomputed ? stage.forwardSeconds : 0));
     spec.backwardWeightSeconds.push_back(stage.backwardSeconds / 2);
     spec.updateSeconds.push_back(stage.updateSeconds);
     total += spec.forwardSeconds.back() + spec.backwardInputSeconds.back() +
@@ -134,13 +134,14 @@ llvm::json::Value pipelineJson(const PipelineFigures &figures) {
       ranks.push_back(rank);
     for (unsigned layer : stage.layers)
       layers.push_back(int64_t(layer));
-    stages.push_back(llvm::json::Object{
+    llvm::json::Object entry{
         {"stage", int64_t(index)},
         {"pp_rank", int64_t(index) % figures.pipelineRanks},
         {"ranks", std::move(ranks)},
         {"first_node", stage.firstNode},
         {"last_node", stage.lastNode},
         {"layers", std::move(layers)},
+        {"recomputed", stage.recomputed},
         {"param_bytes", stage.paramBytes},
         {"activation_bytes", stage.activationBytes},
         {"memory_bytes", stage.paramBytes + stage.activationBytes},
@@ -148,7 +149,14 @@ llvm::json::Value pipelineJson(const PipelineFigures &figures) {
         {"seconds", stage.seconds},
         {"send_seconds", stage.sendSeconds},
         {"compute_seconds", stage.computeSeconds},
-        {"comm_seconds", stage.commSeconds}});
+        {"comm_seconds", stage.commSeconds}};
+    // A training stage also holds its weights' gradients and optimizer
+    // state between steps.
+    if (figures.training) {
+      entry["grad_bytes"] = stage.gradBytes;
+      entry["optimizer_bytes"] = stage.optimizerBytes;
+    }
+    stages.push_back(std::move(entry));
   }
   llvm::json::Array transfers;
   for (const TransferReport &transfer : figures.transfers)

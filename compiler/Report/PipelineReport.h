@@ -38,6 +38,8 @@ struct StageReport {
   /// A training step's compute by part: per micro-batch the forward and the
   /// backward, once per step the update.
   double forwardSeconds = 0, backwardSeconds = 0, updateSeconds = 0;
+  /// Its backward_input runs its forward again first (--recompute).
+  bool recomputed = false;
 };
 
 struct TransferReport {
@@ -49,8 +51,8 @@ struct TransferReport {
 
 struct PipelineFigures {
   std::string schedule;
-  /// A training step's --recompute: with "full" each backward_input runs
-  /// its stage's forward again first.
+  /// A training step's --recompute policy (StageReport::recomputed: what
+  /// it chose per stage).
   std::string recompute = "selective";
   int64_t pipelineRanks = 1, virtualStages = 1, microbatches = 1;
   int64_t stageRanks = 1; ///< ranks per stage (its dp x tp)

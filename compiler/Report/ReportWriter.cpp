@@ -464,6 +464,14 @@ private:
     for (stage = 0; stage < stages.size(); ++stage)
       if (failed(readEstimate(pipeline, cast<DictionaryAttr>(estimates[stage]))))
         return failure();
+    if (auto recomputed =
+            pipeline->getAttrOfType<DenseBoolArrayAttr>(dist::kRecomputedStagesAttrName)) {
+      if (recomputed.size() != int64_t(stages.size()))
+        return pipeline.emitError() << "expected one " << dist::kRecomputedStagesAttrName
+                                    << " flag per stage";
+      for (auto [index, flag] : llvm::enumerate(recomputed.asArrayRef()))
+        stages[index].recomputed = flag;
+    }
     assignLayers();
     return success();
   }

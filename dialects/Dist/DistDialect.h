@@ -46,6 +46,9 @@ constexpr llvm::StringLiteral kMicrobatchIndexAttrName = "dist.microbatch_index"
 /// On a stage function: the stage search's estimate for it (a dictionary of
 /// seconds, send_seconds, weight_bytes, activation_bytes).
 constexpr llvm::StringLiteral kStageEstimateAttrName = "dist.stage_estimate";
+/// On a training pipeline's dist.pipeline: per stage, whether its backward
+/// computes its forward again (--recompute; set by shardc-pipeline-stages).
+constexpr llvm::StringLiteral kRecomputedStagesAttrName = "dist.recomputed_stages";
 /// On an op of a training step with dist.pipeline (an i64): the stage it
 /// runs on (shardc-pipeline-stages), until the step is cut into programs.
 constexpr llvm::StringLiteral kPipelineStageAttrName = "dist.pipeline_stage";

@@ -197,9 +197,10 @@ def Dist_PipelineOp : Dist_Op<"pipeline", [HasParent<"::mlir::ModuleOp">]> {
     `shardc-pipeline-stages` the module has one function; after it, one per
     stage (`dist.stage` on each). `shardc-pipeline-schedule` adds `actions`:
     per pp rank, the ordered #dist.action list every rank of it runs.
-    `recompute` (a training step's): "selective", or "full" when each
+    `recompute` (a training step's): "selective", "full" when each
     stage's backward computes its forward again, keeping only what the
-    stage receives.
+    stage receives, or "auto": full where a stage does not fit otherwise
+    (`dist.recomputed_stages` gives the choice per stage).
   }];
   let arguments = (ins I64Attr:$pipeline_ranks, I64Attr:$virtual_stages,
                        I64Attr:$microbatches, StrAttr:$schedule,

@@ -285,8 +285,9 @@ LogicalResult PipelineOp::verify() {
     return emitOpError() << "a " << schedule
                          << " schedule has one stage per rank; virtual stages need "
                             "the interleaved schedule";
-  if (!llvm::is_contained({"selective", "full"}, getRecompute()))
-    return emitOpError() << "recompute '" << getRecompute() << "': expected selective or full";
+  if (!llvm::is_contained({"selective", "full", "auto"}, getRecompute()))
+    return emitOpError() << "recompute '" << getRecompute()
+                         << "': expected selective, full or auto";
   if (std::optional<ArrayAttr> actions = getActions()) {
     if (int64_t(actions->size()) != getPipelineRanksAttr().getInt())
       return emitOpError() << "has " << actions->size() << " action lists for "

@@ -55,6 +55,13 @@ FailureOr<std::vector<size_t>> forcedCuts(dist::PipelineOp pipeline, const Stage
   return cuts;
 }
 
+StageProblem::Recompute recomputePolicy(dist::PipelineOp pipeline) {
+  StringRef recompute = pipeline.getRecompute();
+  return recompute == "full"   ? StageProblem::Recompute::Full
+         : recompute == "auto" ? StageProblem::Recompute::Auto
+                               : StageProblem::Recompute::Selective;
+}
+
 struct PipelineStagesPass
     : OnThePipeline<PipelineStagesPass, impl::PipelineStagesPassBase<PipelineStagesPass>> {
   using OnThePipeline::OnThePipeline;
@@ -80,7 +87,7 @@ struct PipelineStagesPass
     if (training)
       trainingProgram =
           analyzeTrainingStageProgram(function, mesh, *model, pipeline.getMicrobatchesAttr().getInt(),
-                                      pipeline.getRecompute() == "full");
+                                      recomputePolicy(pipeline));
     StageProgram program =
         training ? std::move(trainingProgram->forward) : analyzeStageProgram(function, mesh, *model);
     StageProblem &problem = program.problem;
@@ -131,10 +138,17 @@ struct PipelineStagesPass
                                   << inFlight
                                   << (inFlight == 1 ? " micro-batch" : " micro-batches")
                                   << " in flight " << formatBytes(double(stage.activationBytes))
+                                  << (stage.recomputed ? ", its forward computed again by its "
+                                                         "backward"
+                                                       : "")
                                   << ") but a stage may hold "
                                   << formatBytes(double(problem.memoryBudget))
                                   << " in the best cut of " << problem.stages
-                                  << " stages; give more stages or devices";
+                                  << " stages; give more stages or devices"
+                                  << (training && problem.recompute ==
+                                                      StageProblem::Recompute::Selective
+                                          ? ", or --recompute auto"
+                                          : "");
     }
     if (!result.plan)
       return pipeline.emitError() << result.error;
@@ -159,9 +173,13 @@ struct PipelineStagesPass
       trainingProgram->forward = std::move(program);
       tagTrainingStages(*trainingProgram, stageOf, problem.stages, mesh);
       SmallVector<Attribute> estimates;
-      for (const StageFigures &figures : result.plan->stages)
+      SmallVector<bool> recomputed;
+      for (const StageFigures &figures : result.plan->stages) {
         estimates.push_back(estimate(figures));
+        recomputed.push_back(figures.recomputed);
+      }
       pipeline->setAttr(dist::kStageEstimateAttrName, builder.getArrayAttr(estimates));
+      pipeline->setAttr(dist::kRecomputedStagesAttrName, builder.getDenseBoolArrayAttr(recomputed));
     } else {
       SmallVector<func::FuncOp> stages = outlineStages(function, program, stageOf, problem.stages);
       for (auto [outlined, figures] : llvm::zip(stages, result.plan->stages))

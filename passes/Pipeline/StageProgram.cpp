@@ -138,7 +138,8 @@ StageProgram analyzeStageProgram(func::FuncOp function, const MeshShape &mesh,
 
 TrainingStageProgram analyzeTrainingStageProgram(func::FuncOp function, const MeshShape &mesh,
                                                  const DeviceModel &device,
-                                                 int64_t microbatches, bool recomputeForward) {
+                                                 int64_t microbatches,
+                                                 StageProblem::Recompute recompute) {
   TrainingStageProgram training;
   StageProgram &program = training.forward;
   llvm::DenseMap<Operation *, unsigned> weightIndex;
@@ -155,10 +156,9 @@ TrainingStageProgram analyzeTrainingStageProgram(func::FuncOp function, const Me
     }
   }
   measureSequence(program, mesh, device, weightIndex);
-  program.problem.recomputeForward = recomputeForward;
-  if (recomputeForward)
-    for (double &seconds : program.problem.opSeconds)
-      seconds *= 2;
+  // Each forward op's own seconds, before its backward's join them.
+  program.problem.recompute = recompute;
+  program.problem.forwardSeconds = program.problem.opSeconds;
   // The weights' homes: the first forward op that reads each.
   for (auto [position, op] : llvm::enumerate(program.sequence))
     for (Value operand : op->getOperands())

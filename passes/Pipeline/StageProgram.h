@@ -56,12 +56,12 @@ struct TrainingStageProgram {
 };
 
 /// As analyzeStageProgram for a training step (`graph.phase` tags) run in
-/// `microbatches` pieces; with `recomputeForward` (--recompute full) the
-/// backward runs every forward op again.
+/// `microbatches` pieces, under the --recompute policy.
 TrainingStageProgram analyzeTrainingStageProgram(mlir::func::FuncOp function,
                                                  const sharding::MeshShape &mesh,
                                                  const sharding::DeviceModel &device,
-                                                 int64_t microbatches, bool recomputeForward);
+                                                 int64_t microbatches,
+                                                 StageProblem::Recompute recompute);
 
 /// The link a transfer between stages takes on `stages` (the stages' mesh):
 /// stages are neighbours in the rank order, so a transfer stays on NVLink

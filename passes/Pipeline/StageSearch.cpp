@@ -2,6 +2,7 @@
 #include "passes/Pipeline/StageSearch.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -68,24 +69,34 @@ void prune(std::vector<Entry> &entries) {
   entries = std::move(kept);
 }
 
-/// The figures of every stage between two candidates, one sweep per end.
+/// The figures of every stage between two candidates, one sweep per end:
+/// as kept, and (with --recompute) as computed again by the backward.
 struct PairTable {
   size_t count;
-  std::vector<StageFigures> figures; // [begin * count + end]
+  std::vector<StageFigures> figures, recomputedFigures; // [begin * count + end]
   const StageFigures &at(size_t begin, size_t end) const { return figures[begin * count + end]; }
+  const StageFigures &recomputedAt(size_t begin, size_t end) const {
+    return recomputedFigures[begin * count + end];
+  }
 };
 
 PairTable tabulate(const StageProblem &problem, const std::vector<size_t> &candidates) {
   size_t count = candidates.size();
-  PairTable table{count, std::vector<StageFigures>(count * count)};
+  bool recompute = problem.recompute != StageProblem::Recompute::Selective;
+  assert((!recompute || problem.forwardSeconds.size() == problem.opSeconds.size()) &&
+         "recompute needs each op's forward seconds");
+  PairTable table{count, std::vector<StageFigures>(count * count),
+                  std::vector<StageFigures>(recompute ? count * count : 0)};
   std::vector<size_t> counted(problem.weightBytes.size(), SIZE_MAX);
   for (size_t endIndex = 1; endIndex < count; ++endIndex) {
     size_t end = candidates[endIndex];
-    double seconds = 0;
+    double seconds = 0, forward = 0;
     int64_t weights = 0, live = 0, kept = 0;
     size_t beginIndex = endIndex;
     for (size_t op = end; op-- > 0;) {
       seconds += problem.opSeconds[op];
+      if (recompute)
+        forward += problem.forwardSeconds[op];
       live = std::max(live, problem.liveBytes[op]);
       if (!problem.keptBytes.empty())
         kept += problem.keptBytes[op];
@@ -103,12 +114,20 @@ PairTable tabulate(const StageProblem &problem, const std::vector<size_t> &candi
       figures.sendSeconds = sendSeconds(problem, end);
       figures.seconds = seconds;
       figures.weightBytes = weights;
-      figures.keptBytes = problem.crossingBytes[op] + problem.crossingBytes[end];
+      figures.keptBytes = problem.crossingBytes[op] + problem.crossingBytes[end] + kept;
       figures.workingBytes = live;
-      // Kept per micro-batch in flight, or with full recompute live for the
-      // one micro-batch whose backward runs.
-      (problem.recomputeForward ? figures.workingBytes : figures.keptBytes) += kept;
       figures.activationBytes = problem.microbatches * figures.keptBytes + live;
+      if (!recompute)
+        continue;
+      // What the backward reads is live for the one micro-batch whose
+      // backward runs, and the forward runs twice.
+      StageFigures &again = table.recomputedFigures[beginIndex * count + endIndex];
+      again = figures;
+      again.recomputed = true;
+      again.seconds += forward;
+      again.keptBytes -= kept;
+      again.workingBytes += kept;
+      again.activationBytes = problem.microbatches * again.keptBytes + again.workingBytes;
     }
   }
   return table;
@@ -120,6 +139,19 @@ struct Search {
   const PairTable &table;
   bool limitMemory;
 
+  /// Stage `stage` over the candidates `beginIndex` to `endIndex`, as the
+  /// recompute policy has it: kept, computed again, or (auto) computed
+  /// again only when kept it does not fit the budget.
+  StageFigures stageAt(size_t stage, size_t beginIndex, size_t endIndex) const {
+    StageFigures kept = asStage(problem, table.at(beginIndex, endIndex), stage);
+    using Recompute = StageProblem::Recompute;
+    if (problem.recompute == Recompute::Selective ||
+        (problem.recompute == Recompute::Auto &&
+         (problem.memoryBudget <= 0 || kept.memoryBytes() <= problem.memoryBudget)))
+      return kept;
+    return asStage(problem, table.recomputedAt(beginIndex, endIndex), stage);
+  }
+
   /// Stage `stage` may not span a forced cut nor exceed the budget.
   bool allowed(size_t stage, size_t beginIndex, size_t endIndex) const {
     size_t begin = candidates[beginIndex], end = candidates[endIndex];
@@ -127,8 +159,7 @@ struct Search {
       if (forced > begin && forced < end)
         return false;
     return !limitMemory || problem.memoryBudget <= 0 ||
-           asStage(problem, table.at(beginIndex, endIndex), stage).memoryBytes() <=
-               problem.memoryBudget;
+           stageAt(stage, beginIndex, endIndex).memoryBytes() <= problem.memoryBudget;
   }
 
   /// fronts[s][c]: the ways to cover ops [0, candidates[c]) with s + 1
@@ -141,7 +172,7 @@ struct Search {
     Fronts fronts(stages, std::vector<std::vector<Entry>>(count));
     for (size_t end = 1; end < count; ++end)
       if (fits(0, 0, end))
-        fronts[0][end].push_back(extend(nullptr, table.at(0, end)));
+        fronts[0][end].push_back(extend(nullptr, stageAt(0, 0, end)));
     for (size_t stage = 1; stage < stages; ++stage)
       for (size_t end = stage + 1; end < count; ++end) {
         std::vector<Entry> &entries = fronts[stage][end];
@@ -150,7 +181,7 @@ struct Search {
           if (before.empty() || !fits(stage, begin, end))
             continue;
           for (size_t index = 0; index < before.size(); ++index) {
-            Entry entry = extend(&before[index], table.at(begin, end));
+            Entry entry = extend(&before[index], stageAt(stage, begin, end));
             entry.previousCandidate = begin;
             entry.previousEntry = index;
             entries.push_back(entry);
@@ -204,7 +235,7 @@ struct Search {
     // Entry::maxSeconds holds the sum of squared computes here.
     Fronts fronts = buildFronts(
         [&](size_t stage, size_t begin, size_t end) {
-          return allowed(stage, begin, end) && paceOf(table.at(begin, end)) <= pace;
+          return allowed(stage, begin, end) && paceOf(stageAt(stage, begin, end)) <= pace;
         },
         [](const Entry *before, const StageFigures &stage) {
           return Entry{(before ? before->maxSeconds : 0.0) + stage.seconds * stage.seconds,
@@ -240,7 +271,7 @@ struct Search {
     StagePlan plan;
     size_t begin = 0;
     for (size_t end : ends) {
-      plan.stages.push_back(asStage(problem, table.at(begin, end), plan.stages.size()));
+      plan.stages.push_back(stageAt(plan.stages.size(), begin, end));
       begin = end;
     }
     plan.stepSeconds = stepSeconds(problem, plan.stages);

@@ -58,10 +58,15 @@ struct StageProblem {
   /// which a stage keeps per micro-batch until its backward ran (empty for
   /// inference).
   std::vector<int64_t> keptBytes;
-  /// --recompute full: a stage keeps only what crosses its ends per
-  /// micro-batch in flight; its backward computes the rest again, one
-  /// micro-batch at a time (opSeconds then count each forward op twice).
-  bool recomputeForward = false;
+  /// --recompute: with a stage's forward computed again by its backward,
+  /// the stage keeps only what crosses its ends per micro-batch in flight;
+  /// what the backward reads is live for one micro-batch, and each forward
+  /// op's own seconds (forwardSeconds, a training step's) count twice.
+  /// Auto recomputes a stage only when it does not fit memoryBudget
+  /// otherwise.
+  enum class Recompute { Selective, Full, Auto };
+  Recompute recompute = Recompute::Selective;
+  std::vector<double> forwardSeconds;
   /// Per stage: the micro-batches whose activations it holds at once (the
   /// schedule's: 1F1B's stage s P - s, GPipe's M); empty: M on every stage.
   std::vector<int64_t> inFlight;
@@ -93,6 +98,8 @@ struct StageFigures {
   /// keptBytes of the micro-batches in flight (StageProblem::inFlight) plus
   /// the working set.
   int64_t activationBytes = 0;
+  /// Its backward computes its forward again (--recompute).
+  bool recomputed = false;
   int64_t memoryBytes() const { return weightBytes + activationBytes; }
 };
 

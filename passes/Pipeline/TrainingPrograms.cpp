@@ -86,8 +86,8 @@ std::string storageKey(graph::WeightOp weight) {
 
 class ProgramCutter {
 public:
-  ProgramCutter(func::FuncOp function, int64_t stages, bool recomputeForward)
-      : function(function), stages(stages), recomputeForward(recomputeForward) {}
+  ProgramCutter(func::FuncOp function, int64_t stages, ArrayRef<bool> recomputed)
+      : function(function), stages(stages), recomputed(recomputed) {}
 
   LogicalResult run() {
     Block &body = function.getBody().front();
@@ -441,7 +441,8 @@ private:
     // With full recompute a stage's backward computes again what its own
     // forward computed (W takes what B computed again): only what the
     // stage received stays kept per micro-batch in flight.
-    if (recomputeForward && at.part != Part::Update && made.stage == at.stage &&
+    bool recomputes = at.stage < int64_t(recomputed.size()) && recomputed[at.stage];
+    if (recomputes && at.part != Part::Update && made.stage == at.stage &&
         made.part == Part::Forward && recomputable(producer)) {
       Place backward{at.stage, Part::BackwardInput, 0};
       if (at.part == Part::BackwardWeight && mappings[backward].contains(value))
@@ -501,8 +502,8 @@ private:
 
   func::FuncOp function;
   int64_t stages;
-  /// --recompute full.
-  bool recomputeForward;
+  /// Per stage, whether its backward computes its forward again.
+  ArrayRef<bool> recomputed;
   SmallVector<Operation *> ops;
   exec::MicrobatchLoopEndOp loopEnd;
   /// The last stage's update level that receives results made elsewhere.
@@ -531,9 +532,10 @@ struct PipelineTrainingProgramsPass
       return pipeline.emitError() << "expects the training step as one function to cut into "
                                      "stage programs, found "
                                   << functions.size();
-    return ProgramCutter(functions.front(), pipeline.getNumStages(),
-                         pipeline.getRecompute() == "full")
-        .run();
+    ArrayRef<bool> recomputed;
+    if (auto attr = pipeline->getAttrOfType<DenseBoolArrayAttr>(dist::kRecomputedStagesAttrName))
+      recomputed = attr.asArrayRef();
+    return ProgramCutter(functions.front(), pipeline.getNumStages(), recomputed).run();
   }
 };
 

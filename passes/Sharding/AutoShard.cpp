@@ -382,6 +382,10 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
   /// The module's pipeline ranks (1 without one): its memory checks are
   /// over them together.
   int64_t pipelineRanks = 1;
+  /// A pipeline whose stages' backward may compute their forward again
+  /// (--recompute full or auto): the activations are the stage search's to
+  /// check, knowing what is kept; this pass checks the model state only.
+  bool stagesRecompute = false;
 
   void runOnOperation() override {
     auto run = [&](func::FuncOp function, dist::MeshOp mesh,
@@ -390,8 +394,11 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
       // A pipeline's rank holds about 1/P of the model; each stage's memory
       // is checked exactly once the stages are cut (shardc-pipeline-stages).
       pipelineRanks = 1;
-      for (auto pipeline : getOperation().getOps<dist::PipelineOp>())
+      stagesRecompute = false;
+      for (auto pipeline : getOperation().getOps<dist::PipelineOp>()) {
         pipelineRanks = pipeline.getPipelineRanks();
+        stagesRecompute = pipeline.getRecompute() != "selective";
+      }
       budget *= pipelineRanks;
       if (!zeroAuto)
         return shard(function, mesh, model, budget, zero);
@@ -564,7 +571,7 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
           return failure();
       }
       needed = memoryOf(problem, *chosen, homes, zeroStage);
-      if (needed.total() > double(budget))
+      if ((stagesRecompute ? needed.modelState() : needed.total()) > double(budget))
         continue;
       if (zeroStage > 0)
         function->getParentOfType<ModuleOp>()->setAttr(
@@ -600,7 +607,10 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
                                   << formatBytes(needed.activations) << " of activations, "
                                   << formatBytes(needed.total()) << " in all, but "
                                   << budgetText(budget) << ": over by "
-                                  << formatBytes(needed.total() - double(budget));
+                                  << formatBytes(needed.total() - double(budget))
+                                  << (pipelineRanks > 1 && needed.modelState() <= double(budget)
+                                          ? " (--recompute auto keeps fewer activations)"
+                                          : "");
     return function.emitError() << "the plan needs " << formatBytes(needed.total()) << " "
                                 << budgetScope() << " (weights " << formatBytes(needed.weights)
                                 << ", activations " << formatBytes(needed.activations) << ") but "

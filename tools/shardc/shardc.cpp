@@ -125,9 +125,10 @@ cl::opt<std::string> recompute(
     "recompute",
     cl::desc("With --train --pp: what a stage's backward computes again instead of keeping from "
              "its forward for every micro-batch in flight: selective (the default; the attention "
-             "core, as attention's backward always recomputes it) or full (the stage's whole "
-             "forward: only what the stage receives is kept)"),
-    cl::value_desc("selective|full"), cl::cat(meshCategory));
+             "core, as attention's backward always recomputes it), full (the stage's whole "
+             "forward: only what the stage receives is kept) or auto (full on the stages that "
+             "do not fit --device-memory otherwise)"),
+    cl::value_desc("selective|full|auto"), cl::cat(meshCategory));
 cl::opt<std::string> virtualStages(
     "virtual-stages",
     cl::desc("With --schedule interleaved: stages per pipeline rank (the model is cut into "

@@ -85,14 +85,42 @@ TEST(StageSearch, FullRecomputeKeepsOnlyTheCrossingsPerMicrobatchInFlight) {
   // flight only what crosses its ends; what its backward reads is live for
   // the one micro-batch whose backward runs, beside the working set.
   StageProblem problem = fourKeepingOps();
-  problem.recomputeForward = true;
+  problem.recompute = StageProblem::Recompute::Full;
+  problem.forwardSeconds = {0.5, 0.5, 0.5, 0.5};
   StageSearchResult result = searchStages(problem);
   ASSERT_TRUE(result.plan);
   ASSERT_EQ(ends(*result.plan), (std::vector<size_t>{2, 4}));
+  // Each op's forward half a second of its 1 s runs again.
+  EXPECT_DOUBLE_EQ(result.plan->stages[0].seconds, 2 + 2 * 0.5);
+  EXPECT_TRUE(result.plan->stages[0].recomputed);
   EXPECT_EQ(result.plan->stages[0].keptBytes, 10);
   EXPECT_EQ(result.plan->stages[0].workingBytes, 200 + 5);
   EXPECT_EQ(result.plan->stages[0].activationBytes, 2 * 10 + 200 + 5);
   EXPECT_EQ(result.plan->stages[1].activationBytes, 1 * 10 + 200 + 5);
+}
+
+TEST(StageSearch, AutoRecomputesOnlyTheStagesThatDoNotFitOtherwise) {
+  // A budget of 300 bytes: stage 0 (2 micro-batches in flight) keeps 425
+  // bytes, 225 computed again; stage 1 keeps 215 and fits as it is. Every
+  // other cut leaves a stage over 300 either way.
+  StageProblem problem = fourKeepingOps();
+  problem.recompute = StageProblem::Recompute::Auto;
+  problem.forwardSeconds = {0.5, 0.5, 0.5, 0.5};
+  problem.memoryBudget = 300;
+  StageSearchResult result = searchStages(problem);
+  ASSERT_TRUE(result.plan) << result.error;
+  ASSERT_EQ(ends(*result.plan), (std::vector<size_t>{2, 4}));
+  EXPECT_TRUE(result.plan->stages[0].recomputed);
+  EXPECT_EQ(result.plan->stages[0].activationBytes, 2 * 10 + 200 + 5);
+  EXPECT_DOUBLE_EQ(result.plan->stages[0].seconds, 3);
+  EXPECT_FALSE(result.plan->stages[1].recomputed);
+  EXPECT_EQ(result.plan->stages[1].activationBytes, 1 * (200 + 10) + 5);
+  EXPECT_DOUBLE_EQ(result.plan->stages[1].seconds, 2);
+  // Without a budget nothing is computed again.
+  problem.memoryBudget = 0;
+  result = searchStages(problem);
+  ASSERT_TRUE(result.plan);
+  EXPECT_FALSE(result.plan->stages[0].recomputed);
 }
 
 TEST(StageSearch, OnlyTheStageWithFewerMicrobatchesInFlightTakesTheHeavyOps) {
