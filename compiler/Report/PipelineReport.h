@@ -40,6 +40,10 @@ struct StageReport {
   double forwardSeconds = 0, backwardSeconds = 0, updateSeconds = 0;
   /// Its backward_input runs its forward again first (--recompute).
   bool recomputed = false;
+  /// A training stage's activations kept per micro-batch in flight (the
+  /// stage search's), and Korthikanti et al.'s count for its layers.
+  int64_t keptBytes = 0;
+  double korthikantiBytes = 0;
 };
 
 struct TransferReport {

@@ -238,6 +238,12 @@ private:
         shards *= mesh.groupSize(value.partial);
       }
     }
+    // Norms that read the stream split over tp: sequence parallelism.
+    if (isa<graph::LayerNormOp, graph::RmsNormOp>(op))
+      if (std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis))
+        sequenceParallel |= llvm::any_of(sharding[op.getResult(0)].dims, [&](const AxisList &axes) {
+          return llvm::is_contained(axes, *tp);
+        });
     if (isa<graph::WeightOp>(op)) {
       Value result = op.getResult(0);
       int64_t bytes = tensorBytes(sharding[result].localShape(tensorType(result).getShape(), mesh),
@@ -266,8 +272,10 @@ private:
       return success();
     modules.push_back(graph::onnxModuleOf(op.getLoc()));
     noteNode(op);
-    if (isa<graph::AttentionOp>(op))
+    if (isa<graph::AttentionOp>(op)) {
       attentions.push_back({position, &op});
+      attentionStage[&op] = stage;
+    }
     const int64_t runs = runsPerStep(partOf(&op));
     double opFlopsLocal = double(runs) * opFlops(&op) / double(shards);
     flops += opFlopsLocal;
@@ -381,7 +389,8 @@ private:
                            source,
                            module,
                            position,
-                           std::nullopt});
+                           std::nullopt,
+                           std::string()});
     release(*send);
     return success();
   }
@@ -411,7 +420,8 @@ private:
                            sent.source,
                            sent.module,
                            position,
-                           std::nullopt});
+                           std::nullopt,
+                           std::string()});
     live(result, *recv);
     return success();
   }
@@ -499,6 +509,7 @@ private:
     stages[stage].seconds = *seconds;
     stages[stage].sendSeconds = *send;
     stages[stage].activationBytes = int64_t(*activation);
+    stages[stage].keptBytes = int64_t(number("kept_bytes").value_or(0));
     stages[stage].workingSetBytes = stagePeak;
     stagePeak = 0;
     return success();
@@ -511,6 +522,11 @@ private:
     figures.stages = stages;
     figures.transfers = transfers;
     figures.layers = layerAttention.size();
+    if (training)
+      for (auto &[position, attention] : attentions) {
+        StageReport &stage = figures.stages[attentionStage.lookup(attention)];
+        stage.korthikantiBytes += korthikantiBytes(attention, stage.recomputed);
+      }
     std::vector<OpCost> costs;
     for (const PricedOp &op : priced) {
       std::optional<unsigned> layer = layerOfOp(op);
@@ -705,6 +721,35 @@ private:
     return layers.empty() ? std::string() : layers.name(layer);
   }
 
+  /// The elements of `value` as one tp group holds it: its local elements,
+  /// times its split over tp (of an attention's output, b*s*h with b one
+  /// data-parallel replica's micro-batch).
+  double tensorGroupElements(Value value) const {
+    double elements = double(localBytes(value)) /
+                      double(graph::elementByteWidth(tensorType(value).getElementType()));
+    if (std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis))
+      for (const AxisList &axes : sharding.find(value)->second.dims)
+        if (llvm::is_contained(axes, *tp))
+          elements *= double(mesh.sizes[*tp]);
+    return elements;
+  }
+
+  /// Korthikanti et al. (2022)'s activation bytes of one layer and
+  /// micro-batch per device, in 16-bit activations: sbh(10 + 24/t) with
+  /// tensor parallelism and selective recompute, 34sbh/t with sequence
+  /// parallelism too, 2sbh (2sbh/t with sp) with full recompute; scaled to
+  /// the width of the layer's activations.
+  double korthikantiBytes(Operation *attention, bool recomputed) const {
+    Value output = attention->getResult(0);
+    std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis);
+    double t = tp ? double(mesh.sizes[*tp]) : 1;
+    double sbh = tensorGroupElements(output);
+    double perLayer = recomputed          ? 2 * sbh / (sequenceParallel ? t : 1)
+                      : sequenceParallel ? 34 * sbh / t
+                                         : sbh * (10 + 24 / t);
+    return perLayer * double(graph::elementByteWidth(tensorType(output).getElementType())) / 2;
+  }
+
   /// Megatron-LM's forward traffic per device for one layer: 2 all-reduces
   /// of b*s*h, b the batch of one data-parallel replica.
   std::optional<double> megatronTraffic(unsigned layer) const {
@@ -715,13 +760,8 @@ private:
     // elements, times its split over tp (data parallelism divides b, when
     // the batch could be split).
     Value output = layerAttention[layer]->getResult(0);
-    const ValueSharding &split = sharding.find(output)->second;
     double t = double(mesh.sizes[*tp]);
-    double bsh = double(localBytes(output)) /
-                 double(graph::elementByteWidth(tensorType(output).getElementType()));
-    for (const AxisList &axes : split.dims)
-      if (llvm::is_contained(axes, *tp))
-        bsh *= t;
+    double bsh = tensorGroupElements(output);
     // Two all-reduces of b*s*h forward; a training step adds two backward,
     // once per micro-batch (b is one micro-batch's).
     double allReduces = training ? 4 : 2;
@@ -771,6 +811,9 @@ private:
   /// One entry per graph.moe (routed experts), in program order.
   llvm::json::Array experts;
   std::vector<std::pair<size_t, Operation *>> attentions;
+  llvm::DenseMap<Operation *, size_t> attentionStage;
+  /// Some norm reads the stream split over tp (--sp).
+  bool sequenceParallel = false;
   std::vector<std::string> modules; ///< of every op, for the layers
   ModelLayers layers;
   /// Each layer's first attention op (b*s*h for Megatron's traffic); null

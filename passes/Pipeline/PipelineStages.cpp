@@ -159,13 +159,17 @@ struct PipelineStagesPass
         stageOf[op] = int64_t(stage);
     Builder builder(module.getContext());
     auto estimate = [&](const StageFigures &figures) {
-      return builder.getDictionaryAttr({
-              builder.getNamedAttr("seconds", builder.getF64FloatAttr(figures.seconds)),
-              builder.getNamedAttr("send_seconds", builder.getF64FloatAttr(figures.sendSeconds)),
-              builder.getNamedAttr("weight_bytes", builder.getI64IntegerAttr(figures.weightBytes)),
-              builder.getNamedAttr("activation_bytes",
-                                   builder.getI64IntegerAttr(figures.activationBytes)),
-      });
+      SmallVector<NamedAttribute> entries = {
+          builder.getNamedAttr("seconds", builder.getF64FloatAttr(figures.seconds)),
+          builder.getNamedAttr("send_seconds", builder.getF64FloatAttr(figures.sendSeconds)),
+          builder.getNamedAttr("weight_bytes", builder.getI64IntegerAttr(figures.weightBytes)),
+          builder.getNamedAttr("activation_bytes",
+                               builder.getI64IntegerAttr(figures.activationBytes))};
+      // A training stage's activations kept per micro-batch in flight.
+      if (training)
+        entries.push_back(
+            builder.getNamedAttr("kept_bytes", builder.getI64IntegerAttr(figures.keptBytes)));
+      return builder.getDictionaryAttr(entries);
     };
     if (training) {
       // The step is cut into programs after partitioning, when its sums
