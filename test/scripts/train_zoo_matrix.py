@@ -50,6 +50,9 @@ MESHES = {  # name: (shardc flags, ranks, times each batch is repeated)
     "pp4zb": (f"--pp 4 --microbatches 4 --schedule zb-h1 --device {FREE_LINKS}", 4, 2),
     "pp2v2": (f"--pp 2 --microbatches 2 --schedule interleaved --virtual-stages 2 "
               f"--device {FREE_LINKS}", 2, 1),
+    "pp4": (f"--pp 4 --microbatches 4 --device {FREE_LINKS}", 4, 2),
+    "pp4zbh2": (f"--pp 4 --microbatches 4 --schedule zb-h2 --device {FREE_LINKS}", 4, 2),
+    "dp2pp2tp2": (f"--dp 2 --pp 2 --tp 2 --microbatches 2 --device {FREE_LINKS}", 8, 2),
     # Each stage's backward computes its forward again (--recompute full).
     "pp2full": (f"--pp 2 --tp 2 --microbatches 2 --recompute full --device {FREE_LINKS}", 4, 1),
 }
