@@ -180,8 +180,9 @@ struct Search {
           const std::vector<Entry> &before = fronts[stage - 1][begin];
           if (before.empty() || !fits(stage, begin, end))
             continue;
+          const StageFigures figures = stageAt(stage, begin, end);
           for (size_t index = 0; index < before.size(); ++index) {
-            Entry entry = extend(&before[index], stageAt(stage, begin, end));
+            Entry entry = extend(&before[index], figures);
             entry.previousCandidate = begin;
             entry.previousEntry = index;
             entries.push_back(entry);
