@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <condition_variable>
 #include <cstdlib>
@@ -258,9 +259,15 @@ public:
   }
 
   // Buffered, like the in-process world's: the bytes are copied and sent
-  // with MPI_Isend, so a send returns before the peer receives and a ring of
-  // sends-then-receives cannot deadlock on MPI's rendezvous protocol.
-  // Finished sends are reaped here and the rest waited for at destruction.
+  // without waiting, so a send returns before the peer receives and a ring
+  // of sends-then-receives cannot deadlock on MPI's rendezvous protocol.
+  // But at most kSendsInFlight per peer: past them a send waits for the
+  // peer to take the oldest, under the watchdog, so a peer that stopped
+  // receiving fails the sender at the timeout rather than growing its
+  // memory without end. MPI_Issend, not MPI_Isend: it completes only once
+  // the peer's receive matched it, where a small MPI_Isend completes at once
+  // and leaves its bytes queued in MPI's buffers. Finished sends are reaped
+  // here and the rest waited for at destruction.
   Status send(const void *data, size_t bytes, int peer) override {
     if (Status status = checkPeer(peer, "send"); !status)
       return status;
@@ -270,13 +277,15 @@ public:
     const auto *begin = static_cast<const std::byte *>(data);
     size_t done = 0;
     do { // a zero-byte message still matches the peer's receive
+      if (Status status = waitForRoom(peer); !status)
+        return status;
       int chunk = static_cast<int>(std::min<size_t>(bytes - done, INT_MAX));
       pending_.push_back(
-          {MPI_REQUEST_NULL, std::vector<std::byte>(begin + done, begin + done + chunk)});
+          {MPI_REQUEST_NULL, peer, std::vector<std::byte>(begin + done, begin + done + chunk)});
       PendingSend &send = pending_.back();
-      if (Status status =
-              check(MPI_Isend(send.bytes.data(), chunk, MPI_BYTE, peer, kTag, comm_, &send.request),
-                    "send");
+      if (Status status = check(
+              MPI_Issend(send.bytes.data(), chunk, MPI_BYTE, peer, kTag, comm_, &send.request),
+              "send");
           !status)
         return status;
       done += chunk;
@@ -324,6 +333,12 @@ public:
 
 private:
   static constexpr int kTag = 0;
+  /// Sends to one peer that it has not received yet, at most. A pipeline
+  /// link carries two messages per transfer (its tag, its bytes) and its
+  /// schedule keeps a few micro-batches in flight (2P-1 at most, ZB-H2), so
+  /// this leaves room for any schedule's, while bounding the memory a
+  /// stopped peer holds up.
+  static constexpr size_t kSendsInFlight = 256;
 
   Status checkPeer(int peer, const char *what) const {
     if (peer < 0 || peer >= size_)
@@ -334,8 +349,27 @@ private:
 
   struct PendingSend {
     MPI_Request request;
+    int peer;
     std::vector<std::byte> bytes;
   };
+
+  /// Waits, oldest first, until fewer than kSendsInFlight sends to `peer`
+  /// are not received yet.
+  Status waitForRoom(int peer) {
+    size_t inFlight = std::count_if(pending_.begin(), pending_.end(),
+                                    [&](const PendingSend &send) { return send.peer == peer; });
+    for (auto send = pending_.begin(); inFlight >= kSendsInFlight;) {
+      if (send->peer != peer) {
+        ++send;
+        continue;
+      }
+      if (Status status = check(MPI_Wait(&send->request, MPI_STATUS_IGNORE), "send"); !status)
+        return status;
+      send = pending_.erase(send);
+      --inFlight;
+    }
+    return {};
+  }
 
   /// Forgets the sends that are done (all of them, waiting, with `wait`).
   Status reapSends(bool wait) {

@@ -10,7 +10,8 @@
 // MPI_FLOAT and rounded once, as the in-process communicator does. MPI errors
 // are returned (MPI_ERRORS_RETURN), not fatal. MPI itself never times out, so
 // a watchdog thread measures every collective and calls a handler (which ends
-// the job) when one runs past the timeout.
+// the job) when one runs past the timeout; a send waits (and so times out)
+// when too many of its peer's are unreceived.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_COMM_MPI_H

@@ -1,6 +1,7 @@
 //===- Artifact.cpp - load and check a compiled artifact ------------------===//
 #include "runtime/core/Artifact.h"
 
+#include "runtime/core/ManifestFields.h"
 #include "runtime/core/MeshAxes.h"
 #include "runtime/core/ProgramChecks.h"
 #include "runtime/io/Checksum.h"
@@ -69,29 +70,14 @@ StatusOr<std::vector<uint8_t>> readFile(const std::string &path) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
-/// The integer `value` holds. Anything else makes the manifest malformed:
-/// nlohmann converts a float to an integer unchecked (3e111 overflows).
-int64_t integerOf(const nlohmann::json &value) {
-  if (!value.is_number_integer())
-    throw nlohmann::json::type_error::create(
-        302, std::string("expected an integer, got ") + value.type_name(), &value);
-  return value.get<int64_t>();
-}
-
-StatusOr<std::vector<TensorSignature>> signatureOf(const nlohmann::json &entries,
-                                                   const std::string &manifest) {
+/// The caller's inputs or outputs, at `field` ("inputs").
+std::vector<TensorSignature> signatureOf(const nlohmann::json &entries, const std::string &field) {
   std::vector<TensorSignature> signature;
-  for (const nlohmann::json &entry : entries) {
-    std::optional<DType> dtype = dtypeFromName(entry.at("dtype").get<std::string>());
-    if (!dtype)
-      return fail(manifest, "unknown dtype '" + entry.at("dtype").get<std::string>() + "'");
-    const nlohmann::json &dims = entry.at("shape");
-    if (!dims.is_array())
-      throw nlohmann::json::type_error::create(302, "expected a shape array", &dims);
-    Shape shape;
-    for (const nlohmann::json &dim : dims)
-      shape.push_back(integerOf(dim));
-    signature.push_back({entry.at("name").get<std::string>(), *dtype, std::move(shape)});
+  for (size_t i = 0; i < array(entries, field).size(); ++i) {
+    const std::string at = field + "[" + std::to_string(i) + "]";
+    const DType dtype = dtypeOf(member(entries[i], "dtype", at), at + ".dtype");
+    signature.push_back({text(member(entries[i], "name", at), at + ".name"), dtype,
+                         shapeOf(member(entries[i], "shape", at), dtype, at + ".shape")});
   }
   return signature;
 }
@@ -101,20 +87,21 @@ StatusOr<std::vector<TensorSignature>> signatureOf(const nlohmann::json &entries
 Status readOutputSplits(const nlohmann::json &entries, ArtifactLayout &layout,
                          const std::string &manifest) {
   for (size_t i = 0; i < layout.outputs.size(); ++i) {
-    const nlohmann::json &entry = entries.at(i);
+    const nlohmann::json &entry = entries[i]; // signatureOf read them
     TensorSignature piece = layout.outputs[i];
     std::optional<OutputSplit> gather;
     if (entry.contains("gather")) {
       const std::string at = "outputs[" + std::to_string(i) + "].gather";
       const nlohmann::json &given = entry.at("gather");
       gather.emplace();
-      const int64_t dim = integerOf(given.at("dim"));
+      const int64_t dim = integer(member(given, "dim", at), at + ".dim");
       if (dim < 0 || dim >= static_cast<int64_t>(piece.shape.size()))
         return fail(manifest, at + ".dim: " + std::to_string(dim) + " is not a dimension of '" +
                                   io::printable(piece.name) + "'");
       gather->dim = static_cast<int>(dim);
-      for (const nlohmann::json &name : given.at("axes")) {
-        const std::string axis = name.get<std::string>();
+      const nlohmann::json &axes = array(member(given, "axes", at), at + ".axes");
+      for (size_t k = 0; k < axes.size(); ++k) {
+        const std::string axis = text(axes[k], at + ".axes[" + std::to_string(k) + "]");
         const int position = layout.mesh.axis(axis);
         if (position < 0 || !splitsBatch(axis) || axis == kMicroBatchAxis)
           return fail(manifest, at + ".axes: '" + io::printable(axis) +
@@ -148,21 +135,23 @@ StatusOr<std::string> checkedFile(const std::string &file, const nlohmann::json 
   if (!confined)
     return confined.status();
   const std::string &path = *confined;
-  const nlohmann::json &files = manifest.at("files");
+  const nlohmann::json &files = member(manifest, "files", "");
   if (!files.is_object() || !files.contains(file))
     return fail(manifestPath, "does not list the size and CRC-32 of '" + io::printable(file) + "'");
   const nlohmann::json &facts = files.at(file);
+  const std::string at = "files['" + io::printable(file) + "']";
   if (Status status = checkRegular(path, "is missing; the artifact is incomplete"); !status)
     return status;
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in)
     return fail(path, "is missing; the artifact is incomplete");
   auto size = static_cast<int64_t>(in.tellg());
-  int64_t expected = integerOf(facts.at("bytes"));
+  int64_t expected = integer(member(facts, "bytes", at), at + ".bytes");
   if (size != expected)
     return fail(path, "holds " + std::to_string(size) + " bytes; expected " +
                           std::to_string(expected) + " (truncated or replaced?)");
-  if (Status status = io::verifyCrc32File(path, facts.at("crc32").get<std::string>()); !status)
+  if (Status status = io::verifyCrc32File(path, text(member(facts, "crc32", at), at + ".crc32"));
+      !status)
     return status;
   return path;
 }
@@ -172,7 +161,7 @@ StatusOr<std::string> checkedFile(const std::string &file, const nlohmann::json 
 /// would otherwise read every file N times).
 Status checkFiles(const nlohmann::json &manifest, const std::string &directory,
                   const std::set<std::string> &otherRanksFiles) {
-  for (const auto &[file, facts] : manifest.at("files").items())
+  for (const auto &[file, facts] : object(member(manifest, "files", ""), "files").items())
     if (!otherRanksFiles.count(file))
       if (auto checked = checkedFile(file, manifest, directory); !checked)
         return checked.status();
@@ -196,7 +185,7 @@ StatusOr<MeshShape> meshOf(const schema::Program &program, const nlohmann::json 
     return fail(path, "is for a mesh of " + std::to_string(mesh.devices()) + " device(s)" +
                           (mesh.names.empty() ? "" : " (" + mesh.describe() + ")") +
                           " but the manifest lists " + std::to_string(ranks) + " rank(s)");
-  const nlohmann::json &axes = manifest.at("mesh").at("axes");
+  const nlohmann::json &axes = member(member(manifest, "mesh", ""), "axes", "mesh");
   bool same = axes.is_object() && axes.size() == mesh.names.size();
   for (size_t i = 0; same && i < mesh.names.size(); ++i)
     same = axes.contains(mesh.names[i]) && axes.at(mesh.names[i]).is_number_integer() &&
@@ -234,7 +223,7 @@ bool listsRank(const std::string &list, int rank) {
 Status checkRankIdentity(const nlohmann::json &entry, const MeshShape &mesh, int rank,
                          const io::SafeTensorsFile &weights, const std::string &manifestPath) {
   std::vector<int64_t> coords = mesh.coordinates(rank);
-  const nlohmann::json &listed = entry.at("coords");
+  const nlohmann::json &listed = member(entry, "coords", "ranks[" + std::to_string(rank) + "]");
   bool same = listed.is_object() && listed.size() == coords.size();
   for (size_t i = 0; same && i < coords.size(); ++i)
     same = listed.contains(mesh.names[i]) && listed.at(mesh.names[i]).is_number_integer() &&
@@ -282,17 +271,17 @@ StatusOr<nlohmann::json> readManifest(const std::string &manifestPath) {
   if (manifest.is_discarded() || !manifest.is_object())
     return fail(manifestPath, "is not valid JSON");
   try {
-    if (manifest.value("format", "") != "shardc-artifact")
+    if (!manifest.contains("format") || manifest.at("format") != "shardc-artifact")
       return fail(manifestPath, "is not a shardc artifact manifest");
-    int64_t version = integerOf(manifest.at("version"));
+    int64_t version = integer(member(manifest, "version", ""), "version");
     if (version != kArtifactVersion)
       return fail(manifestPath, "artifact version " + std::to_string(version) +
                                     "; this shardrun reads version " +
                                     std::to_string(kArtifactVersion) + " (recompile the model)");
-    if (!manifest.at("ranks").is_array() || manifest.at("ranks").empty())
+    if (array(member(manifest, "ranks", ""), "ranks").empty())
       return fail(manifestPath, "lists no ranks");
-  } catch (const nlohmann::json::exception &error) {
-    return fail(manifestPath, std::string("is malformed: ") + error.what());
+  } catch (const FieldError &error) {
+    return error.status(manifestPath);
   }
   return manifest;
 }
@@ -307,24 +296,29 @@ struct RankProgram {
   int64_t arenaBytes = -1; ///< what the manifest says (pipelines list it)
 };
 
-/// The programs a manifest's `ranks[r]` entry lists: its one program, or one
-/// per program of a pipeline rank's stages.
-std::vector<RankProgram> programsOf(const nlohmann::json &entry, bool pipeline) {
+/// The programs the manifest's `ranks[rank]` entry lists: its one program,
+/// or one per program of a pipeline rank's stages.
+std::vector<RankProgram> programsOf(const nlohmann::json &manifest, size_t rank, bool pipeline) {
+  const std::string at = "ranks[" + std::to_string(rank) + "]";
+  const nlohmann::json &entry = manifest.at("ranks")[rank];
   if (!pipeline)
-    return {{-1, "forward", std::nullopt, entry.at("program").get<std::string>(),
-             entry.at("weights").get<std::string>()}};
+    return {{-1, "forward", std::nullopt, text(member(entry, "program", at), at + ".program"),
+             text(member(entry, "weights", at), at + ".weights")}};
   std::vector<RankProgram> programs;
-  const nlohmann::json &stages = entry.at("stages");
-  if (!stages.is_array())
-    throw nlohmann::json::type_error::create(302, "expected a stages array", &stages);
-  for (const nlohmann::json &stage : stages) {
-    RankProgram program{integerOf(stage.at("stage")), "forward", std::nullopt,
-                        stage.at("program").get<std::string>(),
-                        stage.at("weights").get<std::string>(), integerOf(stage.at("arena_bytes"))};
+  const nlohmann::json &stages = array(member(entry, "stages", at), at + ".stages");
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const std::string field = at + ".stages[" + std::to_string(i) + "]";
+    const nlohmann::json &stage = stages[i];
+    RankProgram program{integer(member(stage, "stage", field), field + ".stage"),
+                        "forward",
+                        std::nullopt,
+                        text(member(stage, "program", field), field + ".program"),
+                        text(member(stage, "weights", field), field + ".weights"),
+                        integer(member(stage, "arena_bytes", field), field + ".arena_bytes")};
     if (stage.contains("part"))
-      program.part = stage.at("part").get<std::string>();
+      program.part = text(stage.at("part"), field + ".part");
     if (stage.contains("level"))
-      program.level = integerOf(stage.at("level"));
+      program.level = integer(stage.at("level"), field + ".level");
     programs.push_back(std::move(program));
   }
   return programs;
@@ -351,7 +345,7 @@ Status checkRankStages(const nlohmann::json &manifest, const PipelinePlan &plan,
     const std::string at = "ranks[" + std::to_string(rank) + "].stages";
     const int coordinate = static_cast<int>(mesh.coordinates(rank)[plan.ppAxis]);
     const std::vector<int> expected = plan.programsAt(coordinate);
-    const std::vector<RankProgram> listed = programsOf(ranks[rank], true);
+    const std::vector<RankProgram> listed = programsOf(manifest, rank, true);
     const std::string order = " (pp " + std::to_string(coordinate) + "'s programs in order)";
     if (listed.size() != expected.size())
       return fail(manifestPath, at + ": lists " + std::to_string(listed.size()) +
@@ -426,11 +420,13 @@ StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int ran
     if (rank < 0 || rank >= layout.ranks)
       return fail(manifestPath, "has " + std::to_string(layout.ranks) + " rank(s); rank " +
                                     std::to_string(rank) + " does not exist");
-    const nlohmann::json &entry = ranks.at(rank);
-    if (entry.contains("rank") && integerOf(entry.at("rank")) != rank)
-      return fail(manifestPath, "lists rank " + std::to_string(integerOf(entry.at("rank"))) +
-                                    " in place " + std::to_string(rank));
-    const std::vector<RankProgram> mine = programsOf(entry, pipeline);
+    const nlohmann::json &entry = ranks[rank];
+    if (entry.contains("rank"))
+      if (int64_t listed = integer(entry.at("rank"), "ranks[" + std::to_string(rank) + "].rank");
+          listed != rank)
+        return fail(manifestPath,
+                    "lists rank " + std::to_string(listed) + " in place " + std::to_string(rank));
+    const std::vector<RankProgram> mine = programsOf(manifest, rank, pipeline);
     // What each listed program is: the layout checked that the rank lists
     // its coordinate's programs in order.
     const std::vector<int> planned =
@@ -440,8 +436,8 @@ StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int ran
     // The other ranks' files are theirs to check, the rank's own are checked
     // as they are read below, and what the layout checked is not read again.
     std::set<std::string> skipped = layout.checkedFiles;
-    for (const nlohmann::json &other : ranks)
-      for (const RankProgram &program : programsOf(other, pipeline)) {
+    for (size_t other = 0; other < ranks.size(); ++other)
+      for (const RankProgram &program : programsOf(manifest, other, pipeline)) {
         skipped.insert(program.program);
         skipped.insert(program.weights);
       }
@@ -498,8 +494,8 @@ StatusOr<std::vector<Artifact>> loadStages(const ArtifactLayout &layout, int ran
                                       " uses " + std::to_string(artifact.program->arena_bytes()));
       artifacts.push_back(std::move(artifact));
     }
-  } catch (const nlohmann::json::exception &error) {
-    return fail(manifestPath, std::string("is malformed: ") + error.what());
+  } catch (const FieldError &error) {
+    return error.status(manifestPath);
   }
   return artifacts;
 }
@@ -529,7 +525,7 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory) {
   if (!manifest)
     return manifest.status();
   try {
-    layout.target = manifest->at("target").get<std::string>();
+    layout.target = text(member(*manifest, "target", ""), "target");
     // "sm_90" for a cuda artifact; absent or null for a cpu one.
     if (manifest->contains("cuda_arch") && manifest->at("cuda_arch").is_string())
       layout.cudaArch = manifest->at("cuda_arch").get<std::string>();
@@ -541,17 +537,11 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory) {
       layout.cudaKernels = *kernels;
       layout.checkedFiles.insert(file);
     }
-    auto inputs = signatureOf(manifest->at("inputs"), manifestPath);
-    auto outputs = signatureOf(manifest->at("outputs"), manifestPath);
-    if (!inputs)
-      return inputs.status();
-    if (!outputs)
-      return outputs.status();
-    layout.inputs = std::move(*inputs);
-    layout.outputs = std::move(*outputs);
+    layout.inputs = signatureOf(member(*manifest, "inputs", ""), "inputs");
+    layout.outputs = signatureOf(member(*manifest, "outputs", ""), "outputs");
     const bool pipeline = manifest->contains("pipeline");
     layout.ranks = static_cast<int>(manifest->at("ranks").size());
-    const std::vector<RankProgram> first = programsOf(manifest->at("ranks").at(0), pipeline);
+    const std::vector<RankProgram> first = programsOf(*manifest, 0, pipeline);
     if (first.empty())
       return fail(manifestPath, "ranks[0].stages: lists no stage");
     layout.firstProgramFile = first.front().program;
@@ -582,8 +572,8 @@ StatusOr<ArtifactLayout> readArtifactLayout(const std::string &directory) {
       layout.pipeline = std::make_shared<const PipelinePlan>(std::move(*plan));
     }
     layout.firstProgram = std::make_shared<const std::vector<uint8_t>>(std::move(*programBytes));
-  } catch (const nlohmann::json::exception &error) {
-    return fail(manifestPath, std::string("is malformed: ") + error.what());
+  } catch (const FieldError &error) {
+    return error.status(manifestPath);
   }
   layout.manifest = std::make_shared<const nlohmann::json>(std::move(*manifest));
   return layout;

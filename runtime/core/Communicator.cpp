@@ -44,6 +44,23 @@ Status Communicator::allGatherRows(const void *in, void *out, size_t rows, size_
   return {};
 }
 
+Status Communicator::sendTagged(const void *data, size_t bytes, int peer, uint64_t tag) {
+  if (Status status = send(&tag, sizeof tag, peer); !status)
+    return status;
+  return send(data, bytes, peer);
+}
+
+Status Communicator::recvTagged(void *data, size_t bytes, int peer, uint64_t tag,
+                                const std::function<std::string(uint64_t tag)> &name) {
+  uint64_t arrived = 0;
+  if (Status status = recv(&arrived, sizeof arrived, peer); !status)
+    return status;
+  if (arrived != tag)
+    return Status::error("expected " + name(tag) + " from group rank " + std::to_string(peer) +
+                         "; got " + name(arrived) + " (the ranks disagree on the order)");
+  return recv(data, bytes, peer);
+}
+
 void interleaveBlocks(const std::byte *blocks, std::byte *rows, size_t n, size_t outer,
                       size_t row) {
   if (!row)

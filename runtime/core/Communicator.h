@@ -33,6 +33,8 @@
 #include "runtime/core/Tensor.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -78,8 +80,22 @@ public:
   /// Point to point, matched in order per (sender, receiver) pair. A send is
   /// buffered: it returns without waiting for the receive (so a ring of
   /// sends, then receives, cannot deadlock); `data` may be reused at once.
+  /// MPI bounds the sends a peer has not received yet (runtime/comm/Mpi.cpp):
+  /// past them a send waits, and times out if the peer stopped receiving.
   virtual Status send(const void *data, size_t bytes, int peer) = 0;
   virtual Status recv(void *data, size_t bytes, int peer) = 0;
+  /// send() of a message that carries its identity, `tag`, in a small
+  /// message of its own ahead of the bytes: still matched in order per pair,
+  /// but recvTagged checks the tag before it takes the bytes, so ranks that
+  /// disagree on the order fail instead of reading one message as another
+  /// (a pipeline's transfers, runtime/session/PipelineRank.cpp). Host
+  /// memory only.
+  Status sendTagged(const void *data, size_t bytes, int peer, uint64_t tag);
+  /// Receives the next message sendTagged sent from `peer` if it carries
+  /// `tag`; otherwise an error "expected NAME(tag) from ...; got
+  /// NAME(arrived)", its bytes left unread.
+  Status recvTagged(void *data, size_t bytes, int peer, uint64_t tag,
+                    const std::function<std::string(uint64_t tag)> &name);
 
   /// Collective over this group: the ranks that give the same `color` form a
   /// new group, ordered by `key` (then by rank here). A negative color takes

@@ -138,7 +138,8 @@ bool sameModel(const nlohmann::json &saved, const nlohmann::json &here, std::str
 StatusOr<Checkpoint> parseCheckpoint(const nlohmann::json &manifest, const std::string &directory,
                                      const ArtifactLayout &layout, const std::string &path) {
   auto fail = [&](const std::string &message) { return Status::error(path + ": " + message); };
-  if (!manifest.is_object() || manifest.value("format", "") != kCheckpointFormat)
+  // A json() default: value("format", "") throws on a format that is no string.
+  if (!manifest.is_object() || manifest.value("format", nlohmann::json()) != kCheckpointFormat)
     return fail("is not a shardc checkpoint");
   std::optional<int64_t> version = integerOf(manifest.value("version", nlohmann::json()));
   if (version != kCheckpointVersion)
@@ -204,7 +205,8 @@ Status checkReplaceableCheckpoint(const std::string &directory) {
     return Status::error("exists and is not a shardc checkpoint (no checkpoint.json)");
   const nlohmann::json *files =
       manifest.is_object() && manifest.contains("files") ? &manifest.at("files") : nullptr;
-  if (!files || !files->is_object() || manifest.value("format", "") != kCheckpointFormat)
+  if (!files || !files->is_object() ||
+      manifest.value("format", nlohmann::json()) != kCheckpointFormat)
     return Status::error("holds a checkpoint.json that is not a shardc checkpoint's");
   std::error_code error;
   for (const std::filesystem::directory_entry &entry :

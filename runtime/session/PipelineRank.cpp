@@ -20,6 +20,23 @@ std::string describe(const PipelineAction &action) {
   return what + ", micro-batch " + std::to_string(action.microbatch);
 }
 
+/// What a transfer carries on the wire: its (transfer, micro-batch), which
+/// the receiver checks (Communicator::recvTagged). The transfer names both
+/// stages.
+uint64_t tagOf(const PipelineAction &action) {
+  return static_cast<uint64_t>(action.transfer) << 32 | static_cast<uint32_t>(action.microbatch);
+}
+
+/// "transfer 0 (stage 0 to 1), micro-batch 1": a tag, for errors.
+std::string nameOfTag(const PipelinePlan &plan, uint64_t tag) {
+  const uint64_t transfer = tag >> 32;
+  std::string name = "transfer " + std::to_string(transfer);
+  if (transfer < plan.transfers.size()) // the peer's tag may be garbage
+    name += " (stage " + std::to_string(plan.transfers[transfer].from) + " to " +
+            std::to_string(plan.transfers[transfer].to) + ")";
+  return name + ", micro-batch " + std::to_string(tag & 0xffffffffu);
+}
+
 } // namespace
 
 StatusOr<std::unique_ptr<PipelineRank>> PipelineRank::prepare(const PipelinePlan &plan,
@@ -118,11 +135,13 @@ Status PipelineRank::perform(const PipelineAction &action,
     if (value)
       return Status::error("the transfer was already received for this micro-batch");
     value = HostTensor(transfer.dtype, transfer.shape);
-    return world_.recv(value->bytes.data(), value->bytes.size(), peerOf(transfer.from));
+    return world_.recvTagged(value->bytes.data(), value->bytes.size(), peerOf(transfer.from),
+                             tagOf(action), [&](uint64_t tag) { return nameOfTag(plan_, tag); });
   }
   if (!value)
     return Status::error("no program on this rank produced it yet");
-  Status status = world_.send(value->bytes.data(), value->bytes.size(), peerOf(transfer.to));
+  Status status = world_.sendTagged(value->bytes.data(), value->bytes.size(), peerOf(transfer.to),
+                                    tagOf(action));
   value.reset(); // a send is buffered: the bytes are the communicator's now
   return status;
 }

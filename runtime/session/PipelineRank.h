@@ -14,7 +14,9 @@
 // A produced value is held until its one consumer runs: sent, or read by a
 // program of this rank (a training stage's forward hands its backward the
 // activations it keeps). Transfers match in order per (sender, receiver)
-// pair, so the lists the compiler wrote decide the order on both sides.
+// pair, so the lists the compiler wrote decide the order on both sides;
+// each carries its (transfer, micro-batch), which the receiver checks, so
+// lists that disagree fail with one line instead of mixing up micro-batches.
 // The output rank joins the caller outputs' micro-batches at the end.
 //
 // The rank's programs share one StatePool: a training step's forward reads

@@ -17,11 +17,12 @@ recomputed. The inputs and onnxruntime's outputs of the whole model go beside it
     pipeline_artifact.py check EXPECTED.npz GOT.npz
     pipeline_artifact.py check-trace MANIFEST.json TRACE.json... [--iters I]
     pipeline_artifact.py run-python DIR INPUTS.npz OUTPUTS.npz
-    pipeline_artifact.py edit DIR COPY FIELD=JSON...
+    pipeline_artifact.py edit DIR COPY FIELD=JSON|FIELD...
 
 run-python runs DIR through the binding (shardc.Session(DIR, ranks="threads"));
-edit copies the artifact with manifest fields replaced (FIELD is a dotted
-path, list indices as numbers: pipeline.actions.1.0.op="backward_input").
+edit copies the artifact (any artifact) with manifest fields replaced (FIELD
+is a dotted path, list indices as numbers: pipeline.actions.1.0.op="backward_input"),
+or deleted where no =JSON follows.
 """
 import shutil
 import argparse
@@ -240,12 +241,15 @@ def edit(args):
     shutil.copytree(args.artifact, copy)
     manifest = json.loads((copy / "manifest.json").read_text())
     for field in args.fields:
-        path, value = field.split("=", 1)
+        path, replaced, value = field.partition("=")
         keys = [int(key) if key.isdigit() else key for key in path.split(".")]
         target = manifest
         for key in keys[:-1]:
             target = target[key]
-        target[keys[-1]] = json.loads(value)
+        if replaced:
+            target[keys[-1]] = json.loads(value)
+        else:
+            del target[keys[-1]]
     (copy / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 

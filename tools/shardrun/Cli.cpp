@@ -144,6 +144,13 @@ Options parseOptions(int argc, char **argv) {
     const std::string arg = args.arg();
     given.insert(arg);
     auto value = [&] { return args.value(); };
+    // An empty path would read as the flag not given: nothing written.
+    auto path = [&] {
+      std::string text = args.value();
+      if (text.empty())
+        die(arg + " '': expected a path");
+      return text;
+    };
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       std::exit(0);
@@ -152,9 +159,9 @@ Options parseOptions(int argc, char **argv) {
                 << "\n";
       std::exit(0);
     } else if (arg == "--inputs") {
-      options.inputs = value();
+      options.inputs = path();
     } else if (arg == "--outputs") {
-      options.outputs = value();
+      options.outputs = path();
     } else if (arg == "--warmup") {
       options.warmup = parseCount(arg, value(), 0);
     } else if (arg == "--iters") {
@@ -174,25 +181,25 @@ Options parseOptions(int argc, char **argv) {
     } else if (arg == "--comm-timeout") {
       options.commTimeout = parseSeconds(arg, value());
     } else if (arg == "--trace") {
-      options.trace = value();
+      options.trace = path();
     } else if (arg == "--profile") {
       options.profile = true;
     } else if (arg == "--train") {
       options.train = true;
     } else if (arg == "--data") {
-      options.data = value();
+      options.data = path();
     } else if (arg == "--steps") {
       options.steps = parseCount(arg, value(), 1, 1000000000);
     } else if (arg == "--log") {
-      options.log = value();
+      options.log = path();
     } else if (arg == "--save") {
-      options.save = value();
+      options.save = path();
     } else if (arg == "--save-every") {
       options.saveEvery = parseCount(arg, value(), 1, 1000000000);
     } else if (arg == "--resume") {
-      options.resume = value();
+      options.resume = path();
     } else if (arg == "--export-onnx") {
-      options.exportOnnx = value();
+      options.exportOnnx = path();
     } else if (!arg.empty() && arg[0] == '-') {
       std::string closest = closestFlag(arg, kFlags);
       die("unknown flag '" + arg + "'" +

@@ -45,6 +45,7 @@
 #include <climits>
 #include <csignal>
 #include <cstdlib>
+#include <vector>
 
 using namespace shardc::rt;
 using namespace shardc::shardrun;
@@ -101,6 +102,21 @@ bool liesInFolder(const std::string &path, const std::string &folder) {
   return inside == root || inside.rfind(root + "/", 0) == 0;
 }
 
+/// `path` with its symlinks, "." and ".." resolved (its folder's only when
+/// the file does not exist yet): two spellings of one file give one string.
+std::string resolvedPath(std::string path) {
+  while (path.size() > 1 && path.back() == '/')
+    path.pop_back();
+  char resolved[PATH_MAX];
+  if (::realpath(path.c_str(), resolved))
+    return resolved;
+  const size_t slash = path.rfind('/');
+  const std::string parent = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  if (!::realpath(parent.c_str(), resolved))
+    return path;
+  return std::string(resolved) + "/" + path.substr(slash == std::string::npos ? 0 : slash + 1);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -113,15 +129,33 @@ int main(int argc, char **argv) {
     if (!file.empty())
       if (StatusOr<std::string> writable = io::replaceableFile(file); !writable)
         die(writable.message());
+  // What the flags that write name: two naming one file (or one naming a
+  // file in the folder --save replaces) would keep only what was written last.
+  const std::vector<std::pair<std::string, const std::string *>> written = {
+      {"--outputs", &options.outputs},
+      {"--trace", &options.trace},
+      {"--log", &options.log},
+      {"--export-onnx", &options.exportOnnx},
+      {"--save", &options.save}};
+  for (size_t i = 0; i < written.size(); ++i)
+    for (size_t j = i + 1; j < written.size(); ++j) {
+      const auto &[flag, file] = written[i];
+      const auto &[otherFlag, other] = written[j];
+      if (file->empty() || other->empty())
+        continue;
+      if (resolvedPath(*file) == resolvedPath(*other))
+        die(flag + " '" + *file + "' and " + otherFlag + " '" + *other +
+            "' name the same file; give each its own");
+      if (other == &options.save && liesInFolder(*file, options.save))
+        die(flag + " '" + *file + "': is inside the folder '" + options.save +
+            "' that --save replaces; write it elsewhere");
+    }
   // What shardrun writes never replaces a file of the artifact it runs (its
   // manifest, a program, the embedded model an export starts from).
-  for (auto [flag, file] : {std::pair{"--outputs", &options.outputs},
-                            std::pair{"--trace", &options.trace},
-                            std::pair{"--log", &options.log},
-                            std::pair{"--export-onnx", &options.exportOnnx}})
-    if (!file->empty() && liesInFolder(*file, options.artifact))
-      die(std::string(flag) + " '" + *file + "': is inside the artifact folder '" +
-          options.artifact + "' being run; write it elsewhere");
+  for (const auto &[flag, file] : written)
+    if (file != &options.save && !file->empty() && liesInFolder(*file, options.artifact))
+      die(flag + " '" + *file + "': is inside the artifact folder '" + options.artifact +
+          "' being run; write it elsewhere");
   if (!options.save.empty())
     if (auto checked = io::checkFolderDestination(options.save, checkReplaceableCheckpoint);
         !checked)

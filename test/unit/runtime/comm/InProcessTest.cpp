@@ -271,6 +271,30 @@ TEST(InProcessTest, AReceiveTimesOut) {
                               "after 0.2 s waiting for world rank 1");
 }
 
+TEST(InProcessTest, ATaggedReceiveTakesOnlyItsMessage) {
+  InProcessWorld world(2, 5s);
+  auto name = [](uint64_t tag) { return "message " + std::to_string(tag); };
+  Status status = world.run([&](int rank, Communicator &comm) -> Status {
+    int32_t value = 10 * rank;
+    if (rank == 1) {
+      for (uint64_t tag : {7, 8})
+        if (Status sent = comm.sendTagged(&value, sizeof value, 0, tag); !sent)
+          return sent;
+      return Status();
+    }
+    if (Status first = comm.recvTagged(&value, sizeof value, 1, 7, name); !first)
+      return first;
+    EXPECT_EQ(value, 10);
+    value = -1;
+    // The next message is 8, not 9: refused, its bytes left unread.
+    Status second = comm.recvTagged(&value, sizeof value, 1, 9, name);
+    EXPECT_EQ(value, -1);
+    return second;
+  });
+  EXPECT_EQ(status.message(), "rank 0: expected message 9 from group rank 1; got message 8 (the "
+                              "ranks disagree on the order)");
+}
+
 TEST(InProcessTest, RanksThatDisagreeOnTheCollectiveOrTypeGetAnError) {
   InProcessWorld world(2, 5s);
   std::vector<std::string> errors(2);

@@ -4,6 +4,9 @@
 //                                            CollectiveChecks.h on MPI
 //   mpirun -np 2 shardc-mpi-tests --hang     rank 1 never joins a collective:
 //                                            the watchdog must end the job
+//   mpirun -np 2 shardc-mpi-tests --stalled-receiver
+//                                            rank 1 never receives: rank 0's
+//                                            sends must stop and time out
 //
 // Every rank runs every test in the same order (the collectives must match);
 // only rank 0 prints gtest's progress, and every rank exits non-zero when a
@@ -125,6 +128,25 @@ int hang(comm::MpiSession &session, Communicator &world) {
   return 0;
 }
 
+/// Rank 1 never receives what rank 0 sends: once the sends in flight
+/// reach their bound (runtime/comm/Mpi.cpp) a send waits, and the watchdog
+/// ends the job.
+int stalledReceiver(comm::MpiSession &session, Communicator &world) {
+  session.setTimeout(std::chrono::milliseconds(500), [](const std::string &message) {
+    std::cerr << "shardc-mpi-tests: " << message << std::endl;
+    comm::MpiSession::abortJob(1);
+  });
+  if (world.rank() == 1) {
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+    return 0;
+  }
+  const char byte = 0;
+  for (int i = 0; i < 1000; ++i)
+    (void)world.send(&byte, 1, 1);
+  std::cerr << "shardc-mpi-tests: the sends returned" << std::endl;
+  return 0;
+}
+
 } // namespace
 } // namespace shardc::rt::test
 
@@ -146,6 +168,8 @@ int main(int argc, char **argv) {
     }
     if (argc > 1 && std::strcmp(argv[1], "--hang") == 0)
       return test::hang(*session, **world);
+    if (argc > 1 && std::strcmp(argv[1], "--stalled-receiver") == 0)
+      return test::stalledReceiver(*session, **world);
     // A rank that stops answering fails the job instead of hanging ctest.
     session->setTimeout(std::chrono::seconds(60), [](const std::string &message) {
       std::cerr << "shardc-mpi-tests: " << message << std::endl;
