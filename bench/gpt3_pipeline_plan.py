@@ -20,10 +20,12 @@ causal-lm:logits`, bf16 compute on fp32 masters, AdamW), by default the
 training issue's `--tp 8 --pp 16 --dp 8 --microbatches 64` with 1F1B, on
 80 GB devices with `--recompute` (selective, full, or auto: full on the
 stages that do not fit otherwise); memory then counts the gradients and
-optimizer state too.
+optimizer state too, and each stage's optimizer bytes are set against
+ZeRO's 12Ψ/(t·d) (`--zero S`: the stage over dp; 12Ψ/t without).
 
     .venv/bin/python bench/gpt3_pipeline_plan.py [--layers 12,24,48,96] [--repeats 3]
                                                  [--train] [--recompute R] [--microbatches M]
+                                                 [--zero S]
 """
 import argparse
 import json
@@ -47,10 +49,11 @@ def data_parallel(flags):
     return int(flags[flags.index("--dp") + 1]) if "--dp" in flags else 1
 
 
-def plan(shardc, model_path, flags, microbatches, report_path, repeats, train, recompute):
+def plan(shardc, model_path, flags, microbatches, report_path, repeats, train, recompute, zero):
     # --untie: the weights are absent, so no bytes to compare for ties.
     training = (["--train", "--loss", "causal-lm:logits", "--untie", "--recompute", recompute,
-                 "--device-memory", f"{DEVICE_BYTES / 1e9:.0f}GB"] if train else [])
+                 "--device-memory", f"{DEVICE_BYTES / 1e9:.0f}GB", "--zero", str(zero)]
+                if train else [])
     command = [shardc, str(model_path), *flags, *training, "--microbatches", str(microbatches),
                "--dtype", "bf16", "--emit=partitioned", "-o", "/dev/null",
                "--report", str(report_path)]
@@ -62,6 +65,21 @@ def plan(shardc, model_path, flags, microbatches, report_path, repeats, train, r
         if run.returncode != 0:
             sys.exit(f"{' '.join(command)} failed: {run.stderr.strip()}")
     return statistics.median(times)
+
+
+def zero_figures(report, zero):
+    """Each stage's optimizer bytes per rank against ZeRO's 12Ψ/(t·d) (Ψ
+    the stage's parameters, AdamW with fp32 masters; d = 1 without ZeRO),
+    the worst ratio last."""
+    mesh = report["mesh"]["axes"] if "mesh" in report else {}
+    t, d = mesh.get("tp", 1), mesh.get("dp", 1) if zero else 1
+    worst = 1.0
+    for stage in report["pipeline"]["stages"]:
+        formula = 12 * stage["parameters"] / (t * d)
+        ratio = stage["optimizer_bytes"] / formula
+        worst = ratio if abs(ratio - 1) > abs(worst - 1) else worst
+    print(f"  ZeRO {zero}: optimizer bytes per rank / (12 x stage parameters / (tp {t} x dp {d})): "
+          f"worst stage x{worst:.4f}")
 
 
 def describe(name, report):
@@ -111,6 +129,8 @@ def main():
     parser.add_argument("--train", action="store_true", help="plan the training step")
     parser.add_argument("--recompute", default="selective",
                         help="with --train: selective, full or auto (auto under 80 GB)")
+    parser.add_argument("--zero", type=int, choices=[0, 1, 2, 3], default=0,
+                        help="with --train: the ZeRO stage over dp")
     parser.add_argument("--shardc", default=str(REPO / "build" / "bin" / "shardc"))
     args = parser.parse_args()
     args.microbatches = args.microbatches or (64 if args.train else 8)
@@ -132,7 +152,7 @@ def main():
                                     str(model_path))
                 report_path = tmp / f"{name}_{layers}.json"
                 seconds = plan(args.shardc, model_path, flags, args.microbatches, report_path,
-                               args.repeats, args.train, args.recompute)
+                               args.repeats, args.train, args.recompute, args.zero)
                 rows.append((name, layers, seconds))
                 reports[name] = json.loads(report_path.read_text())
 
@@ -147,6 +167,8 @@ def main():
               + (f"; NOTE over the 10 s target: {', '.join(slow)}" if slow else ""))
     for name, report in reports.items():
         describe(name, report)
+        if args.train:
+            zero_figures(report, args.zero)
 
 
 if __name__ == "__main__":

@@ -615,7 +615,7 @@ describeTraining(DictionaryAttr training, ArrayAttr tied, ArrayRef<func::FuncOp>
   // pipeline's ranks hold their stages' buffers only (null elsewhere).
   FailureOr<SmallVector<PlacedState>> stateBuffers =
       placeStates(programs, pipelined, pipelineRanks, stageMesh, mesh,
-                  {graph::kTrainParam, graph::kTrainState});
+                  {graph::kTrainParam, graph::kTrainCopy, graph::kTrainState});
   if (failed(stateBuffers))
     return failure();
   // Where each trained buffer lies in its initializer: one part of a fused

@@ -109,12 +109,14 @@ private:
       return addBuffer(input, schema::Storage::Input, 0, input.getName(), input.getIndex(), use);
     }
     if (auto weight = dyn_cast<exec::WeightOp>(op)) {
-      // A training step's parameter, optimizer state or accumulator: the
-      // rank's own storage, kept across steps (docs/training.md).
+      // A training step's parameter (or its compute-type copy), optimizer
+      // state or accumulator: the rank's own storage, kept across steps
+      // (docs/training.md); states and accumulators start as zeros.
       StringRef role = graph::trainRole(weight);
       if (!role.empty())
         return addBuffer(weight, schema::Storage::State, 0, weight.getName(), 0,
-                         {role != graph::kTrainParam, role == graph::kTrainAccumulator});
+                         {role == graph::kTrainState || role == graph::kTrainAccumulator,
+                          role == graph::kTrainAccumulator});
       return addBuffer(weight, schema::Storage::Weight, 0, weight.getName(), 0);
     }
     if (auto end = dyn_cast<exec::MicrobatchLoopEndOp>(op)) {

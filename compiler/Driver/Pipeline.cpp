@@ -99,8 +99,13 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
       // The step's gradient arithmetic repeats shapes and constants.
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
-      if (!settings.dtype.empty())
+      // Mixed precision keeps each trained weight's compute-type copy as
+      // storage beside its master (what ZeRO splits apart); the casts left
+      // are of frozen weights, one per use.
+      if (!settings.dtype.empty()) {
+        pm.addPass(graph::createComputeCopiesPass());
         pm.addPass(graph::createSplitWeightCastsPass());
+      }
     }
   }
   if (runs(Phase::Sharded)) {

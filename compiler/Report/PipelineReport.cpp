@@ -155,6 +155,7 @@ llvm::json::Value pipelineJson(const PipelineFigures &figures) {
     if (figures.training) {
       entry["grad_bytes"] = stage.gradBytes;
       entry["optimizer_bytes"] = stage.optimizerBytes;
+      entry["parameters"] = stage.parameters;
       entry["kept_bytes"] = stage.keptBytes;
       entry["korthikanti_bytes"] = stage.korthikantiBytes;
     }

@@ -29,6 +29,9 @@ struct StageReport {
   int64_t paramBytes = 0;
   /// A training step's gradients and optimizer states (masters included).
   int64_t gradBytes = 0, optimizerBytes = 0;
+  /// The trained parameters (elements of the whole tensors) it updates: Ψ of
+  /// ZeRO's formulas for the stage.
+  int64_t parameters = 0;
   int64_t workingSetBytes = 0; ///< peak live activations of one micro-batch
   double computeSeconds = 0;
   double commSeconds = 0; ///< its collectives (transfers are the link's)

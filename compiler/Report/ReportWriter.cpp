@@ -253,8 +253,7 @@ private:
       // master of a mixed-precision step counts with the optimizer's state
       // (docs/training.md).
       if (!graph::trainRole(&op).empty()) {
-        graph::ModelStateBytes state =
-            graph::modelStateBytes(&op, double(bytes), tensorType(result).getElementType());
+        graph::ModelStateBytes state = graph::modelStateBytes(&op, double(bytes));
         std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
         auto gradients =
             int64_t(graph::zeroGradientBytes(state.gradients, zeroStage, dp ? mesh.sizes[*dp] : 1));
@@ -262,6 +261,8 @@ private:
         optimizerBytes += int64_t(state.states);
         stages[stage].gradBytes += gradients;
         stages[stage].optimizerBytes += int64_t(state.states);
+        if (graph::trainRole(&op) == graph::kTrainParam)
+          stages[stage].parameters += tensorType(result).getNumElements();
         bytes = int64_t(state.weights);
       }
       paramBytes += bytes;
@@ -449,6 +450,18 @@ private:
       schedule.stepSeconds = step.getValueAsDouble();
   }
 
+  /// The stage whose update writes `op`, trained storage of a training
+  /// pipeline (its graph.assign's tag); none for any other op.
+  static std::optional<size_t> writingStage(Operation &op) {
+    if (!isa<graph::WeightOp>(op) || graph::trainRole(&op).empty())
+      return std::nullopt;
+    for (Operation *user : op.getUsers())
+      if (isa<graph::AssignOp>(user))
+        if (auto tag = user->getAttrOfType<IntegerAttr>(dist::kPipelineStageAttrName))
+          return size_t(tag.getInt());
+    return std::nullopt;
+  }
+
   /// A training pipeline's one step function, each op on the stage its tag
   /// names (TrainingStages.h; untagged ops, which only the inputs and
   /// weights derive, count with the op before them).
@@ -468,8 +481,14 @@ private:
       if (auto tag = op.getAttrOfType<IntegerAttr>(dist::kPipelineStageAttrName))
         stage = size_t(tag.getInt());
       ++position;
+      // Trained storage (a master, its copy, an optimizer state) lives on
+      // the stage that writes it, wherever the step declares it.
+      size_t walking = stage;
+      if (std::optional<size_t> written = writingStage(op))
+        stage = *written;
       if (failed(visit(op, position)))
         return failure();
+      stage = walking;
     }
     for (stage = 0; stage < stages.size(); ++stage)
       if (failed(readEstimate(pipeline, cast<DictionaryAttr>(estimates[stage]))))

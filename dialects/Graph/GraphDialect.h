@@ -32,12 +32,19 @@ constexpr llvm::StringLiteral kTrainAttrName = "graph.train";
 constexpr llvm::StringLiteral kTrainParam = "param";
 constexpr llvm::StringLiteral kTrainState = "state";
 constexpr llvm::StringLiteral kTrainAccumulator = "accumulator";
+/// A mixed-precision step's weight in the compute type (bf16, fp16), which
+/// the forward and backward read: the copy of its fp32 master ("param")
+/// that the update refreshes after writing the master, as Megatron-LM keeps
+/// them. Named after the master (NAME.bf16), initialised from the master's
+/// bytes converted, saved in checkpoints like a state (shardc-compute-copies).
+constexpr llvm::StringLiteral kTrainCopy = "copy";
 
 /// On a trained graph.weight of a mixed-precision step (--train --dtype
 /// bf16|fp16): the type the step computes with (a TypeAttr). The weight
-/// itself is the float32 master; the step reads it through one cast to this
-/// type, and its gradient is counted in this type, the master with the
-/// optimizer's state (ZeRO's 2 + 2 + 12 bytes per parameter).
+/// itself is the float32 master, which only the update reads; the step
+/// reads its copy in this type (kTrainCopy). Its gradient is counted in this
+/// type, the master with the optimizer's state (ZeRO's 2 + 2 + 12 bytes per
+/// parameter: the copy, the gradient, the master and Adam's moments).
 constexpr llvm::StringLiteral kComputeTypeAttrName = "graph.compute_type";
 
 /// `op`'s graph.train role, or "" when it is not storage a step writes.

@@ -71,14 +71,15 @@ LogicalResult WeightOp::verify() {
                          << " bytes but got " << getSize();
   if (Attribute train = (*this)->getAttr(kTrainAttrName)) {
     auto role = dyn_cast<StringAttr>(train);
-    if (!role || !llvm::is_contained({kTrainParam, kTrainState, kTrainAccumulator},
+    if (!role || !llvm::is_contained({kTrainParam, kTrainCopy, kTrainState, kTrainAccumulator},
                                      role.getValue()))
       return emitOpError() << kTrainAttrName << " must be \"" << kTrainParam << "\", \""
-                           << kTrainState << "\" or \"" << kTrainAccumulator << "\"; got "
-                           << train;
+                           << kTrainCopy << "\", \"" << kTrainState << "\" or \""
+                           << kTrainAccumulator << "\"; got " << train;
     // An optimizer state or accumulator starts as zeros: it has no bytes
     // anywhere.
-    if ((role.getValue() != kTrainParam) != getFile().empty())
+    bool startsAsZeros = role.getValue() == kTrainState || role.getValue() == kTrainAccumulator;
+    if (startsAsZeros != getFile().empty())
       return emitOpError() << "a " << kTrainState << " or " << kTrainAccumulator
                            << " weight has no file and every other has one; got file '"
                            << getFile() << "'";

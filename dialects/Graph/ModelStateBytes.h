@@ -2,11 +2,13 @@
 //
 // The memory check (shardc-auto-shard) and the report count a training
 // step's model state as weights, gradients and optimizer state. A trained
-// weight of an fp32 step is a weight and a gradient of its size; one of a
-// mixed-precision step (graph.compute_type) is the fp32 master, counted with
-// the optimizer's state, and a weight and a gradient of the compute type, as
-// ZeRO and Megatron-LM count them (2 + 2 + 4 bytes per parameter besides
-// Adam's 8).
+// weight of an fp32 step is a weight and a gradient of its size. A
+// mixed-precision step (graph.compute_type) holds the fp32 master, counted
+// with the optimizer's state, and its copy in the compute type
+// (shardc-compute-copies), counted as the weight and its gradient, as ZeRO
+// and Megatron-LM count them (2 + 2 + 4 bytes per parameter besides Adam's
+// 8). Each part is split as its storage is: the copy and the gradient as
+// the forward reads the copy, the master with the optimizer's state.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_DIALECTS_GRAPH_MODELSTATEBYTES_H
@@ -40,16 +42,11 @@ inline double zeroGradientBytes(double gradients, int64_t stage, int64_t dp) {
 }
 
 /// What `storage` (a graph.weight with a graph.train role), whose block on a
-/// device is `bytes` of `element`s, costs that device.
-inline ModelStateBytes modelStateBytes(mlir::Operation *storage, double bytes, mlir::Type element) {
-  if (trainRole(storage) == kTrainState)
+/// device is `bytes`, costs that device.
+inline ModelStateBytes modelStateBytes(mlir::Operation *storage, double bytes) {
+  if (trainRole(storage) == kTrainState || storage->hasAttr(kComputeTypeAttrName))
     return {0, 0, bytes};
-  auto compute = storage->getAttrOfType<mlir::TypeAttr>(kComputeTypeAttrName);
-  if (!compute)
-    return {bytes, bytes, 0};
-  double copy =
-      bytes * double(elementByteWidth(compute.getValue())) / double(elementByteWidth(element));
-  return {copy, copy, bytes};
+  return {bytes, bytes, 0};
 }
 
 } // namespace shardc::graph

@@ -49,6 +49,26 @@ def SplitWeightCastsPass : Pass<"shardc-split-weight-casts", "mlir::ModuleOp"> {
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def ComputeCopiesPass : Pass<"shardc-compute-copies", "mlir::ModuleOp"> {
+  let summary = "Keep each mixed-precision master's compute-type copy as storage the update refreshes";
+  let description = [{
+    After shardc-autodiff on a mixed-precision step, each fp32 master
+    (`graph.train = "param"` with `graph.compute_type`) is read by the
+    forward and backward through casts. Each such cast becomes a read of a
+    new weight in the compute type, `graph.train = "copy"`, named NAME.bf16
+    (NAME.f16), initialised from the master's bytes converted; after the
+    master's write the update casts the new master and writes the copy.
+
+    So the step keeps what Megatron-LM's distributed optimizer keeps: the
+    compute-type weights whole (2 bytes a parameter), the master only where
+    the update needs it. ZeRO then splits the master over dp with the
+    optimizer's state from stage 1 on, and the new weights are gathered in
+    the compute type, half the bytes of the fp32 master (docs/training.md).
+    Casts of weights that are not trained (--freeze) stay.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 def DensifySelectionsPass : Pass<"shardc-densify-selections", "mlir::ModuleOp"> {
   let summary = "Make NonZero routing static: every entry runs, unselected ones add zero";
   let description = [{

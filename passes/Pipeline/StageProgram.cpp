@@ -5,6 +5,7 @@
 
 #include "dialects/Dist/DistDialect.h"
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/MasterCopy.h"
 #include "dialects/Graph/ModelStateBytes.h"
 #include "dialects/Graph/TrainingPhase.h"
 #include "dialects/Graph/TypeUtils.h"
@@ -166,17 +167,33 @@ TrainingStageProgram analyzeTrainingStageProgram(func::FuncOp function, const Me
         training.home.try_emplace(weight, position);
   StageProblem &problem = program.problem;
   // A trained weight's stage also holds its gradient and optimizer state,
-  // the states found by name (NAME.exp_avg, NAME.momentum_buffer, ...).
+  // the states found by name (NAME.exp_avg, NAME.momentum_buffer, ...), and
+  // a mixed-precision step's master (NAME) is held where its copy
+  // (NAME.bf16), which the forward reads, is: its bytes and its update
+  // count there.
   llvm::StringMap<unsigned> trainedIndex;
-  for (auto [weight, index] : weightIndex)
-    if (graph::trainRole(weight) == graph::kTrainParam) {
-      auto name = cast<graph::WeightOp>(weight).getName();
-      graph::ModelStateBytes state = graph::modelStateBytes(
-          weight, double(problem.weightBytes[index]),
-          cast<RankedTensorType>(weight->getResult(0).getType()).getElementType());
-      problem.weightBytes[index] = int64_t(state.weights + state.gradients + state.states);
-      trainedIndex[name] = index;
-    }
+  for (auto [weight, index] : weightIndex) {
+    StringRef role = graph::trainRole(weight);
+    if (role != graph::kTrainParam && role != graph::kTrainCopy)
+      continue;
+    auto name = cast<graph::WeightOp>(weight).getName();
+    graph::ModelStateBytes state =
+        graph::modelStateBytes(weight, double(problem.weightBytes[index]));
+    problem.weightBytes[index] = int64_t(state.weights + state.gradients + state.states);
+    if (role == graph::kTrainParam)
+      trainedIndex.try_emplace(name, index);
+  }
+  for (auto [weight, index] : weightIndex) {
+    graph::WeightOp master = graph::masterOf(cast<graph::WeightOp>(weight));
+    auto read = training.home.find(weight);
+    if (!master || read == training.home.end())
+      continue;
+    unsigned masterIndex = weightIndex.lookup(master);
+    problem.weightBytes[index] += problem.weightBytes[masterIndex];
+    problem.weightBytes[masterIndex] = 0;
+    trainedIndex[master.getName()] = index;
+    training.home.try_emplace(master, read->second);
+  }
   for (auto [weight, index] : weightIndex)
     if (graph::trainRole(weight) == graph::kTrainState) {
       StringRef name = cast<graph::WeightOp>(weight).getName();

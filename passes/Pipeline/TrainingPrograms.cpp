@@ -412,10 +412,12 @@ private:
           if (at.part == Part::Update)
             // Another stage's storage: its update's first level sends it.
             return receive(value, {owner->second, Part::Update, 0}, at);
-          // A parameter two stages read (a tied embedding and LM head): the
-          // reader keeps a replica, which the home's update refreshes; the
-          // gradient of its use flows back to the home like any other.
-          if (graph::trainRole(weight) != graph::kTrainParam)
+          // A parameter two stages read (a tied embedding and LM head, or
+          // its mixed-precision copy): the reader keeps a replica, which the
+          // home's update refreshes; the gradient of its use flows back to
+          // the home like any other.
+          StringRef role = graph::trainRole(weight);
+          if (role != graph::kTrainParam && role != graph::kTrainCopy)
             return user->emitOpError()
                    << "on stage " << at.stage << " reads '" << weight.getName()
                    << "', which stage " << owner->second << " keeps for its update";

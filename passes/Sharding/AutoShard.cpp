@@ -335,8 +335,8 @@ Memory memoryOf(ShardingProblem &problem, ArrayRef<unsigned> chosen, const Train
                               tensorType(value).getElementType()));
   };
   for (auto &[weight, home] : homes) {
-    graph::ModelStateBytes bytes = graph::modelStateBytes(
-        weight.getDefiningOp(), bytesOf(weight, home), tensorType(weight).getElementType());
+    graph::ModelStateBytes bytes =
+        graph::modelStateBytes(weight.getDefiningOp(), bytesOf(weight, home));
     bytes.gradients =
         graph::zeroGradientBytes(bytes.gradients, zeroStage, zeroRanks(mesh, zeroStage));
     memory.add(bytes);
@@ -449,8 +449,10 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
   }
 
   /// The part of each trained weight its first consumer takes in `chosen`;
-  /// with ZeRO stage 3 a parameter's part is split over dp too, along its
-  /// first dim dp divides (each use gathers it).
+  /// with ZeRO stage 3 the weight the forward reads (a parameter, or a
+  /// mixed-precision master's copy) is split over dp too, along its first
+  /// dim dp divides (each use gathers it). A master, which only the update
+  /// reads, is split with the optimizer's state from stage 1 on.
   static TrainedHomes trainedHomes(ShardingProblem &problem, ArrayRef<unsigned> chosen,
                                    unsigned zeroStage) {
     TrainedHomes homes;
@@ -461,7 +463,8 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
         if (!weight || !weight->hasAttr(graph::kTrainAttrName))
           continue;
         ValueSharding home = op.operands[chosen[index]][position];
-        if (zeroStage == 3 && graph::trainRole(weight) == graph::kTrainParam)
+        StringRef role = graph::trainRole(weight);
+        if (zeroStage == 3 && (role == graph::kTrainParam || role == graph::kTrainCopy))
           splitOverDp(home, weight.getType().getShape(), mesh);
         homes.try_emplace(operand, home);
       }
@@ -495,9 +498,9 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
     for (auto [name, size] : llvm::zip(mesh.names, mesh.sizes))
       if (!rt::splitsBatch(name) || name == rt::kExpertAxis)
         splits *= size;
-    // ZeRO splits the optimizer state over dp, from stage 2 the gradients,
-    // at stage 3 the weights (a mixed-precision step's fp32 masters are
-    // its weights' storage, counted with the state).
+    // ZeRO splits the optimizer state over dp (a mixed-precision step's
+    // fp32 masters with it), from stage 2 the gradients, at stage 3 the
+    // weights.
     const double dp = double(zeroRanks(mesh, zeroStage));
     Memory least;
     bool mixed = false;
@@ -506,10 +509,9 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
         continue;
       Type element = weight.getType().getElementType();
       double bytes = double(tensorBytes(weight.getType().getShape(), element)) / double(splits);
-      graph::ModelStateBytes state = graph::modelStateBytes(weight, bytes, element);
+      graph::ModelStateBytes state = graph::modelStateBytes(weight, bytes);
       bool master = weight->hasAttr(graph::kComputeTypeAttrName);
-      if (graph::trainRole(weight) == graph::kTrainState || (master && zeroStage == 3))
-        state.states /= dp;
+      state.states /= dp;
       state.gradients /= zeroStage >= 2 ? dp : 1.0;
       state.weights /= zeroStage == 3 ? dp : 1.0;
       least.add(state);

@@ -38,6 +38,7 @@ Exit status 0 when every check holds; each failure is printed.
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -78,6 +79,9 @@ def model_flags(settings, dims):
 
 
 def read_safetensors(path):
+    """Every tensor of a safetensors file as float32 (the compute-type
+    copies of a mixed-precision step are bf16 or fp16); each copy is checked
+    equal to its master rounded (check_compute_copies)."""
     with open(path, "rb") as file:
         data = file.read()
     length = int.from_bytes(data[:8], "little")
@@ -87,10 +91,42 @@ def read_safetensors(path):
         if name == "__metadata__":
             continue
         begin, end = entry["data_offsets"]
-        assert entry["dtype"] == "F32", (name, entry["dtype"])
         raw = data[8 + length + begin:8 + length + end]
-        tensors[name] = np.frombuffer(raw, dtype=np.float32).reshape(entry["shape"])
+        if entry["dtype"] == "BF16":
+            bits = np.frombuffer(raw, dtype=np.uint16).astype(np.uint32) << 16
+            values = bits.view(np.float32)
+        elif entry["dtype"] == "F16":
+            values = np.frombuffer(raw, dtype=np.float16).astype(np.float32)
+        else:
+            assert entry["dtype"] == "F32", (name, entry["dtype"])
+            values = np.frombuffer(raw, dtype=np.float32)
+        tensors[name] = values.reshape(entry["shape"])
+    check_compute_copies(tensors, path)
     return tensors
+
+
+def rounded(master, dtype):
+    """`master` (float32) rounded to bf16 or f16 as the step casts it (to
+    nearest, ties to even), back in float32."""
+    if dtype == "f16":
+        return master.astype(np.float16).astype(np.float32)
+    bits = master.view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def check_compute_copies(tensors, path):
+    """A mixed-precision step keeps each master's copy in the compute type
+    (NAME.bf16, its parts NAME.bf16#K beside NAME#K), which the update
+    refreshes: after any step it is the master rounded."""
+    for name, copy in tensors.items():
+        match = re.fullmatch(r"(.*)\.(bf16|f16)(#\d+)?", name)
+        if not match:
+            continue
+        master = tensors.get(match[1] + (match[3] or ""))
+        assert master is not None, f"{path}: {name} has no master beside it"
+        if not np.array_equal(copy, rounded(master, match[2])):
+            raise AssertionError(f"{path}: {name} is not its master rounded to {match[2]}")
 
 
 def trained_weights(artifact, checkpoint, initial):

@@ -15,6 +15,7 @@ half an hour on 2 cores); E2E/training/train_zoo_torch.test runs a slice.
 
     .venv/bin/python test/scripts/train_zoo_matrix.py --build build [--jobs 2]
         [--only gpt2.dynamo,...] [--optimizer adamw] [--mesh tp2,dp2] [--export] [--mpi]
+        [--dtype bf16]
 """
 import argparse
 import concurrent.futures
@@ -70,6 +71,8 @@ def check(args, model, optimizer, mesh):
                "--work", os.path.join(args.work, f"{model}-{optimizer}-{mesh}")]
     if args.export:
         command.append("--export-check")
+    if args.dtype:
+        command += ["--dtype", args.dtype]
     if ranks > 1:
         command += (["--mpirun", f"env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
                                  f"mpirun --oversubscribe -np {ranks}"]
@@ -91,6 +94,8 @@ def main():
     parser.add_argument("--export", action="store_true",
                         help="3 steps and the exported model's outputs instead of the curve")
     parser.add_argument("--mpi", action="store_true", help="ranks as mpirun processes")
+    parser.add_argument("--dtype", choices=["bf16", "fp16"],
+                        help="mixed precision (the curve against torch's fp32 one)")
     args = parser.parse_args()
     models = sorted(os.path.basename(p)[:-len(".json")] for p in glob.glob(os.path.join(ZOO, "*.json")))
     if args.only:

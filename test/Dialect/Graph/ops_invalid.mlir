@@ -69,6 +69,31 @@ func.func @weight_size() {
 
 // -----
 
+func.func @weight_role() {
+  // expected-error @+1 {{graph.train must be "param", "copy", "state" or "accumulator"; got "master"}}
+  %0 = graph.weight "w" {file = "m.onnx", graph.train = "master", offset = 0, size = 64} : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// A compute-type copy is initialised from its master's bytes: it has a file.
+func.func @copy_without_file() {
+  // expected-error @+1 {{a state or accumulator weight has no file and every other has one; got file ''}}
+  %0 = graph.weight "w.bf16" {file = "", graph.train = "copy", offset = 0, size = 64, stored_type = f32} : tensor<4x4xbf16>
+  return
+}
+
+// -----
+
+func.func @state_with_file() {
+  // expected-error @+1 {{a state or accumulator weight has no file and every other has one; got file 'm.onnx'}}
+  %0 = graph.weight "w.exp_avg" {file = "m.onnx", graph.train = "state", offset = 0, size = 64} : tensor<4x4xf32>
+  return
+}
+
+// -----
+
 func.func @weight_offset() {
   // expected-error @+1 {{offset must not be negative; got -8}}
   %0 = graph.weight "w" {file = "m.onnx", offset = -8, size = 64} : tensor<4x4xf32>
