@@ -298,16 +298,48 @@ double stepSeconds(const StageProblem &problem, const std::vector<StageFigures> 
 
 namespace {
 
+/// The compute of the ops before each position (one more than the ops).
+std::vector<double> computeBefore(const StageProblem &problem) {
+  std::vector<double> before(problem.opSeconds.size() + 1, 0);
+  for (size_t op = 0; op < problem.opSeconds.size(); ++op)
+    before[op + 1] = before[op] + problem.opSeconds[op];
+  return before;
+}
+
+/// kCandidateResolution of a mean stage's compute, in seconds.
+double candidateResolution(const StageProblem &problem, const std::vector<double> &before) {
+  return kCandidateResolution * before.back() / double(std::max<int64_t>(problem.stages, 1));
+}
+
+/// `positions` (sorted) thinned to the cheapest crossing (the first among
+/// equals) of each run whose compute spans less than half the resolution:
+/// cuts that close together balance stages alike, and each costs the
+/// search a row of its tables (a step whose weights are read without casts
+/// has a cheap crossing around every norm and residual add of a layer).
+std::vector<size_t> thinCandidates(const StageProblem &problem,
+                                   const std::vector<size_t> &positions) {
+  std::vector<double> before = computeBefore(problem);
+  double gap = candidateResolution(problem, before) / 2;
+  std::vector<size_t> thinned;
+  double runStart = -1;
+  for (size_t position : positions) {
+    if (thinned.empty() || before[position] - runStart >= gap) {
+      thinned.push_back(position);
+      runStart = before[position];
+    } else if (problem.crossingBytes[position] < problem.crossingBytes[thinned.back()]) {
+      thinned.back() = position;
+    }
+  }
+  return thinned;
+}
+
 /// `candidates` with cuts added until no two neighbours are more than
 /// kCandidateResolution of a mean stage's compute apart (where ops allow):
 /// the cheapest crossing inside each wider gap.
 std::vector<size_t> refineCandidates(const StageProblem &problem,
                                      const std::vector<size_t> &candidates) {
-  std::vector<double> before(problem.opSeconds.size() + 1, 0); // compute before each position
-  for (size_t op = 0; op < problem.opSeconds.size(); ++op)
-    before[op + 1] = before[op] + problem.opSeconds[op];
-  double resolution =
-      kCandidateResolution * before.back() / double(std::max<int64_t>(problem.stages, 1));
+  std::vector<double> before = computeBefore(problem);
+  double resolution = candidateResolution(problem, before);
   std::vector<size_t> refined = {candidates.front()};
   std::vector<std::pair<size_t, size_t>> gaps;
   for (size_t index = 1; index < candidates.size(); ++index)
@@ -382,6 +414,8 @@ std::vector<size_t> candidateCuts(const StageProblem &problem) {
           problem.crossingBytes[inner[taken]] == problem.crossingBytes[inner[taken - 1]]))
     ++taken;
   inner.resize(taken);
+  std::sort(inner.begin(), inner.end());
+  inner = thinCandidates(problem, inner);
   for (size_t forced : problem.forcedCuts)
     if (forced > 0 && forced < ops && std::find(inner.begin(), inner.end(), forced) == inner.end())
       inner.push_back(forced);

@@ -445,6 +445,20 @@ LogicalResult ShardingProblem::build() {
   return success();
 }
 
+/// A hash of `sharding` (FNV-1a over its axes, a marker between dims).
+static uint64_t fingerprintOf(const ValueSharding &sharding) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  auto mix = [&](uint64_t word) { hash = (hash ^ word) * 0x100000001b3ULL; };
+  for (const AxisList &axes : sharding.dims) {
+    for (unsigned axis : axes)
+      mix(axis);
+    mix(~0ULL);
+  }
+  for (unsigned axis : sharding.partial)
+    mix(axis + 0x100);
+  return hash;
+}
+
 double ShardingProblem::reshardSeconds(Value value, const ValueSharding &from,
                                        const ValueSharding &to, bool forCaller) {
   if (from == to || sourceKind(value) == SourceKind::Weight)
@@ -458,12 +472,13 @@ double ShardingProblem::reshardSeconds(Value value, const ValueSharding &from,
     return stepsSeconds(planReshard(pieces, to, shape, mesh), type.getElementType());
   }
   auto &cache = priced[value];
-  for (const auto &[cachedFrom, cachedTo, seconds] : cache)
-    if (cachedFrom == from && cachedTo == to)
-      return seconds;
+  uint64_t fingerprint = fingerprintOf(from) * 0x9e3779b97f4a7c15ULL ^ fingerprintOf(to);
+  for (const PricedReshard &cached : cache)
+    if (cached.fingerprint == fingerprint && cached.from == from && cached.to == to)
+      return cached.seconds;
   double seconds =
       stepsSeconds(planReshard(from, to, type.getShape(), mesh), type.getElementType());
-  cache.emplace_back(from, to, seconds);
+  cache.push_back({fingerprint, from, to, seconds});
   return seconds;
 }
 
