@@ -112,16 +112,23 @@ TEST(MpiTest, GroupsOfAMesh) {
   }
 }
 
-/// Rank 1 never joins rank 0's all-reduce; the watchdog must end the job.
-int hang(comm::MpiSession &session, Communicator &world) {
+/// Arms a 0.5 s watchdog that ends the job, and keeps rank 1 away from rank
+/// 0 for a minute: true on rank 1 (it has slept), false on rank 0.
+bool armWatchdogAndStallRankOne(comm::MpiSession &session, Communicator &world) {
   session.setTimeout(std::chrono::milliseconds(500), [](const std::string &message) {
     std::cerr << "shardc-mpi-tests: " << message << std::endl;
     comm::MpiSession::abortJob(1);
   });
-  if (world.rank() == 1) {
-    std::this_thread::sleep_for(std::chrono::seconds(60));
+  if (world.rank() != 1)
+    return false;
+  std::this_thread::sleep_for(std::chrono::seconds(60));
+  return true;
+}
+
+/// Rank 1 never joins rank 0's all-reduce; the watchdog must end the job.
+int hang(comm::MpiSession &session, Communicator &world) {
+  if (armWatchdogAndStallRankOne(session, world))
     return 0;
-  }
   float value = 1;
   (void)world.allReduceSum(&value, 1, DType::F32);
   std::cerr << "shardc-mpi-tests: the all-reduce returned" << std::endl;
@@ -132,14 +139,8 @@ int hang(comm::MpiSession &session, Communicator &world) {
 /// reach their bound (runtime/comm/Mpi.cpp) a send waits, and the watchdog
 /// ends the job.
 int stalledReceiver(comm::MpiSession &session, Communicator &world) {
-  session.setTimeout(std::chrono::milliseconds(500), [](const std::string &message) {
-    std::cerr << "shardc-mpi-tests: " << message << std::endl;
-    comm::MpiSession::abortJob(1);
-  });
-  if (world.rank() == 1) {
-    std::this_thread::sleep_for(std::chrono::seconds(60));
+  if (armWatchdogAndStallRankOne(session, world))
     return 0;
-  }
   const char byte = 0;
   for (int i = 0; i < 1000; ++i)
     (void)world.send(&byte, 1, 1);
