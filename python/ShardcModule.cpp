@@ -40,6 +40,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -117,6 +118,7 @@ public:
     std::vector<RankRun> runs;
     {
       py::gil_scoped_release released;
+      std::lock_guard<std::mutex> serialized(busy_);
       shareCores();
       if (!prepared_) {
         auto prepared = ThreadedRanks::prepare(*session_, comm::InProcessWorld::kDefaultTimeout);
@@ -141,6 +143,7 @@ public:
     std::vector<HostTensor> tensors;
     const std::vector<const HostTensor *> ordered = orderFeeds(feeds, tensors);
     py::gil_scoped_release released;
+    std::lock_guard<std::mutex> serialized(busy_);
     auto loss = training().step(ordered);
     check(loss.status());
     return loss->loss;
@@ -148,16 +151,19 @@ public:
 
   void save(const std::filesystem::path &directory) {
     py::gil_scoped_release released;
+    std::lock_guard<std::mutex> serialized(busy_);
     check(training().save(directory.string()));
   }
 
   void exportOnnx(const std::filesystem::path &path) {
     py::gil_scoped_release released;
+    std::lock_guard<std::mutex> serialized(busy_);
     check(training().exportOnnx(path.string()));
   }
 
   int64_t resume(const std::filesystem::path &directory) {
     py::gil_scoped_release released;
+    std::lock_guard<std::mutex> serialized(busy_);
     auto checkpoint = readCheckpoint(directory.string(), session_->layout());
     check(checkpoint.status());
     check(training().resume(*checkpoint));
@@ -211,6 +217,11 @@ private:
 
   std::unique_ptr<Session> session_;
   int threads_;
+  /// Held by each call that runs the ranks or touches their state, with the
+  /// GIL released: calls from several Python threads take turns, since the
+  /// prepared ranks, their arenas and the training state are one per
+  /// session (a session per thread runs in parallel).
+  std::mutex busy_;
   /// Declared after session_, whose programs they run: destroyed first.
   std::unique_ptr<ThreadedRanks> prepared_;
   std::unique_ptr<Training> training_;
