@@ -26,7 +26,7 @@ CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 
 .PHONY: deps apt-deps python-deps build build-asan test test-unit test-lit test-conformance \
-        node-tests test-asan fuzz fuzz-build fuzz-import fuzz-artifact demo gpu-check clean help zoo zoo-status
+        node-tests test-asan fuzz fuzz-build fuzz-import fuzz-mlir fuzz-artifact demo gpu-check clean help zoo zoo-status
 
 help:
 	@echo "make demo   compile and run the embedded example, compare with onnxruntime"
@@ -106,21 +106,29 @@ test-asan: build-asan node-tests
 
 # libFuzzer (clang-19, ASan + UBSan), FUZZ_SECONDS each: over the importer's
 # input bytes, seeded from the fixtures and the node tests (models and their
-# TensorProto files); then over the artifact loader (manifest, program and
-# weights, checksums recomputed by the harness), seeded from small artifacts
-# (test/fuzz/pack_artifact.py). `make -j2 fuzz` runs the two side by side.
+# TensorProto files); over an MLIR input's (nesting, parser, verifiers, the
+# rules of compiler/Driver/InputModule.h), seeded from small modules
+# (test/fuzz/mlir-corpus); then over the artifact loader (manifest, program
+# and weights, checksums recomputed by the harness), seeded from small
+# artifacts (test/fuzz/pack_artifact.py). `make -j3 fuzz` runs the three side
+# by side.
 FUZZ_SECONDS ?= 600
 FUZZ_FLAGS = -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -timeout=30 -print_final_stats=1
-fuzz: fuzz-import fuzz-artifact
+fuzz: fuzz-import fuzz-mlir fuzz-artifact
 
 fuzz-build: deps
 	test -f $(FUZZ_BUILD_DIR)/build.ninja || CC=clang-19 CXX=clang++-19 cmake -S . -B $(FUZZ_BUILD_DIR) \
 	  $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDC_FUZZ=ON
-	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target shardc-import-fuzzer shardc-artifact-fuzzer
+	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target shardc-import-fuzzer shardc-mlir-fuzzer \
+	  shardc-artifact-fuzzer
 
 fuzz-import: fuzz-build node-tests
 	mkdir -p fuzz-corpus
 	$(FUZZ_BUILD_DIR)/bin/shardc-import-fuzzer $(FUZZ_FLAGS) fuzz-corpus test/fuzz/corpus $(NODE_TESTS)
+
+fuzz-mlir: fuzz-build
+	mkdir -p fuzz-mlir-corpus
+	$(FUZZ_BUILD_DIR)/bin/shardc-mlir-fuzzer $(FUZZ_FLAGS) fuzz-mlir-corpus test/fuzz/mlir-corpus
 
 fuzz-artifact: fuzz-build
 	mkdir -p fuzz-artifact-corpus

@@ -27,6 +27,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -97,6 +98,12 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
     if (*phase == Phase::Import)
       return fail(options.modelPath + ": an MLIR module is compiled from the graph phase on; "
                                       "--emit=import comes before it");
+    for (const std::string &folder : options.weightsDirs)
+      if (!llvm::sys::fs::is_directory(folder))
+        return fail("--weights-dir '" + folder + "': not a folder");
+  } else if (!options.weightsDirs.empty()) {
+    return fail("--weights-dir applies to MLIR modules; an ONNX model's external data lies in "
+                "its own folder");
   }
   auto importOptions =
       parseImportOptions(options.dims, options.inputShapes, options.constantInputs);
@@ -129,7 +136,7 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
   if (options.sequenceParallel && !isMlirInput(options.modelPath) &&
       !checked.mesh.axis(rt::kTensorAxis))
     return fail(kSpNeedsTp);
-  checked.settings = {*storage, target, options.sequenceParallel, options.device, 0};
+  checked.settings = {*storage, target, options.sequenceParallel, options.device, 0, 0, {}};
   if (!options.deviceMemory.empty()) {
     auto bytes = parseByteSize("device-memory", options.deviceMemory);
     if (!bytes)
@@ -244,7 +251,8 @@ int compile(const CompileOptions &options, const char *tool) {
   OneLineDiagnostics diagnostics(context, tool);
 
   FailureOr<OwningOpRef<ModuleOp>> input =
-      loadInput(context, options.modelPath, checked->import, tool);
+      loadInput(context, options.modelPath, checked->import,
+                MlirInputRules{options.weightsDirs, options.maxRanks}, tool);
   if (failed(input))
     return 1;
   ModuleOp module = **input;

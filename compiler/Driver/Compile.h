@@ -21,6 +21,8 @@ namespace shardc::driver {
 struct CompileOptions {
   /// An ONNX model (.onnx, .onnxtext) or a graph-phase MLIR module (.mlir).
   std::string modelPath;
+  /// Folders an MLIR module's weight files may lie in besides its own.
+  std::vector<std::string> weightsDirs;
   std::string outputPath = "-";
   std::string emit = "artifact";
   std::string target = "cpu";
@@ -30,8 +32,9 @@ struct CompileOptions {
   /// Mesh degrees as text ("": not given), parsed with the driver's words.
   std::string tensorParallel, dataParallel, expertParallel, pipelineParallel, mesh;
   /// Pipelines (--pp > 1): micro-batches and virtual stages as text ("": 1),
-  /// the schedule ("": gpipe, or 1f1b when training), and ONNX node names
-  /// a stage must end after.
+  /// the schedule ("": gpipe, or 1f1b when training), and the --pp-split
+  /// values: ONNX node names a stage must end after, NODE,... with '\,' for
+  /// a comma inside a name.
   std::string microbatches, virtualStages;
   std::string schedule;
   /// --recompute ("": selective).

@@ -82,19 +82,16 @@ Expected<sharding::MeshShape> parseMesh(StringRef mesh, MeshDegrees degrees) {
                                "give the mesh with --mesh or with --pp/--dp/--ep/--tp, not both");
     SmallVector<StringRef> parts;
     mesh.split(parts, ',');
+    std::vector<std::string> named; // with the axes of size 1 left out of `shape`
     for (StringRef part : parts) {
       auto assignment = splitAssignment(part.trim());
       std::optional<int64_t> size = assignment ? parseSize(assignment->second) : std::nullopt;
       if (!size || *size < 1)
         return flagError("mesh", mesh, "AXIS=N,... with N a positive integer (e.g. pp=2,dp=2,tp=4)");
-      // The passes give axes their meaning by name (runtime/core/MeshAxes.h).
-      auto axis = rt::meshAxisNamed(assignment->first);
-      if (!axis || !axis->supported)
-        return flagError("mesh", mesh,
-                         "axes named " + rt::supportedAxisNames() + "; '" + assignment->first +
-                             "' is unknown");
-      if (shape.axis(assignment->first))
-        return flagError("mesh", mesh, "each axis named once");
+      std::string problem = meshAxisNameProblem(assignment->first, named, /*pipeline=*/true);
+      if (!problem.empty())
+        return flagError("mesh", mesh, problem);
+      named.push_back(assignment->first.str());
       if (*size > 1) {
         shape.names.push_back(assignment->first.str());
         shape.sizes.push_back(*size);
@@ -127,6 +124,28 @@ Expected<sharding::MeshShape> parseMesh(StringRef mesh, MeshDegrees degrees) {
     }
   }
   return shape;
+}
+
+std::string meshAxisNameProblem(StringRef name, ArrayRef<std::string> named, bool pipeline) {
+  // The passes give axes their meaning by name (runtime/core/MeshAxes.h).
+  std::string allowed;
+  for (const rt::MeshAxisKind &axis : rt::kMeshAxes)
+    if (axis.supported && (pipeline || axis.role != rt::AxisRole::Pipeline))
+      allowed += (allowed.empty() ? "" : " or ") + std::string(axis.name);
+  auto refused = [&](StringRef why) {
+    return "axes named " + allowed + "; '" + name.str() + "' " + why.str();
+  };
+  std::optional<rt::MeshAxisKind> axis = rt::meshAxisNamed(name);
+  if (!axis)
+    return refused("is unknown");
+  if (!axis->supported)
+    return refused("is the compiler's own (--microbatches)");
+  if (!pipeline && axis->role == rt::AxisRole::Pipeline)
+    return refused("cuts pipeline stages, which a module's mesh does not hold (give --pp to a "
+                   "module without a dist.mesh)");
+  if (llvm::is_contained(named, name))
+    return "each axis named once";
+  return "";
 }
 
 Expected<int64_t> parseDegree(StringRef flag, StringRef text, StringRef what) {

@@ -28,6 +28,15 @@ struct MeshDegrees {
 /// means --dp E.
 llvm::Expected<sharding::MeshShape> parseMesh(llvm::StringRef mesh, MeshDegrees degrees);
 
+/// What the next axis of a device mesh must be named that `name` is not,
+/// after the axes `named` ("" when it is fine): one that shardc gives a
+/// meaning (never its own micro-batch axis), each once. The --mesh flag's
+/// rule, which a module's dist.mesh follows too, less pp (`pipeline`
+/// false): a module's mesh holds the axes its ops shard over. Completes
+/// "expected ...".
+std::string meshAxisNameProblem(llvm::StringRef name, llvm::ArrayRef<std::string> named,
+                                bool pipeline);
+
 /// A --pp/--tp/--dp degree: a positive integer ("" when the flag is absent: 0);
 /// `what` says what it counts, for the message.
 llvm::Expected<int64_t> parseDegree(llvm::StringRef flag, llvm::StringRef text,

@@ -19,6 +19,21 @@ Error pipelineError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
 }
 
+/// The node names of a --pp-split value: cut at each comma but '\,', a
+/// comma inside a name (ONNX names may hold one).
+std::vector<std::string> splitNodeNames(StringRef value) {
+  std::vector<std::string> names(1);
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (value.substr(i).starts_with("\\,"))
+      names.back() += value[++i];
+    else if (value[i] == ',')
+      names.emplace_back();
+    else
+      names.back() += value[i];
+  }
+  return names;
+}
+
 } // namespace
 
 Expected<std::optional<PipelineSpec>> parsePipelineOptions(const CompileOptions &options,
@@ -86,13 +101,14 @@ Expected<std::optional<PipelineSpec>> parsePipelineOptions(const CompileOptions 
                          Twine(spec.ranks) + " pipeline ranks (Megatron-LM's rule); --microbatches " +
                          Twine(spec.microbatches) + " is not a multiple of --pp " +
                          Twine(spec.ranks));
-  for (const std::string &split : options.pipelineSplits) {
-    if (split.empty())
-      return pipelineError("--pp-split: expected ONNX node names, one per cut (NODE,...)");
-    if (llvm::is_contained(spec.splits, split))
-      return pipelineError("--pp-split '" + split + "': each node named once");
-    spec.splits.push_back(split);
-  }
+  for (const std::string &value : options.pipelineSplits)
+    for (std::string &split : splitNodeNames(value)) {
+      if (split.empty())
+        return pipelineError("--pp-split: expected ONNX node names, one per cut (NODE,...)");
+      if (llvm::is_contained(spec.splits, split))
+        return pipelineError("--pp-split '" + split + "': each node named once");
+      spec.splits.push_back(std::move(split));
+    }
   int64_t stages = spec.ranks * spec.virtualStages;
   if (int64_t(spec.splits.size()) > stages - 1)
     return pipelineError("--pp-split names " + Twine(spec.splits.size()) + " cuts but " +

@@ -473,8 +473,13 @@ FailureOr<Value> GraphImporter::importInitializer(const onnx::TensorProto &tenso
 
   auto embedded = model_.embeddedWeights.find(tensor.name());
   if (embedded != model_.embeddedWeights.end() &&
-      !inlineInitializer(*type, options_.training) && embedded->second.size == bytes)
-    return weight(model_.path, embedded->second.offset);
+      !inlineInitializer(*type, options_.training) && embedded->second.size == bytes) {
+    // Absolute, as external data is (WeightReader.h): a printed graph reads
+    // the same bytes from any folder.
+    SmallString<256> modelFile(model_.path);
+    llvm::sys::fs::make_absolute(modelFile);
+    return weight(modelFile, embedded->second.offset);
+  }
 
   auto value = decodeTensor(tensor, location);
   if (failed(value))

@@ -3,8 +3,9 @@
 // A graph.weight refers to `size` bytes at `offset` of `file`; the phases
 // that compute with a weight's value (folding at import, recognizing a
 // constant mask when raising, writing the artifact) read them here. The
-// file's path was checked when the model was imported (compiler/Import/
-// WeightReader.h: inside the model's folder).
+// file's path was checked when the model was imported or the MLIR module
+// read (compiler/Import/WeightReader.h: inside the model's or the module's
+// folder, or a --weights-dir).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_DIALECTS_GRAPH_WEIGHTBYTES_H

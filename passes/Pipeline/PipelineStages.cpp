@@ -32,18 +32,38 @@ std::string nodeSpan(const StageProgram &program, size_t begin, size_t end) {
   return "ONNX nodes " + name(begin) + " to " + name(end - 1);
 }
 
+/// The names of the ONNX nodes `location` holds, each whole: a name may
+/// hold a comma (onnxNodeNames joins them with ", ").
+SmallVector<StringRef> nodeNamesOf(Location location) {
+  SmallVector<StringRef> names;
+  location->walk([&](Location inner) {
+    if (auto node = graph::onnxNodeOf(inner); node && !node->opType.empty())
+      names.push_back(node->name);
+    return WalkResult::advance();
+  });
+  return names;
+}
+
 /// Where each --pp-split node ends: after the last op computing it.
 FailureOr<std::vector<size_t>> forcedCuts(dist::PipelineOp pipeline, const StageProgram &program) {
   std::vector<size_t> cuts;
   for (StringRef node : pipeline.getSplits().getAsValueRange<StringAttr>()) {
     std::optional<size_t> after;
-    for (auto [index, op] : llvm::enumerate(program.sequence)) {
-      SmallVector<StringRef> names;
-      std::string joined = graph::onnxNodeNames(op->getLoc());
-      StringRef(joined).split(names, ", ");
-      if (llvm::is_contained(names, node))
-        after = index + 1;
-    }
+    // A name the flag cut at its commas, when `node` is one of its pieces.
+    StringRef withComma;
+    for (auto [index, op] : llvm::enumerate(program.sequence))
+      for (StringRef name : nodeNamesOf(op->getLoc())) {
+        if (name == node)
+          after = index + 1;
+        SmallVector<StringRef> pieces;
+        name.split(pieces, ',');
+        if (withComma.empty() && pieces.size() > 1 && llvm::is_contained(pieces, node))
+          withComma = name;
+      }
+    if (!after && !withComma.empty())
+      return pipeline.emitError() << "--pp-split '" << node << "': no ONNX node of that name; '"
+                                  << withComma << "' has a comma in its name: write it as '"
+                                  << llvm::join(llvm::split(withComma, ','), "\\,") << "'";
     if (!after)
       return pipeline.emitError() << "--pp-split '" << node
                                   << "': no op of the program computes an ONNX node of that name";

@@ -75,15 +75,6 @@ inline bool splitsBatch(std::string_view name) {
   return axis && axis->splitsBatch;
 }
 
-/// "pp or dp or tp": the axes the compiler shards over, for messages.
-inline std::string supportedAxisNames() {
-  std::string names;
-  for (const MeshAxisKind &axis : kMeshAxes)
-    if (axis.supported)
-      names += (names.empty() ? "" : " or ") + std::string(axis.name);
-  return names;
-}
-
 } // namespace shardc::rt
 
 #endif

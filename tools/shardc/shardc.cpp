@@ -6,7 +6,7 @@
 //          [--pp N] [--microbatches M] [--schedule gpipe|interleaved|1f1b|zb-h1|zb-h2]
 //          [--virtual-stages V] [--pp-split NODE,...] [--mesh AXIS=N,...] [--max-ranks N] [--device
 //          NAME|FILE.json]
-//          [--device-memory SIZE] [--report FILE.json] [--verbose]
+//          [--device-memory SIZE] [--report FILE.json] [--verbose] [--weights-dir DIR]...
 //
 // MODEL is an ONNX model or an MLIR module as --emit=graph prints it. The
 // tool only parses flags: compiler/Driver/Compile.h does the compiling. Every
@@ -87,6 +87,12 @@ cl::list<std::string> constantInputs(
              "ONNX TensorProto file (.pb); shapes computed from it fold (repeatable)"),
     cl::value_desc("INPUT=V0,V1,...|INPUT=FILE.pb"), cl::cat(shardcCategory));
 
+cl::list<std::string> weightsDirs(
+    "weights-dir",
+    cl::desc("With an MLIR module: a folder its weight files may also lie in (by default only "
+             "the module's own folder, where a relative path starts; repeatable)"),
+    cl::value_desc("DIR"), cl::cat(shardcCategory));
+
 cl::OptionCategory meshCategory("Sharding over many devices");
 // Degrees are parsed by parseDegree, not llvm::cl: "0" and "1.5" are
 // refused like "-3", in our words.
@@ -134,11 +140,12 @@ cl::opt<std::string> virtualStages(
     cl::desc("With --schedule interleaved: stages per pipeline rank (the model is cut into "
              "pp x V stages)"),
     cl::value_desc("V"), cl::cat(meshCategory));
+// Split by the driver, not llvm::cl: a node name may hold a comma ('\,').
 cl::list<std::string> pipelineSplits(
     "pp-split",
     cl::desc("With --pp: ONNX node names after which a stage must end (the other cuts are "
-             "chosen by the cost model)"),
-    cl::value_desc("NODE,..."), cl::CommaSeparated, cl::cat(meshCategory));
+             "chosen by the cost model); '\\,' is a comma inside a name (repeatable)"),
+    cl::value_desc("NODE,..."), cl::cat(meshCategory));
 cl::opt<bool> sequenceParallel(
     "sp",
     cl::desc("Sequence parallelism: keep the activations between blocks split along the sequence "
@@ -261,6 +268,7 @@ bool parseCommandLine(int argc, char **argv) {
 driver::CompileOptions compileOptions() {
   driver::CompileOptions options;
   options.modelPath = modelPath;
+  options.weightsDirs = weightsDirs;
   options.outputPath = outputPath;
   options.emit = emitPhase;
   options.target = target;

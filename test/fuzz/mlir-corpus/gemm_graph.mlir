@@ -1,0 +1,17 @@
+#loc = loc("test/fuzz/corpus/gemm.onnxtext":0:0)
+module attributes {graph.opset = 13 : i64} {
+  func.func @main(%arg0: tensor<4x3xf32> {graph.name = "a"} loc("test/fuzz/corpus/gemm.onnxtext":0:0), %arg1: tensor<5x4xf32> {graph.name = "b"} loc("test/fuzz/corpus/gemm.onnxtext":0:0), %arg2: tensor<5xf32> {graph.name = "c"} loc("test/fuzz/corpus/gemm.onnxtext":0:0)) -> (tensor<3x5xf32> {graph.name = "y"}) {
+    %0 = graph.constant dense<5.000000e-01> : tensor<f32> loc(#loc1)
+    %1 = graph.constant dense<2.000000e+00> : tensor<f32> loc(#loc1)
+    %2 = graph.transpose %arg0 {perm = array<i64: 1, 0>} : (tensor<4x3xf32>) -> tensor<3x4xf32> loc(#loc3)
+    %3 = graph.transpose %arg1 {perm = array<i64: 1, 0>} : (tensor<5x4xf32>) -> tensor<4x5xf32> loc(#loc3)
+    %4 = graph.matmul %2, %3 : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32> loc(#loc3)
+    %5 = graph.mul %4, %1 : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xf32> loc(#loc3)
+    %6 = graph.mul %arg2, %0 : (tensor<5xf32>, tensor<f32>) -> tensor<5xf32> loc(#loc3)
+    %7 = graph.add %5, %6 : (tensor<3x5xf32>, tensor<5xf32>) -> tensor<3x5xf32> loc(#loc3)
+    return %7 : tensor<3x5xf32> loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+#loc1 = loc(unknown)
+#loc2 = loc("Gemm_0"(#loc))
+#loc3 = loc(fused<"Gemm">[#loc2])
