@@ -60,6 +60,46 @@ void check(const Status &status) {
     throw Error(status.message());
 }
 
+/// The type name of `value`, for errors ("NoneType").
+std::string typeName(const py::handle &value) {
+  return py::str(py::type::handle_of(value).attr("__name__"));
+}
+
+/// The argument `name` as a path: a str, bytes or os.PathLike naming a
+/// file (decoded as os.fsdecode does), without NUL characters (which no
+/// file name holds). Anything else raises shardc.Error naming the argument,
+/// never pybind's TypeError.
+std::filesystem::path pathArgument(const char *name, const py::handle &value) {
+  if (!py::isinstance<py::str>(value) && !py::isinstance<py::bytes>(value) &&
+      !py::hasattr(value, "__fspath__"))
+    throw Error(std::string(name) + ": expected a path (str, bytes or os.PathLike), got " +
+                typeName(value));
+  py::object text = py::module_::import("os").attr("fsdecode")(value);
+  std::string path = text.cast<std::string>();
+  if (path.find('\0') != std::string::npos)
+    throw Error(std::string(name) + ": holds a NUL character");
+  return path;
+}
+
+/// The int argument `name` within [low, high] (bool refused).
+int intArgument(const char *name, const py::handle &value, int low, int high,
+                const std::string &expected) {
+  if (!py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value))
+    throw Error(std::string(name) + ": expected an int, got " + typeName(value));
+  int overflow = 0;
+  long long number = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (overflow || number < low || number > high)
+    throw Error(std::string(name) + "=" + std::string(py::str(value)) + ": expected " + expected);
+  return int(number);
+}
+
+/// The feeds of a run or step: a dict {input name: numpy array}.
+py::dict feedsArgument(const py::handle &value) {
+  if (!py::isinstance<py::dict>(value))
+    throw Error("feeds: expected a dict {input name: numpy array}, got " + typeName(value));
+  return py::reinterpret_borrow<py::dict>(value);
+}
+
 /// A numpy array's bytes, row-major, as the runtime's tensor.
 HostTensor toHost(const std::string &name, const py::handle &value) {
   py::array array = py::array::ensure(value, py::array::c_style);
@@ -90,13 +130,17 @@ py::array toNumpy(const HostTensor &tensor) {
 /// An artifact opened for running: every rank this process runs is loaded.
 class PySession {
 public:
-  PySession(const std::filesystem::path &directory, std::optional<std::string> ranks, int threads)
-      : threads_(threads) {
-    if (threads < 0 || threads > cpu::kMaxThreads)
-      throw Error("threads=" + std::to_string(threads) + ": expected 0 (one per core) to " +
-                  std::to_string(cpu::kMaxThreads));
-    if (ranks && *ranks != "threads")
-      throw Error("ranks='" + *ranks + "': expected 'threads' (or none, for one device)");
+  /// Opens `path` (the arguments as Python gave them: each checked here,
+  /// so that a wrong one raises shardc.Error).
+  PySession(const py::object &path, const py::object &rankArgument, const py::object &threads)
+      : threads_(intArgument("threads", threads, 0, cpu::kMaxThreads,
+                             "0 (one per core) to " + std::to_string(cpu::kMaxThreads))) {
+    const std::filesystem::path directory = pathArgument("path", path);
+    if (!rankArgument.is_none() &&
+        (!py::isinstance<py::str>(rankArgument) || rankArgument.cast<std::string>() != "threads"))
+      throw Error("ranks=" + std::string(py::repr(rankArgument)) +
+                  ": expected 'threads' (or none, for one device)");
+    const bool ranks = !rankArgument.is_none();
     auto opened = Session::open(directory.string());
     check(opened.status());
     session_ = std::make_unique<Session>(std::move(*opened));
@@ -109,7 +153,8 @@ public:
     check(session_->loadRanks(0, count));
   }
 
-  py::dict run(const py::dict &feeds) {
+  py::dict run(const py::object &feedArgument) {
+    const py::dict feeds = feedsArgument(feedArgument);
     if (session_->layout().training)
       throw Error(session_->layout().directory +
                   ": is a training artifact: each run is a step, taken with train_step(feeds)");
@@ -139,7 +184,8 @@ public:
     return outputs;
   }
 
-  float trainStep(const py::dict &feeds) {
+  float trainStep(const py::object &feedArgument) {
+    const py::dict feeds = feedsArgument(feedArgument);
     std::vector<HostTensor> tensors;
     const std::vector<const HostTensor *> ordered = orderFeeds(feeds, tensors);
     py::gil_scoped_release released;
@@ -149,19 +195,22 @@ public:
     return loss->loss;
   }
 
-  void save(const std::filesystem::path &directory) {
+  void save(const py::object &path) {
+    const std::filesystem::path directory = pathArgument("path", path);
     py::gil_scoped_release released;
     std::lock_guard<std::mutex> serialized(busy_);
     check(training().save(directory.string()));
   }
 
-  void exportOnnx(const std::filesystem::path &path) {
+  void exportOnnx(const py::object &file) {
+    const std::filesystem::path path = pathArgument("path", file);
     py::gil_scoped_release released;
     std::lock_guard<std::mutex> serialized(busy_);
     check(training().exportOnnx(path.string()));
   }
 
-  int64_t resume(const std::filesystem::path &directory) {
+  int64_t resume(const py::object &path) {
+    const std::filesystem::path directory = pathArgument("path", path);
     py::gil_scoped_release released;
     std::lock_guard<std::mutex> serialized(busy_);
     auto checkpoint = readCheckpoint(directory.string(), session_->layout());
@@ -234,7 +283,7 @@ PYBIND11_MODULE(shardc, module) {
   module.doc() = "Run artifacts compiled by shardc (numpy in, numpy out)";
   py::register_exception<Error>(module, "Error", PyExc_RuntimeError);
   py::class_<PySession>(module, "Session")
-      .def(py::init<const std::filesystem::path &, std::optional<std::string>, int>(),
+      .def(py::init<const py::object &, const py::object &, const py::object &>(),
            py::arg("path"), py::arg("ranks") = py::none(), py::arg("threads") = 0,
            "Opens the artifact folder `path`: one device, or with ranks='threads' every rank "
            "of its mesh as a thread of this process; `threads` CPU threads in all (0: every "

@@ -96,7 +96,6 @@ Value keptChoices(GradientBuilder &g, graph::MoeOp moe) {
 
 /// The dense equivalent of `moe` (see the file's comment); returns y.
 Value denseExperts(GradientBuilder &g, graph::MoeOp moe) {
-  OpBuilder &b = g.b();
   Value x = moe.getInput(), gates = moe.getGates();
   ArrayRef<int64_t> slots = shapeOf(gates);
   int64_t tokens = slots[0], k = slots[1], experts = moe.getExperts();
