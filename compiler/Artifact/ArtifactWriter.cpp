@@ -147,8 +147,7 @@ public:
     if (auto weight = dyn_cast<exec::WeightOp>(op)) {
       // Optimizer states and accumulators start as zeros, which the
       // runtime makes.
-      StringRef role = graph::trainRole(weight);
-      if (role == graph::kTrainState || role == graph::kTrainAccumulator)
+      if (graph::startsAsZeros(graph::trainRole(weight)))
         return success();
       FailureOr<bool> held = holds(weight.getName(), weight.getBuffer());
       if (failed(held))

@@ -115,8 +115,7 @@ private:
       StringRef role = graph::trainRole(weight);
       if (!role.empty())
         return addBuffer(weight, schema::Storage::State, 0, weight.getName(), 0,
-                         {role == graph::kTrainState || role == graph::kTrainAccumulator,
-                          role == graph::kTrainAccumulator});
+                         {graph::startsAsZeros(role), role == graph::kTrainAccumulator});
       return addBuffer(weight, schema::Storage::Weight, 0, weight.getName(), 0);
     }
     if (auto end = dyn_cast<exec::MicrobatchLoopEndOp>(op)) {

@@ -141,7 +141,7 @@ LogicalResult checkExpansion(ModuleOp module, StringRef path) {
 /// The messages that say so escape it themselves (rt::printableName): the
 /// diagnostic handler turns a newline into a space.
 bool hasControlCharacter(StringRef text) {
-  return llvm::any_of(text, [](char c) { return uint8_t(c) < 0x20 || c == 0x7f; });
+  return llvm::any_of(text, rt::isControlByte);
 }
 
 /// Fails unless the input or output (`kind`) #`index` of `function` has a

@@ -60,6 +60,15 @@ template <typename OpClass,
 llvm::StringRef trainRole(OpClass op) {
   return trainRole(op.getOperation());
 }
+/// Whether storage of `role` starts as zeros, with no bytes in any file: an
+/// optimizer state or an accumulator.
+inline bool startsAsZeros(llvm::StringRef role) {
+  return role == kTrainState || role == kTrainAccumulator;
+}
+/// Whether storage of `role` holds a model's weight as the forward may read
+/// it, split and placed like one: a parameter, or a mixed-precision
+/// master's copy (not an optimizer state or an accumulator).
+inline bool holdsWeight(llvm::StringRef role) { return role == kTrainParam || role == kTrainCopy; }
 /// On the module of a training step: a dictionary of what it was built with
 /// (loss, optimizer and its hyperparameters), which the artifact's manifest
 /// carries for the runtime and the user.

@@ -78,8 +78,7 @@ LogicalResult WeightOp::verify() {
                            << kTrainAccumulator << "\"; got " << train;
     // An optimizer state or accumulator starts as zeros: it has no bytes
     // anywhere.
-    bool startsAsZeros = role.getValue() == kTrainState || role.getValue() == kTrainAccumulator;
-    if (startsAsZeros != getFile().empty())
+    if (startsAsZeros(role.getValue()) != getFile().empty())
       return emitOpError() << "a " << kTrainState << " or " << kTrainAccumulator
                            << " weight has no file and every other has one; got file '"
                            << getFile() << "'";

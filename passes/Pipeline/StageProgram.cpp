@@ -174,7 +174,7 @@ TrainingStageProgram analyzeTrainingStageProgram(func::FuncOp function, const Me
   llvm::StringMap<unsigned> trainedIndex;
   for (auto [weight, index] : weightIndex) {
     StringRef role = graph::trainRole(weight);
-    if (role != graph::kTrainParam && role != graph::kTrainCopy)
+    if (!graph::holdsWeight(role))
       continue;
     auto name = cast<graph::WeightOp>(weight).getName();
     graph::ModelStateBytes state =

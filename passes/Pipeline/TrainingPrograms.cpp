@@ -416,8 +416,7 @@ private:
           // its mixed-precision copy): the reader keeps a replica, which the
           // home's update refreshes; the gradient of its use flows back to
           // the home like any other.
-          StringRef role = graph::trainRole(weight);
-          if (role != graph::kTrainParam && role != graph::kTrainCopy)
+          if (!graph::holdsWeight(graph::trainRole(weight)))
             return user->emitOpError()
                    << "on stage " << at.stage << " reads '" << weight.getName()
                    << "', which stage " << owner->second << " keeps for its update";

@@ -463,8 +463,7 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
         if (!weight || !weight->hasAttr(graph::kTrainAttrName))
           continue;
         ValueSharding home = op.operands[chosen[index]][position];
-        StringRef role = graph::trainRole(weight);
-        if (zeroStage == 3 && (role == graph::kTrainParam || role == graph::kTrainCopy))
+        if (zeroStage == 3 && graph::holdsWeight(graph::trainRole(weight)))
           splitOverDp(home, weight.getType().getShape(), mesh);
         homes.try_emplace(operand, home);
       }

@@ -15,7 +15,7 @@ void appendEscaped(std::string &out, std::string_view text) {
       out += "\\t";
     else if (c == '\r')
       out += "\\r";
-    else if (byte < 0x20 || byte == 0x7f) {
+    else if (isControlByte(c)) {
       char hex[5];
       std::snprintf(hex, sizeof hex, "\\x%02x", byte);
       out += hex;

@@ -15,6 +15,13 @@
 
 namespace shardc::rt {
 
+/// Whether `c` is a control byte (below 0x20, or DEL), which a message
+/// escapes and a name or path may not hold.
+inline bool isControlByte(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  return byte < 0x20 || byte == 0x7f;
+}
+
 /// The longest name a message shows; a longer one is cut and ends in "…".
 constexpr size_t kMaxShownName = 200;
 

@@ -14,6 +14,7 @@
 #ifndef SHARDC_RUNTIME_IO_ERRORTEXT_H
 #define SHARDC_RUNTIME_IO_ERRORTEXT_H
 
+#include "runtime/core/PrintableText.h"
 #include "runtime/core/Status.h"
 
 #include <new>
@@ -33,7 +34,7 @@ inline std::string printable(std::string_view text) {
     if (i == 200)
       return out + "...";
     unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) {
+    if (isControlByte(text[i])) {
       out += "\\x";
       out += kDigits[c >> 4];
       out += kDigits[c & 0xf];

@@ -45,6 +45,7 @@
 #include <climits>
 #include <csignal>
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
 using namespace shardc::rt;
@@ -90,16 +91,25 @@ int runAsThreads(const Options &options, Opened &opened) {
   return 0;
 }
 
-/// Whether the file `path` (which may not exist yet) would lie in the folder
-/// `folder` or below it, symbolic links resolved.
-bool liesInFolder(const std::string &path, const std::string &folder) {
-  char resolvedFolder[PATH_MAX], resolvedParent[PATH_MAX];
+/// The folder of the file `path` (which may not exist yet), symbolic links
+/// resolved, ending in "/"; none when it does not resolve.
+std::optional<std::string> realFolderOf(const std::string &path) {
+  char resolved[PATH_MAX];
   const size_t slash = path.rfind('/');
   const std::string parent = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-  if (!::realpath(folder.c_str(), resolvedFolder) || !::realpath(parent.c_str(), resolvedParent))
-    return false;
-  const std::string inside = resolvedParent, root = resolvedFolder;
-  return inside == root || inside.rfind(root + "/", 0) == 0;
+  if (!::realpath(parent.c_str(), resolved))
+    return std::nullopt;
+  std::string folder = resolved;
+  return folder.back() == '/' ? folder : folder + "/";
+}
+
+/// Whether the file `path` (which may not exist yet) would lie in the folder
+/// `folder` or below it, symbolic links resolved (the file's own is not: a
+/// link inside the folder is replaced where it lies).
+bool liesInFolder(const std::string &path, const std::string &folder) {
+  std::optional<std::string> root = realFolderOf(folder + "/x");
+  std::optional<std::string> inside = realFolderOf(path);
+  return root && inside && inside->rfind(*root, 0) == 0;
 }
 
 /// `path` with its symlinks, "." and ".." resolved (its folder's only when
@@ -110,11 +120,9 @@ std::string resolvedPath(std::string path) {
   char resolved[PATH_MAX];
   if (::realpath(path.c_str(), resolved))
     return resolved;
+  std::optional<std::string> folder = realFolderOf(path);
   const size_t slash = path.rfind('/');
-  const std::string parent = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-  if (!::realpath(parent.c_str(), resolved))
-    return path;
-  return std::string(resolved) + "/" + path.substr(slash == std::string::npos ? 0 : slash + 1);
+  return folder ? *folder + path.substr(slash == std::string::npos ? 0 : slash + 1) : path;
 }
 
 } // namespace
