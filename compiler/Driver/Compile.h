@@ -58,6 +58,7 @@ struct CompileOptions {
   bool noDecay1d = false;
   std::string zero; ///< --zero as written
   bool fsdp = false;
+  std::string bucketMb; ///< --bucket-mb as written
 };
 
 /// Compiles as `shardc` does: every error printed as one line prefixed by

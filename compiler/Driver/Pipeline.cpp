@@ -136,6 +136,13 @@ LogicalResult runPipeline(ModuleOp module, std::optional<Phase> from, Phase unti
     pm.addPass(pipeline::createPipelineSchedulePass());
     pm.addPass(pipeline::createSplitMicrobatchesPass());
     pm.addPass(partition::createDeferResultGathersPass());
+    // Last, on the program each device runs: the collectives the training
+    // step's sums and gathers became, whatever put them where they are.
+    if (settings.training && settings.training->bucketMb > 0) {
+      partition::BucketCollectivesPassOptions buckets;
+      buckets.bucketMb = settings.training->bucketMb;
+      pm.addPass(partition::createBucketCollectivesPass(buckets));
+    }
     pm.addPass(partition::createVerifyPartitionedPass());
   }
   if (runs(Phase::Exec)) {

@@ -49,6 +49,8 @@ parseTrainingOptions(const CompileOptions &options) {
       return fail("--no-decay-1d needs --train");
     if (!options.zero.empty() || options.fsdp)
       return fail(llvm::Twine(options.fsdp ? "--fsdp" : "--zero") + " needs --train");
+    if (!options.bucketMb.empty())
+      return fail("--bucket-mb needs --train");
     return std::nullopt;
   }
   if (options.loss.empty())
@@ -132,6 +134,16 @@ parseTrainingOptions(const CompileOptions &options) {
     if (!options.zero.empty() && (settings.zero != 3 || settings.zeroAuto))
       return fail("--fsdp is --zero 3; it contradicts --zero " + options.zero);
     settings.zero = 3;
+  }
+  if (!options.bucketMb.empty()) {
+    // A whole number of MiB up to 1 TiB (no device holds a bucket past it).
+    constexpr llvm::StringLiteral range = "a whole number of MiB from 0 (no buckets) to 1048576";
+    auto size = parseNumber("bucket-mb", options.bucketMb, 0, 1048577, false, range);
+    if (!size)
+      return size.takeError();
+    if (*size != std::floor(*size))
+      return fail("--bucket-mb '" + options.bucketMb + "': expected " + range);
+    settings.bucketMb = int64_t(*size);
   }
   return settings;
 }

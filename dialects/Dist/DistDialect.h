@@ -59,6 +59,10 @@ constexpr llvm::StringLiteral kPartAttrName = "dist.part";
 constexpr llvm::StringLiteral kLevelAttrName = "dist.level";
 /// On dist.pipeline: the schedule's estimated step time in seconds.
 constexpr llvm::StringLiteral kStepSecondsAttrName = "dist.step_seconds";
+/// On a collective of the partitioned program (an i64): it is the bucket of
+/// that many collectives of small tensors, fused on their flat
+/// concatenation (shardc-bucket-collectives, --bucket-mb).
+constexpr llvm::StringLiteral kBucketAttrName = "dist.bucket";
 
 /// The mesh `name` as seen from `from` (the nearest symbol table above it), or
 /// null when there is none.

@@ -3,6 +3,7 @@
 #define SHARDC_PASSES_PARTITION_PASSES_H
 
 #include "dialects/Dist/DistDialect.h"
+#include "dialects/Graph/GraphDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

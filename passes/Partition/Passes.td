@@ -39,6 +39,35 @@ def DeferResultGathersPass : Pass<"shardc-defer-result-gathers", "mlir::ModuleOp
   let dependentDialects = ["shardc::dist::DistDialect"];
 }
 
+def BucketCollectivesPass : Pass<"shardc-bucket-collectives", "mlir::ModuleOp"> {
+  let summary = "Fuse a training step's gradient sums and weight gathers into buckets";
+  let description = [{
+    Runs on the per-device program of a training step (after
+    shardc-defer-result-gathers). As PyTorch DDP and DeepSpeed's ZeRO bucket
+    them, the sums of weights' gradients (`all_reduce`, `reduce_scatter`
+    read by the update or added into a micro-batch accumulator) and the
+    gathers of the new weights after the update (`all_gather` of an update's
+    value) are fused: collectives of one kind, mesh, axes, reduction and
+    element type, taken in program order, share one collective on the flat
+    concatenation of their inputs until the next would take the bucket's
+    input past `bucket-mb` MiB per rank; the result is split and reshaped
+    back. A reduce-scatter or all-gather takes a member only when each
+    rank's block of it is contiguous (every dim before the split one is 1),
+    so that the bucket's blocks are the members' blocks side by side. The
+    bucket is placed at its first member's place, or after the last of its
+    members' inputs, and before any member's result is read; a member that
+    cannot be placed so starts a new bucket. Sums and gathers are
+    elementwise, so the step computes the same bits. The bucket's
+    collective carries `dist.bucket` (the number of members). 0 MiB: no
+    buckets.
+  }];
+  let options = [
+    Option<"bucketMb", "bucket-mb", "int64_t", "25",
+           "Largest input of a bucket, MiB per rank (0: no buckets)">,
+  ];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 def VerifyShardedPass : Pass<"shardc-verify-sharded", "mlir::ModuleOp"> {
   let summary = "Check the boundary between sharding and partitioning";
   let description = [{

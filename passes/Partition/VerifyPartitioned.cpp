@@ -31,8 +31,10 @@ LogicalResult verifyPartitionedOp(Operation *op) {
   // A weight's global sharding is what the artifact writer cuts it by.
   if (isa<shardc::graph::WeightOp>(op))
     return success();
+  // A bucket's mark is no sharding: the report counts the buckets by it.
   if (llvm::any_of(op->getAttrs(), [](NamedAttribute attr) {
-        return attr.getName().getValue().starts_with("dist.");
+        return attr.getName().getValue().starts_with("dist.") &&
+               attr.getName() != shardc::dist::kBucketAttrName;
       }))
     return op->emitOpError() << "is still annotated with shardings (run shardc-partition)";
   return success();

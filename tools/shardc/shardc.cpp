@@ -233,6 +233,11 @@ cl::opt<std::string> zero(
     cl::value_desc("0|1|2|3|auto"), cl::cat(trainingCategory));
 cl::opt<bool> fsdp("fsdp", cl::desc("The same as --zero 3 (PyTorch's FSDP)"),
                    cl::cat(trainingCategory));
+cl::opt<std::string> bucketMb(
+    "bucket-mb",
+    cl::desc("Gradient sums and ZeRO's weight gathers fused into buckets of at most N MiB per "
+             "rank, as PyTorch DDP's; default 25, 0: one collective per tensor"),
+    cl::value_desc("N"), cl::cat(trainingCategory));
 cl::opt<bool> untie("untie",
                     cl::desc("Train initializers that hold the same bytes (directly or transposed, "
                              "as an exported tied LM head) as separate parameters"),
@@ -309,6 +314,7 @@ driver::CompileOptions compileOptions() {
   options.noDecay1d = noDecay1d;
   options.zero = zero;
   options.fsdp = fsdp;
+  options.bucketMb = bucketMb;
   return options;
 }
 
