@@ -38,7 +38,7 @@ struct TrainingSettings {
   bool zeroAuto = false;
   /// --bucket-mb: the gradient sums and weight gathers fused into buckets
   /// of at most this many MiB of input per rank (0: none; docs/training.md).
-  int64_t bucketMb = 25;
+  double bucketMb = 25;
   double momentum = 0, gradClip = 0;
   std::vector<std::string> freeze;
   bool untie = false; ///< --untie: duplicated weights trained apart

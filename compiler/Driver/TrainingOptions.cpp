@@ -136,14 +136,13 @@ parseTrainingOptions(const CompileOptions &options) {
     settings.zero = 3;
   }
   if (!options.bucketMb.empty()) {
-    // A whole number of MiB up to 1 TiB (no device holds a bucket past it).
-    constexpr llvm::StringLiteral range = "a whole number of MiB from 0 (no buckets) to 1048576";
-    auto size = parseNumber("bucket-mb", options.bucketMb, 0, 1048577, false, range);
+    // MiB, fractions allowed as DDP's bucket_cap_mb; at most 1 TiB, more
+    // than any device holds.
+    auto size = parseNumber("bucket-mb", options.bucketMb, 0, 1048577, false,
+                            "a number of MiB from 0 (no buckets) to 1048576");
     if (!size)
       return size.takeError();
-    if (*size != std::floor(*size))
-      return fail("--bucket-mb '" + options.bucketMb + "': expected " + range);
-    settings.bucketMb = int64_t(*size);
+    settings.bucketMb = *size;
   }
   return settings;
 }

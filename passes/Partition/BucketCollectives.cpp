@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <cmath>
 #include <limits>
 #include <tuple>
 #include <utility>
@@ -39,13 +40,15 @@ bool accumulates(Operation *op) {
          });
 }
 
-/// A sum of a weight's gradient: reduces what the backward computed, for
-/// the update (or a micro-batch accumulator) alone.
+/// A sum of a weight's gradient: reduces what the backward computed, or
+/// the micro-batches' sum of it (an accumulator, summed over dp once after
+/// the last micro-batch), for the update (or an accumulator) alone.
 bool sumsGradient(Operation *op) {
   if (!isa<dist::AllReduceOp, dist::ReduceScatterOp>(op))
     return false;
   Operation *producer = op->getOperand(0).getDefiningOp();
-  if (!producer || graph::phaseOf(producer) != graph::Phase::Backward)
+  if (!producer || (graph::phaseOf(producer) != graph::Phase::Backward &&
+                    graph::trainRole(producer) != graph::kTrainAccumulator))
     return false;
   return llvm::all_of(op->getUsers(), [](Operation *user) {
     return graph::phaseOf(user) == graph::Phase::Optimizer || accumulates(user);
@@ -135,8 +138,7 @@ public:
       if (!(sumsGradient(op) || gathersUpdate(op)) || !contiguousBlocks(op))
         continue;
       int64_t bytes = bytesOf(op->getOperand(0));
-      int64_t input = definedAt(op->getOperand(0));
-      int64_t read = firstRead(op);
+      auto [input, read] = window(op);
       BucketKey key = keyOf(op);
       auto *entry = llvm::find_if(open, [&](const auto &other) { return other.first == key; });
       if (entry == open.end())
@@ -166,6 +168,30 @@ public:
   }
 
 private:
+  /// Where `op` may be moved: after the position its input is ready at,
+  /// before the position its input or result is needed until. A value is
+  /// ready from its definition; storage (an accumulator) from its last
+  /// write before `op` until its next write, wherever its graph.weight
+  /// stands (an op of no operands, moved up when a bucket reads it first).
+  std::pair<int64_t, int64_t> window(Operation *op) const {
+    Value input = op->getOperand(0);
+    auto storage = input.getDefiningOp<graph::WeightOp>();
+    int64_t ready = storage ? -1 : definedAt(input), until = firstRead(op);
+    if (storage)
+      for (Operation *user : storage->getUsers()) {
+        auto write = dyn_cast<graph::AssignOp>(user);
+        Operation *here = block.findAncestorOpInBlock(*user);
+        if (!write || write.getTarget() != input || !here)
+          continue;
+        int64_t at = position.lookup(here);
+        if (at < position.lookup(op))
+          ready = std::max(ready, at);
+        else
+          until = std::min(until, at);
+      }
+    return {ready, until};
+  }
+
   /// The position of the op of this block that defines `value`, or -1 when
   /// it is defined before the block starts.
   int64_t definedAt(Value value) const {
@@ -196,7 +222,12 @@ private:
   void fuse(Bucket &bucket) {
     Operation *first = bucket.members.front();
     int64_t place = std::max(position.lookup(first), bucket.lastInput + 1);
-    OpBuilder builder(order[size_t(place)]);
+    Operation *before = order[size_t(place)];
+    for (Operation *member : bucket.members)
+      if (auto storage = member->getOperand(0).getDefiningOp<graph::WeightOp>();
+          storage && storage->getBlock() == &block && before->isBeforeInBlock(storage))
+        storage->moveBefore(before);
+    OpBuilder builder(before);
     SmallVector<Location> locations;
     for (Operation *member : bucket.members)
       locations.push_back(member->getLoc());
@@ -261,14 +292,13 @@ struct BucketCollectivesPass : impl::BucketCollectivesPassBase<BucketCollectives
   using BucketCollectivesPassBase::BucketCollectivesPassBase;
 
   void runOnOperation() override {
-    if (bucketMb <= 0)
+    if (!(bucketMb > 0))
       return;
     SmallVector<Block *> blocks;
     getOperation()->walk([&](Block *block) { blocks.push_back(block); });
     // A limit past what any rank holds is no limit.
-    int64_t limit = bucketMb > (std::numeric_limits<int64_t>::max() >> 20)
-                        ? std::numeric_limits<int64_t>::max()
-                        : int64_t(bucketMb) << 20;
+    double bytes = std::ldexp(double(bucketMb), 20);
+    int64_t limit = bytes < 0x1p62 ? int64_t(bytes) : std::numeric_limits<int64_t>::max();
     for (Block *block : blocks)
       BlockBuckets(*block, limit).run();
   }

@@ -62,7 +62,7 @@ def BucketCollectivesPass : Pass<"shardc-bucket-collectives", "mlir::ModuleOp"> 
     buckets.
   }];
   let options = [
-    Option<"bucketMb", "bucket-mb", "int64_t", "25",
+    Option<"bucketMb", "bucket-mb", "double", "25",
            "Largest input of a bucket, MiB per rank (0: no buckets)">,
   ];
   let dependentDialects = ["shardc::graph::GraphDialect"];

@@ -236,7 +236,8 @@ cl::opt<bool> fsdp("fsdp", cl::desc("The same as --zero 3 (PyTorch's FSDP)"),
 cl::opt<std::string> bucketMb(
     "bucket-mb",
     cl::desc("Gradient sums and ZeRO's weight gathers fused into buckets of at most N MiB per "
-             "rank, as PyTorch DDP's; default 25, 0: one collective per tensor"),
+             "rank (fractions allowed), as PyTorch DDP's; default 25, 0: one collective per "
+             "tensor"),
     cl::value_desc("N"), cl::cat(trainingCategory));
 cl::opt<bool> untie("untie",
                     cl::desc("Train initializers that hold the same bytes (directly or transposed, "

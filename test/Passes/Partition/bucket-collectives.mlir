@@ -184,3 +184,35 @@ module {
     return %y : tensor<8xf32>
   }
 }
+
+// -----
+
+// Micro-batches' sums over dp, once after the loop: each reads its
+// accumulator (storage), ready after its last write and until its next. The
+// second's graph.weight stands after the first sum's reader: it is moved up
+// to the bucket; the third's accumulator is written again before the
+// bucket's place could be (%w), so it stays alone.
+// CHECK-LABEL: func.func @accumulators
+// CHECK: %[[A1:.*]] = graph.weight "microbatch_sum.1"
+// CHECK: %[[A2:.*]] = graph.weight "microbatch_sum.2"
+// CHECK-NEXT: %[[C:.*]] = graph.concat %[[A1]], %[[A2]] {axis = 0 : i64}
+// CHECK-NEXT: dist.all_reduce %[[C]] on @mesh ["dp"] {dist.bucket = 2 : i64} : tensor<16xf32>
+// CHECK: graph.assign %{{.*}}, %{{.*}} : tensor<8xf32>
+// CHECK-NEXT: dist.all_reduce %{{.*}} on @mesh ["dp"] : tensor<8xf32>
+module {
+  dist.mesh @mesh = <["dp"=2]>
+  func.func @accumulators(%x: tensor<8xf32>) -> tensor<8xf32> {
+    %a1 = graph.weight "microbatch_sum.1" {file = "", graph.train = "accumulator", offset = 0 : i64, size = 32 : i64} : tensor<8xf32>
+    %a3 = graph.weight "microbatch_sum.3" {file = "", graph.train = "accumulator", offset = 0 : i64, size = 32 : i64} : tensor<8xf32>
+    %s1 = dist.all_reduce %a1 on @mesh ["dp"] : tensor<8xf32>
+    %u1 = graph.neg %s1 {graph.phase = "optimizer"} : tensor<8xf32>
+    %a2 = graph.weight "microbatch_sum.2" {file = "", graph.train = "accumulator", offset = 0 : i64, size = 32 : i64} : tensor<8xf32>
+    %s2 = dist.all_reduce %a2 on @mesh ["dp"] : tensor<8xf32>
+    %w = graph.mul %x, %x {graph.phase = "optimizer"} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    graph.assign %a3, %w : tensor<8xf32>
+    %s3 = dist.all_reduce %a3 on @mesh ["dp"] : tensor<8xf32>
+    %u = graph.add %s2, %s3 {graph.phase = "optimizer"} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %v = graph.add %u, %u1 {graph.phase = "optimizer"} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    return %v : tensor<8xf32>
+  }
+}
