@@ -158,14 +158,8 @@ std::optional<CheckedOptions> checkOptions(const CompileOptions &options, String
   checked.settings.training = std::move(*training);
   if (checked.settings.training)
     checked.settings.training->pipelined = checked.pipeline.has_value();
-  if (checked.settings.training &&
-      (checked.settings.training->zero > 0 || checked.settings.training->zeroAuto)) {
-    std::optional<unsigned> dp = checked.mesh.axis(rt::kDataAxis);
-    if (!dp || checked.mesh.sizes[*dp] < 2)
-      return fail((options.zero.empty() ? std::string("--fsdp") : "--zero " + options.zero) +
-                  " splits the model state over data-parallel ranks: give --dp N (N > 1) or a "
-                  "dp axis in --mesh");
-  }
+  if (llvm::Error error = placeZeroOnMesh(options, checked.settings.training, checked.mesh))
+    return failWith(std::move(error));
   return checked;
 }
 

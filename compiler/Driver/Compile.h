@@ -59,6 +59,7 @@ struct CompileOptions {
   std::string zero; ///< --zero as written
   bool fsdp = false;
   std::string bucketMb; ///< --bucket-mb as written
+  std::string zeroGroup; ///< --zero-group as written
 };
 
 /// Compiles as `shardc` does: every error printed as one line prefixed by

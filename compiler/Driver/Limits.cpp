@@ -5,7 +5,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "runtime/core/MeshAxes.h"
 
 namespace shardc::driver {
 
@@ -22,10 +21,9 @@ llvm::Error checkRankCount(const sharding::MeshShape &mesh, int64_t maxRanks) {
 }
 
 std::string batchSplitWarning(mlir::ModuleOp module, const sharding::MeshShape &mesh) {
-  std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
-  if (!dp)
+  int64_t degree = mesh.dataParallelRanks(), batch = 0;
+  if (degree == 1)
     return "";
-  int64_t degree = mesh.sizes[*dp], batch = 0;
   std::string widest = "no input has a batch"; // the input with the largest one
   for (auto function : module.getOps<mlir::func::FuncOp>())
     for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))

@@ -124,8 +124,8 @@ Error checkMicrobatchInputs(mlir::ModuleOp module, int64_t microbatches,
                             const sharding::MeshShape &stages) {
   // Every batched input (dim 0 above 1, as the sharding search sees a batch)
   // must cut into M micro-batches of D equal data-parallel pieces.
-  std::optional<unsigned> dp = stages.axis(rt::kDataAxis);
-  int64_t pieces = microbatches * (dp ? stages.sizes[*dp] : 1);
+  const int64_t dataRanks = stages.dataParallelRanks();
+  int64_t pieces = microbatches * dataRanks;
   bool batched = false;
   for (auto function : module.getOps<mlir::func::FuncOp>())
     for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
@@ -139,7 +139,7 @@ Error checkMicrobatchInputs(mlir::ModuleOp module, int64_t microbatches,
       return pipelineError("input '" + (name ? name.str() : "#" + std::to_string(index)) +
                            "' has a batch (dim 0) of " + Twine(shaped.getDimSize(0)) +
                            ", which does not cut into --microbatches " + Twine(microbatches) +
-                           (dp ? " x --dp " + Twine(stages.sizes[*dp]) : Twine()) +
+                           (dataRanks > 1 ? " x --dp " + Twine(dataRanks) : Twine()) +
                            " equal pieces");
     }
   if (microbatches > 1 && !batched)

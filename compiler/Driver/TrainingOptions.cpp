@@ -5,6 +5,7 @@
 #include "compiler/Driver/InputModule.h"
 #include "compiler/Driver/Options.h"
 #include "passes/Autodiff/Loss.h"
+#include "runtime/core/MeshAxes.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -145,6 +146,42 @@ parseTrainingOptions(const CompileOptions &options) {
     settings.bucketMb = *size;
   }
   return settings;
+}
+
+llvm::Error placeZeroOnMesh(const CompileOptions &options,
+                            const std::optional<TrainingSettings> &training,
+                            sharding::MeshShape &mesh) {
+  bool zero = training && (training->zero > 0 || training->zeroAuto);
+  std::string zeroFlag = options.zero.empty() ? std::string("--fsdp") : "--zero " + options.zero;
+  if (!options.zeroGroup.empty() && !zero)
+    return fail("--zero-group shards ZeRO's model state over groups of dp ranks: give --zero "
+                "1|2|3|auto or --fsdp");
+  if (!zero)
+    return llvm::Error::success();
+  std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
+  if (!dp || mesh.sizes[*dp] < 2)
+    return fail(zeroFlag + " splits the model state over data-parallel ranks: give --dp N (N > "
+                           "1) or a dp axis in --mesh");
+  if (options.zeroGroup.empty())
+    return llvm::Error::success();
+  const int64_t ranks = mesh.sizes[*dp];
+  if (mesh.axis(rt::kReplicaAxis))
+    return fail("--zero-group: the mesh already has a dpr axis (ZeRO's replicas)");
+  int64_t group = 0;
+  if (llvm::StringRef(options.zeroGroup).getAsInteger(10, group) || group < 2 ||
+      group > ranks || ranks % group != 0)
+    return fail("--zero-group '" + options.zeroGroup + "': expected a divisor of the " +
+                std::to_string(ranks) +
+                " dp ranks ZeRO splits over, from 2 (each group of that many ranks splits the "
+                "model state; the groups hold copies)");
+  if (group == ranks)
+    return llvm::Error::success();
+  // dpr goes right before dp: the mesh keeps the axes' order (MeshAxes.h),
+  // and the batch, split over [dpr, dp], lands on the ranks it did.
+  mesh.names.insert(mesh.names.begin() + *dp, rt::kReplicaAxis);
+  mesh.sizes.insert(mesh.sizes.begin() + *dp, ranks / group);
+  mesh.sizes[*dp + 1] = group;
+  return llvm::Error::success();
 }
 
 } // namespace shardc::driver

@@ -33,6 +33,7 @@ struct StageReport {
   /// ZeRO's formulas for the stage.
   int64_t parameters = 0;
   int64_t workingSetBytes = 0; ///< peak live activations of one micro-batch
+  int64_t gatheredBytes = 0;   ///< ZeRO-3's weights gathered in flight, at their peak
   double computeSeconds = 0;
   double commSeconds = 0; ///< its collectives (transfers are the link's)
   /// The stage search's estimate (dist.stage_estimate).

@@ -131,7 +131,12 @@ private:
     int64_t paramBytes = 0, activationBytes = 0;
     /// A training step's: what the rank holds between steps.
     int64_t gradBytes = 0, optimizerBytes = 0;
-    int64_t total() const { return paramBytes + activationBytes + gradBytes + optimizerBytes; }
+    /// ZeRO-3's weights gathered in flight, at their peak (apart from the
+    /// activations, whose peak falls elsewhere: the sum bounds the peak).
+    int64_t gatheredBytes = 0;
+    int64_t total() const {
+      return paramBytes + activationBytes + gradBytes + optimizerBytes + gatheredBytes;
+    }
   };
   /// What global rank `rank` holds: in a pipeline, its pp rank's stages.
   RankMemory rankMemory(int64_t rank) const;
@@ -144,16 +149,20 @@ private:
   PartFigures partFigures(StringRef part) const;
   /// What the plan moves over dp per device for one purpose, beside the
   /// analytic volume of that purpose.
+  /// Traffic over the data-parallel ranks: `dp` of them, in ZeRO groups of
+  /// `group` (all of them but with --zero-group).
   struct DpVolume {
-    int64_t dp, trafficBytes;
+    int64_t dp, group, trafficBytes;
     double analyticBytes;
   };
   /// The gradient sums: a ring all-reduce of every gradient byte,
-  /// 2 grad_bytes (d-1)/d, or from ZeRO stage 2 a reduce-scatter.
+  /// 2 grad_bytes (d-1)/d, or from ZeRO stage 2 a reduce-scatter; with
+  /// HSDP's groups of g (r = d/g of them), a reduce-scatter in each group
+  /// and an all-reduce of the slices across them, (g-1)/g + 2(r-1)/(rg).
   std::optional<DpVolume> gradSync() const;
   /// ZeRO's weight gathers over dp (the new weights after the update at
   /// stages 1 and 2, the stored slices where the step uses them at 3) and
-  /// one all-gather of every weight, W (d-1)/d.
+  /// one all-gather of every weight, W (d-1)/d (twice at stage 3).
   std::optional<DpVolume> weightGathers() const;
   llvm::json::Value trainingJson() const;
   llvm::json::Value layerPartsJson(unsigned layer) const;
@@ -530,7 +539,9 @@ private:
     stages[stage].activationBytes = int64_t(*activation);
     stages[stage].keptBytes = int64_t(number("kept_bytes").value_or(0));
     stages[stage].workingSetBytes = stagePeak;
+    stages[stage].gatheredBytes = stagePeakGathered;
     stagePeak = 0;
+    stagePeakGathered = 0;
     return success();
   }
 
@@ -586,11 +597,24 @@ private:
   void live(Value value, Operation &op) {
     if (training && isWeightGradient(value))
       gradients.insert(value);
+    else if (isGatheredWeight(value))
+      gatheredLive += localBytes(value);
     else
       liveBytes += localBytes(value);
     peakActivation = std::max(peakActivation, liveBytes);
     stagePeak = std::max(stagePeak, liveBytes);
+    peakGathered = std::max(peakGathered, gatheredLive);
+    stagePeakGathered = std::max(stagePeakGathered, gatheredLive);
     release(op);
+  }
+
+  /// ZeRO-3's weight as a step part gathers it from its dp-split storage.
+  bool isGatheredWeight(Value value) const {
+    auto reshard = value.getDefiningOp<dist::ReshardOp>();
+    if (zeroStage != 3 || !reshard)
+      return false;
+    auto weight = throughReshards(reshard.getInput()).getDefiningOp<graph::WeightOp>();
+    return weight && graph::holdsWeight(graph::trainRole(weight));
   }
 
   /// Frees the operands `op` uses last.
@@ -604,7 +628,7 @@ private:
         return user == &op || user->isBeforeInBlock(&op);
       });
       if (lastUse && released.insert(operand).second)
-        liveBytes -= localBytes(operand);
+        (isGatheredWeight(operand) ? gatheredLive : liveBytes) -= localBytes(operand);
     }
   }
 
@@ -839,6 +863,8 @@ private:
   /// in a layer without one.
   std::vector<Operation *> layerAttention;
   int64_t paramBytes = 0, liveBytes = 0, peakActivation = 0, stagePeak = 0;
+  /// ZeRO-3's gathered weights live now, and their peaks.
+  int64_t gatheredLive = 0, peakGathered = 0, stagePeakGathered = 0;
   /// A training step's gradients and optimizer states per rank (no
   /// pipelines: every rank holds the same amounts).
   bool training;
@@ -887,6 +913,8 @@ llvm::json::Value ReportBuilder::json() const {
     if (training) {
       entry["grad_bytes"] = memory.gradBytes;
       entry["optimizer_bytes"] = memory.optimizerBytes;
+      if (zeroStage == 3)
+        entry["gathered_param_bytes"] = memory.gatheredBytes;
       entry["total_bytes"] = memory.total();
     }
     if (pipeline)
@@ -967,20 +995,32 @@ ReportBuilder::PartFigures ReportBuilder::partFigures(StringRef part) const {
   return figures;
 }
 
+/// Whether `collective` runs over the data-parallel ranks (dp or HSDP's
+/// replicas).
+static bool overDataReplicas(const Collective &collective) {
+  return llvm::any_of(collective.axes,
+                      [](const std::string &axis) { return rt::holdsDataReplicas(axis); });
+}
+
 std::optional<ReportBuilder::DpVolume> ReportBuilder::gradSync() const {
   std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
   if (!dp || mesh.sizes[*dp] < 2)
     return std::nullopt;
-  DpVolume sync{mesh.sizes[*dp], 0, 0};
+  DpVolume sync{mesh.dataParallelRanks(), mesh.sizes[*dp], 0, 0};
   for (const Collective &collective : collectives)
-    if (collective.phase == "grad_sync" &&
-        llvm::is_contained(collective.axes, std::string(rt::kDataAxis)))
+    if (collective.phase == "grad_sync" && overDataReplicas(collective))
       sync.trafficBytes += collective.traffic;
   double d = double(sync.dp);
-  // ZeRO from stage 2 keeps 1/d of the gradients: one reduce-scatter of
-  // the whole moves half an all-reduce's bytes.
-  double whole = zeroStage >= 2 ? double(gradBytes) * d : double(gradBytes);
-  sync.analyticBytes = (zeroStage >= 2 ? 1 : 2) * whole * (d - 1) / d;
+  if (zeroStage < 2) {
+    sync.analyticBytes = 2 * double(gradBytes) * (d - 1) / d;
+    return sync;
+  }
+  // From ZeRO stage 2 each rank keeps 1/g of the gradients: a
+  // reduce-scatter of the whole in its group moves half an all-reduce's
+  // bytes, and the groups' copies of each slice are all-reduced.
+  double g = double(sync.group), r = d / g;
+  double whole = double(gradBytes) * g;
+  sync.analyticBytes = whole * (g - 1) / g + 2 * double(gradBytes) * (r - 1) / r;
   return sync;
 }
 
@@ -988,14 +1028,18 @@ std::optional<ReportBuilder::DpVolume> ReportBuilder::weightGathers() const {
   std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
   if (zeroStage == 0 || !dp || mesh.sizes[*dp] < 2)
     return std::nullopt;
-  DpVolume gathers{mesh.sizes[*dp], 0, 0};
+  DpVolume gathers{mesh.dataParallelRanks(), mesh.sizes[*dp], 0, 0};
   for (const Collective &collective : collectives)
     if (collective.kind == "all_gather" && collective.phase != "grad_sync" &&
-        llvm::is_contained(collective.axes, std::string(rt::kDataAxis)))
+        overDataReplicas(collective))
       gathers.trafficBytes += collective.traffic;
-  double d = double(gathers.dp);
-  double whole = zeroStage == 3 ? double(paramBytes) * d : double(paramBytes);
-  gathers.analyticBytes = whole * (d - 1) / d;
+  // Each ZeRO group gathers its slices: the new weights once after the
+  // update, or at stage 3 the stored slices for the forward and again for
+  // the backward (which reads fewer: no biases, no first layer's input
+  // gradient).
+  double g = double(gathers.group);
+  double whole = zeroStage == 3 ? 2 * double(paramBytes) * g : double(paramBytes);
+  gathers.analyticBytes = whole * (g - 1) / g;
   return gathers;
 }
 
@@ -1016,12 +1060,17 @@ llvm::json::Value ReportBuilder::trainingJson() const {
   if (std::optional<DpVolume> gathers = weightGathers())
     section["weight_gathers"] =
         llvm::json::Object{{"dp", gathers->dp},
+                           {"zero_group", gathers->group},
                            {"traffic_bytes", gathers->trafficBytes},
                            {"analytic_traffic_bytes", gathers->analyticBytes}};
-  if (std::optional<DpVolume> sync = gradSync())
-    section["grad_sync"] = llvm::json::Object{{"dp", sync->dp},
-                                              {"traffic_bytes", sync->trafficBytes},
-                                              {"analytic_traffic_bytes", sync->analyticBytes}};
+  if (std::optional<DpVolume> sync = gradSync()) {
+    llvm::json::Object entry{{"dp", sync->dp},
+                             {"traffic_bytes", sync->trafficBytes},
+                             {"analytic_traffic_bytes", sync->analyticBytes}};
+    if (zeroStage > 0)
+      entry["zero_group"] = sync->group;
+    section["grad_sync"] = std::move(entry);
+  }
   return section;
 }
 
@@ -1045,7 +1094,7 @@ llvm::json::Value ReportBuilder::layerPartsJson(unsigned layer) const {
 
 ReportBuilder::RankMemory ReportBuilder::rankMemory(int64_t rank) const {
   if (!pipeline)
-    return {paramBytes, peakActivation, gradBytes, optimizerBytes};
+    return {paramBytes, peakActivation, gradBytes, optimizerBytes, peakGathered};
   // A pp rank holds stages p, p+P, ...: their weights, gradients, optimizer
   // states and in-flight activations all at once.
   RankMemory memory;
@@ -1055,6 +1104,7 @@ ReportBuilder::RankMemory ReportBuilder::rankMemory(int64_t rank) const {
     memory.activationBytes += stages[index].activationBytes;
     memory.gradBytes += stages[index].gradBytes;
     memory.optimizerBytes += stages[index].optimizerBytes;
+    memory.gatheredBytes += stages[index].gatheredBytes;
   }
   return memory;
 }
@@ -1077,6 +1127,8 @@ std::string ReportBuilder::summary(bool priced) const {
   if (training)
     os << formatBytes(double(largest.gradBytes)) << " gradients, "
        << formatBytes(double(largest.optimizerBytes)) << " optimizer state, ";
+  if (zeroStage == 3)
+    os << formatBytes(double(largest.gatheredBytes)) << " weights gathered in flight, ";
   os << formatBytes(double(largest.activationBytes)) << " peak activations; "
      << llvm::formatv("{0:E2}", flops) << " flop\n";
   for (unsigned layer = 0; layer < layerAttention.size(); ++layer) {
@@ -1110,16 +1162,25 @@ std::string ReportBuilder::summary(bool priced) const {
            << formatSeconds(figures.commSeconds) << " communication";
       os << "\n";
     }
-    if (std::optional<DpVolume> sync = gradSync())
-      os << "  gradient sums over dp=" << sync->dp << ": "
-         << formatBytes(double(sync->trafficBytes))
-         << (zeroStage >= 2 ? " per device (reduce-scatter of every gradient, (d-1)/d: "
-                            : " per device (all-reduce of every gradient, 2(d-1)/d: ")
+    if (std::optional<DpVolume> sync = gradSync()) {
+      bool hybrid = sync->group < sync->dp;
+      os << "  gradient sums over dp=" << sync->dp;
+      if (hybrid)
+        os << " in ZeRO groups of " << sync->group;
+      os << ": " << formatBytes(double(sync->trafficBytes))
+         << (zeroStage < 2 ? " per device (all-reduce of every gradient, 2(d-1)/d: "
+             : hybrid
+                 ? " per device (reduce-scatter in each group and all-reduce of the slices "
+                   "across groups, (g-1)/g + 2(r-1)/(rg): "
+                 : " per device (reduce-scatter of every gradient, (d-1)/d: ")
          << formatBytes(sync->analyticBytes) << ")\n";
+    }
     if (std::optional<DpVolume> gathers = weightGathers())
-      os << "  weight gathers over dp=" << gathers->dp << ": "
+      os << "  weight gathers over dp=" << gathers->group << ": "
          << formatBytes(double(gathers->trafficBytes))
-         << " per device (all-gather of every weight, (d-1)/d: "
+         << (zeroStage == 3 ? " per device (all-gather of every weight for the forward and the "
+                              "backward, 2(d-1)/d: "
+                            : " per device (all-gather of every weight, (d-1)/d: ")
          << formatBytes(gathers->analyticBytes) << ")\n";
   }
   double commSeconds = 0;

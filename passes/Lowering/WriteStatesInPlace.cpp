@@ -54,6 +54,16 @@ void writeInPlace(exec::KernelOp copy) {
       value.getType() != state.getType() || !writer->isBeforeInBlock(copy) ||
       readLater(state, writer, copy))
     return;
+  // The state's storage may be declared only where the copy wrote it (a
+  // stage's update program declares each storage before its first use):
+  // a declaration reads nothing, so it moves up to the kernel that now
+  // writes it.
+  Operation *storage = state.getDefiningOp();
+  if (storage && writer->isBeforeInBlock(storage)) {
+    if (storage->getNumOperands() != 0 || storage->getBlock() != writer->getBlock())
+      return;
+    storage->moveBefore(writer);
+  }
   copy->erase();
   value.replaceAllUsesWith(state);
   alloc->erase();

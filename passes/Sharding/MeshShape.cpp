@@ -21,6 +21,14 @@ std::optional<unsigned> MeshShape::axis(llvm::StringRef name) const {
   return unsigned(index);
 }
 
+int64_t MeshShape::dataParallelRanks() const {
+  int64_t ranks = 1;
+  for (auto [name, size] : llvm::zip(names, sizes))
+    if (rt::holdsDataReplicas(name))
+      ranks *= size;
+  return ranks;
+}
+
 namespace {
 
 /// `from`'s axes but `dropped`, after `front` (of `frontSize`) when it is

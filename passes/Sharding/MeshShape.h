@@ -22,6 +22,9 @@ struct MeshShape : rt::MeshShape {
   /// The number of devices a group over `axes` holds.
   int64_t groupSize(llvm::ArrayRef<unsigned> axes) const;
   std::optional<unsigned> axis(llvm::StringRef name) const;
+  /// The data-parallel ranks: dp's size times HSDP's replicas (dpr), 1
+  /// when neither axis is there.
+  int64_t dataParallelRanks() const;
 };
 
 /// With a pipeline the module's dist.mesh is the stages' mesh (dp, tp and

@@ -5,8 +5,11 @@
 #include "passes/Sharding/ShardingProblem.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/TrainingPhase.h"
+#include "runtime/core/MeshAxes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 
 #include <limits>
@@ -179,7 +182,17 @@ private:
              << " must be a partial sum, which its producer does not give";
     // Consumers that want the same sharding share one reshard (the search
     // priced it once).
-    Value &shared = reshards[{value, toAttr(wanted, problem.meshShape(), mesh)}];
+    Value &shared = reshards[{value, toAttr(wanted, problem.meshShape(), mesh), -1}];
+    // The search converts a value read several times once, to one sharding
+    // its consumers share, and prices each consumer's part from there: a
+    // consumer whose part an earlier reshard already holds slices it
+    // (no second sum over the same devices).
+    if (!shared)
+      if (Value held = slicedFromEarlier(value, wanted)) {
+        shared = reshard(builder, held, wanted, operand.getOwner()->getLoc());
+        operand.set(shared);
+        return success();
+      }
     if (!shared) {
       // The report names the node that needs the reshard: the consumer, but
       // the producer for a pending sum (resolved where it was made) and for
@@ -189,9 +202,27 @@ private:
       Location location = producerNeedsIt && value.getDefiningOp() ? value.getDefiningOp()->getLoc()
                                                                    : operand.getOwner()->getLoc();
       shared = reshard(builder, value, wanted, location);
+      earlierReshards[value].push_back(shared);
     }
     operand.set(shared);
     return success();
+  }
+
+  /// An earlier reshard of `value` that holds every device's part of
+  /// `wanted`, so that slicing it moves nothing; null when none does.
+  Value slicedFromEarlier(Value value, const ValueSharding &wanted) {
+    auto found = earlierReshards.find(value);
+    if (found == earlierReshards.end())
+      return {};
+    for (Value held : found->second) {
+      std::optional<SmallVector<CollectiveStep, 4>> steps =
+          planReshard(current[held], wanted, tensorType(value).getShape(), problem.meshShape());
+      if (steps && llvm::all_of(*steps, [](const CollectiveStep &step) {
+            return step.kind == CollectiveKind::AllSlice;
+          }))
+        return held;
+    }
+    return {};
   }
 
   /// A trained weight is one storage that the step writes (graph.assign):
@@ -209,6 +240,7 @@ private:
       dist::setResultShardings(stored.getDefiningOp(), {toAttr(home, problem.meshShape(), mesh)});
       current[stored] = home;
       builder.setInsertionPointAfter(stored.getDefiningOp());
+      bool gatheredPerPart = splitsOverDp(home);
       for (auto &[operand, wanted] : uses) {
         if (wanted == home) {
           operand->set(stored);
@@ -221,13 +253,63 @@ private:
           return operand->getOwner()->emitOpError()
                  << "operand " << operand->getOperandNumber()
                  << " is a trained weight it wants as a partial sum, which its storage is not";
-        Value &shared = reshards[{stored, toAttr(wanted, problem.meshShape(), mesh)}];
-        if (!shared)
-          shared = reshard(builder, stored, wanted, operand->getOwner()->getLoc());
+        Operation *reader = operand->getOwner();
+        // ZeRO-3 (a weight stored split over dp): the step gathers it once
+        // per part (forward, backward, update), right before the part's
+        // first reader (uses come in op order), so the gathered copy lives
+        // from there to the part's last reader and no longer: a layer's
+        // weights are whole only while that layer runs, and the backward
+        // gathers them again (ZeRO's 3 volumes, docs/training.md).
+        int part = -1;
+        if (gatheredPerPart)
+          part = int(graph::phaseOf(reader).value_or(graph::Phase::Forward));
+        Value &shared = reshards[{stored, toAttr(wanted, problem.meshShape(), mesh), part}];
+        if (!shared) {
+          OpBuilder::InsertionGuard guard(builder);
+          if (gatheredPerPart)
+            builder.setInsertionPoint(reader);
+          shared = reshard(builder, stored, wanted, reader->getLoc());
+          if (gatheredPerPart)
+            partGathers.push_back(shared.getDefiningOp());
+        }
         operand->set(shared);
       }
     }
+    prefetchGathers();
     return success();
+  }
+
+  /// Whether `sharding` splits some dim over dp: a weight stored so is
+  /// ZeRO-3's (nothing else splits a weight over dp).
+  bool splitsOverDp(const ValueSharding &sharding) const {
+    std::optional<unsigned> dp = problem.meshShape().axis(rt::kDataAxis);
+    return dp && llvm::any_of(sharding.dims,
+                              [&](const AxisList &axes) { return llvm::is_contained(axes, *dp); });
+  }
+
+  /// ZeRO-3's prefetch: each gather is issued where the weight gathered
+  /// before it is first read, one weight ahead, so a backend that runs
+  /// collectives beside compute overlaps it with that weight's op; the
+  /// gathered copies in flight are then at most two (the report's
+  /// gathered_param_bytes). The first gather of a part (the backward's)
+  /// moves into the part before it, as FSDP prefetches the backward's
+  /// first unit during the forward's last.
+  void prefetchGathers() {
+    llvm::sort(partGathers, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::DenseSet<Operation *> gathers(partGathers.begin(), partGathers.end());
+    for (size_t index = partGathers.size(); index-- > 1;) {
+      Operation *gather = partGathers[index];
+      Operation *previous = partGathers[index - 1];
+      Operation *source = gather->getOperand(0).getDefiningOp();
+      // The previous weight's first reader comes right after its gather's
+      // neighbours in the chain; issue this one just before that reader.
+      Operation *target = previous->getNextNode();
+      while (target && gathers.contains(target))
+        target = target->getNextNode();
+      if (!target || !target->isBeforeInBlock(gather) || !source->isBeforeInBlock(target))
+        continue;
+      gather->moveBefore(target);
+    }
   }
 
   Value reshard(OpBuilder &builder, Value value, const ValueSharding &wanted, Location location) {
@@ -243,7 +325,13 @@ private:
   llvm::DenseMap<std::pair<Operation *, Attribute>, Value> weightClones;
   /// Each trained weight's uses and the sharding each wants, in op order.
   llvm::MapVector<Operation *, SmallVector<std::pair<OpOperand *, ValueSharding>>> trainedUses;
-  llvm::DenseMap<std::pair<Value, Attribute>, Value> reshards;
+  /// Shared reshards: per value and sharding, and for ZeRO-3's gathers per
+  /// part of the step too (the graph::Phase; -1 for the others).
+  llvm::DenseMap<std::tuple<Value, Attribute, int>, Value> reshards;
+  /// The reshards made of each value, in op order.
+  llvm::DenseMap<Value, SmallVector<Value, 2>> earlierReshards;
+  /// ZeRO-3's gathers, one per weight and part.
+  std::vector<Operation *> partGathers;
 };
 
 struct PropagateShardingPass : impl::PropagateShardingPassBase<PropagateShardingPass> {

@@ -16,6 +16,13 @@
 // sharding search splits the batch over it like dp, and the runtime runs
 // its pieces one after another through the pipeline (docs/pipeline.md).
 //
+// Hybrid sharding (`--zero-group G`, HSDP) cuts the data-parallel ranks in
+// two: "dp" is the group of G ranks ZeRO splits the model state over, and
+// "dpr" the replicas of that group, which split the batch like dp but hold
+// whole copies of the group's state. dpr comes first, so a ZeRO group is
+// consecutive ranks (one node) and only its all-reduce of gradient slices
+// crosses nodes.
+//
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CORE_MESHAXES_H
 #define SHARDC_RUNTIME_CORE_MESHAXES_H
@@ -26,7 +33,7 @@
 
 namespace shardc::rt {
 
-enum class AxisRole { Pipeline, MicroBatch, Data, Expert, Tensor };
+enum class AxisRole { Pipeline, MicroBatch, Replica, Data, Expert, Tensor };
 
 struct MeshAxisKind {
   AxisRole role;
@@ -43,6 +50,7 @@ struct MeshAxisKind {
 inline constexpr MeshAxisKind kMeshAxes[] = {
     {AxisRole::Pipeline, "pp", true, false},    // cuts the layers into stages
     {AxisRole::MicroBatch, "mb", false, true},  // the batch's pieces, in time
+    {AxisRole::Replica, "dpr", true, true},     // splits the batch; ZeRO groups are repeated
     {AxisRole::Data, "dp", true, true},         // splits the batch; weights are repeated
     {AxisRole::Expert, "ep", true, true},       // splits the batch, and a MoE's experts
     {AxisRole::Tensor, "tp", true, false},      // splits every linear layer's weight
@@ -57,6 +65,7 @@ constexpr const char *axisName(AxisRole role) {
 
 inline constexpr const char *kPipelineAxis = axisName(AxisRole::Pipeline);
 inline constexpr const char *kMicroBatchAxis = axisName(AxisRole::MicroBatch);
+inline constexpr const char *kReplicaAxis = axisName(AxisRole::Replica);
 inline constexpr const char *kDataAxis = axisName(AxisRole::Data);
 inline constexpr const char *kExpertAxis = axisName(AxisRole::Expert);
 inline constexpr const char *kTensorAxis = axisName(AxisRole::Tensor);
@@ -69,10 +78,18 @@ inline std::optional<MeshAxisKind> meshAxisNamed(std::string_view name) {
   return std::nullopt;
 }
 
-/// Whether the axis named `name` splits the batch (dp, mb).
+/// Whether the axis named `name` splits the batch (dp, dpr, ep, mb).
 inline bool splitsBatch(std::string_view name) {
   auto axis = meshAxisNamed(name);
   return axis && axis->splitsBatch;
+}
+
+/// Whether the axis named `name` holds data-parallel replicas of the
+/// model (dp, and HSDP's dpr): the ranks a batch is split over and a
+/// training step's gradients are summed over.
+inline bool holdsDataReplicas(std::string_view name) {
+  auto axis = meshAxisNamed(name);
+  return axis && (axis->role == AxisRole::Data || axis->role == AxisRole::Replica);
 }
 
 } // namespace shardc::rt

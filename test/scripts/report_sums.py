@@ -37,7 +37,7 @@ def main():
     for rank in report["ranks"]:
         same(f"rank {rank['rank']} total_bytes", rank["total_bytes"],
              rank["param_bytes"] + rank["grad_bytes"] + rank["optimizer_bytes"] +
-             rank["peak_activation_bytes"])
+             rank["peak_activation_bytes"] + rank.get("gathered_param_bytes", 0))
     print("\n".join(wrong) if wrong else "sums hold")
     return 1 if wrong else 0
 

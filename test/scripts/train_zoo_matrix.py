@@ -6,7 +6,8 @@ optimizer (sgd, adamw) and each mesh (one device, --tp 2, --tp 2 --sp,
 --dp 2, --dp 2 --tp 2, --microbatches 2, --microbatches 4 on each batch
 twice over (the zoo's batch is 2: train_check.py --repeat-batch), --ep 2 for
 the MoE models, ZeRO: --dp 2 --zero 1/2/3, --dp 2 --tp 2 --zero 3, --dp 4
---zero 3 on each batch twice over; pipelines: --pp 2, --pp 2 --tp 2, --pp 4
+--zero 3 (also in groups of 2) on each batch twice over, and over a
+pipeline's stages; pipelines: --pp 2, --pp 2 --tp 2, --pp 4
 with zb-h1, --pp 2 interleaved with 2 virtual stages), runs train_check.py: the 20-step curve, and with --export
 also the trained model's outputs after 3 steps (shardrun --export-onnx, in
 onnxruntime). Ranks are threads, or processes with --mpi. Prints one line
@@ -42,6 +43,8 @@ MESHES = {  # name: (shardc flags, ranks, times each batch is repeated)
     "z3": ("--dp 2 --zero 3", 2, 1),
     "dp2tp2z3": ("--dp 2 --tp 2 --zero 3", 4, 1),
     "dp4z3": ("--dp 4 --zero 3", 4, 2),
+    # Hybrid sharding: two ZeRO groups of 2 dp ranks.
+    "dp4z3g2": ("--dp 4 --zero 3 --zero-group 2", 4, 2),
     # Pipelines that train, priced with free links (free_links.device.json)
     # so that the stages balance compute and cut inside these tiny models
     # (on a real device's links the cheapest cut of a tiny model is by its
@@ -56,6 +59,9 @@ MESHES = {  # name: (shardc flags, ranks, times each batch is repeated)
     "dp2pp2tp2": (f"--dp 2 --pp 2 --tp 2 --microbatches 2 --device {FREE_LINKS}", 8, 2),
     # Each stage's backward computes its forward again (--recompute full).
     "pp2full": (f"--pp 2 --tp 2 --microbatches 2 --recompute full --device {FREE_LINKS}", 4, 1),
+    # ZeRO over each stage's dp ranks.
+    "dp2pp2z2": (f"--dp 2 --pp 2 --zero 2 --microbatches 2 --device {FREE_LINKS}", 4, 2),
+    "dp2pp2z3": (f"--dp 2 --pp 2 --zero 3 --microbatches 2 --device {FREE_LINKS}", 4, 2),
 }
 MOE = ("mixtral", "qwen2_moe")
 

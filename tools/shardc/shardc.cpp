@@ -153,7 +153,8 @@ cl::opt<bool> sequenceParallel(
     cl::cat(meshCategory));
 cl::opt<std::string> meshSpec(
     "mesh",
-    cl::desc("The device mesh by axes, e.g. pp=2,dp=2,tp=4 (instead of --pp/--dp/--ep/--tp); "
+    cl::desc("The device mesh by axes pp, dpr, dp, ep, tp, e.g. pp=2,dp=2,tp=4 (instead of "
+             "--pp/--dp/--ep/--tp; dpr: copies of ZeRO groups, see --zero-group); "
              "ranks are laid out row-major, the last axis fastest"),
     cl::value_desc("AXIS=N,..."), cl::cat(meshCategory));
 cl::opt<int64_t> maxRanks("max-ranks",
@@ -239,6 +240,12 @@ cl::opt<std::string> bucketMb(
              "rank (fractions allowed), as PyTorch DDP's; default 25, 0: one collective per "
              "tensor"),
     cl::value_desc("N"), cl::cat(trainingCategory));
+cl::opt<std::string> zeroGroup(
+    "zero-group",
+    cl::desc("Hybrid sharding (HSDP): ZeRO splits the model state over groups of G consecutive "
+             "dp ranks, and the groups hold copies (the gradient slices all-reduced across "
+             "them); G divides --dp; default: one group of every dp rank"),
+    cl::value_desc("G"), cl::cat(trainingCategory));
 cl::opt<bool> untie("untie",
                     cl::desc("Train initializers that hold the same bytes (directly or transposed, "
                              "as an exported tied LM head) as separate parameters"),
@@ -316,6 +323,7 @@ driver::CompileOptions compileOptions() {
   options.zero = zero;
   options.fsdp = fsdp;
   options.bucketMb = bucketMb;
+  options.zeroGroup = zeroGroup;
   return options;
 }
 

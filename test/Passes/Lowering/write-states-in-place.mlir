@@ -59,3 +59,22 @@ func.func @read_after() {
   exec.output "y" %old {index = 0 : i64} : memref<4x8xf32>
   return
 }
+
+// -----
+
+// A stage's update program declares a storage where the copy first writes
+// it, after the kernel that computes the new value: the declaration moves up
+// to the kernel that now writes it.
+// CHECK-LABEL: func.func @late_storage
+// CHECK: %[[V:.*]] = exec.input "v"
+// CHECK-NEXT: %[[B:.*]] = exec.weight "b"
+// CHECK-NEXT: exec.kernel "fused"(%[[V]]) -> (%[[B]])
+// CHECK-NOT: "copy"
+func.func @late_storage() {
+  %v = exec.input "v" {index = 0 : i64} : memref<8xf32>
+  %new = exec.alloc : memref<8xf32>
+  exec.kernel "fused"(%v) -> (%new) {args = array<i64: 0>, ops = ["sqrt"]} {source = "u"} : (memref<8xf32>) -> memref<8xf32>
+  %b = exec.weight "b" {file = "b.bin", graph.train = "param", offset = 0 : i64, size = 32 : i64} : memref<8xf32>
+  exec.kernel "copy"(%new) -> (%b) {} {source = "u"} : (memref<8xf32>) -> memref<8xf32>
+  return
+}
