@@ -25,6 +25,9 @@ std::optional<Phase> parsePhase(llvm::StringRef name);
 /// "import|graph|sharded|partitioned|exec|artifact", for --help.
 llvm::StringRef phaseNames();
 
+/// --bucket-mb's default on CUDA, as PyTorch DDP's bucket_cap_mb.
+inline constexpr double kCudaBucketMb = 25;
+
 /// --train: what shardc-autodiff appends to the model (docs/training.md).
 struct TrainingSettings {
   std::string loss; ///< KIND:OUTPUT
@@ -37,8 +40,9 @@ struct TrainingSettings {
   unsigned zero = 0;
   bool zeroAuto = false;
   /// --bucket-mb: the gradient sums and weight gathers fused into buckets
-  /// of at most this many MiB of input per rank (0: none; docs/training.md).
-  double bucketMb = 25;
+  /// of at most this many MiB of input per rank (0: none; docs/training.md);
+  /// by default kCudaBucketMb on CUDA and none on the CPU.
+  double bucketMb = 0;
   double momentum = 0, gradClip = 0;
   std::vector<std::string> freeze;
   bool untie = false; ///< --untie: duplicated weights trained apart

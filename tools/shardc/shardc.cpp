@@ -237,8 +237,9 @@ cl::opt<bool> fsdp("fsdp", cl::desc("The same as --zero 3 (PyTorch's FSDP)"),
 cl::opt<std::string> bucketMb(
     "bucket-mb",
     cl::desc("Gradient sums and ZeRO's weight gathers fused into buckets of at most N MiB per "
-             "rank (fractions allowed), as PyTorch DDP's; default 25, 0: one collective per "
-             "tensor"),
+             "rank (fractions allowed), as PyTorch DDP's; default 25 on --target cuda, 0 (one "
+             "collective per tensor) on the CPU, where the buckets' copies cost more than the "
+             "collectives they save"),
     cl::value_desc("N"), cl::cat(trainingCategory));
 cl::opt<std::string> zeroGroup(
     "zero-group",
