@@ -147,10 +147,9 @@ private:
     std::map<std::string, int> kinds;
   };
   PartFigures partFigures(StringRef part) const;
-  /// What the plan moves over dp per device for one purpose, beside the
-  /// analytic volume of that purpose.
-  /// Traffic over the data-parallel ranks: `dp` of them, in ZeRO groups of
-  /// `group` (all of them but with --zero-group).
+  /// What the plan moves per device over the data-parallel ranks for one
+  /// purpose, beside the analytic volume of that purpose: `dp` ranks, in
+  /// ZeRO groups of `group` (all of them but with --zero-group).
   struct DpVolume {
     int64_t dp, group, trafficBytes;
     double analyticBytes;
@@ -250,9 +249,7 @@ private:
     // Norms that read the stream split over tp: sequence parallelism.
     if (isa<graph::LayerNormOp, graph::RmsNormOp>(op))
       if (std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis))
-        sequenceParallel |= llvm::any_of(sharding[op.getResult(0)].dims, [&](const AxisList &axes) {
-          return llvm::is_contained(axes, *tp);
-        });
+        sequenceParallel |= sharding[op.getResult(0)].splitsOver(*tp);
     if (isa<graph::WeightOp>(op)) {
       Value result = op.getResult(0);
       int64_t bytes = tensorBytes(sharding[result].localShape(tensorType(result).getShape(), mesh),
@@ -771,9 +768,8 @@ private:
     double elements = double(localBytes(value)) /
                       double(graph::elementByteWidth(tensorType(value).getElementType()));
     if (std::optional<unsigned> tp = mesh.axis(rt::kTensorAxis))
-      for (const AxisList &axes : sharding.find(value)->second.dims)
-        if (llvm::is_contained(axes, *tp))
-          elements *= double(mesh.sizes[*tp]);
+      if (sharding.find(value)->second.splitsOver(*tp))
+        elements *= double(mesh.sizes[*tp]);
     return elements;
   }
 

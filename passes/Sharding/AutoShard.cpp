@@ -423,8 +423,7 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
                                const MeshShape &meshShape) {
     std::optional<unsigned> tp = meshShape.axis(rt::kTensorAxis);
     return isa<graph::AttentionOp>(op) && tp && !results.empty() &&
-           llvm::none_of(results.front().dims,
-                         [&](const AxisList &axes) { return llvm::is_contained(axes, *tp); });
+           !results.front().splitsOver(*tp);
   }
 
   /// Attention left whole over tp (its heads do not split tp ways: 4 heads,
@@ -473,8 +472,7 @@ struct AutoShardPass : impl::AutoShardPassBase<AutoShardPass> {
   /// Adds dp to the first dim of `sharding` whose part dp divides, if any.
   static void splitOverDp(ValueSharding &sharding, ArrayRef<int64_t> shape, const MeshShape &mesh) {
     std::optional<unsigned> dp = mesh.axis(rt::kDataAxis);
-    if (!dp || llvm::any_of(sharding.dims,
-                            [&](const AxisList &axes) { return llvm::is_contained(axes, *dp); }))
+    if (!dp || sharding.splitsOver(*dp))
       return;
     SmallVector<int64_t> local = sharding.localShape(shape, mesh);
     for (auto [dim, size] : llvm::enumerate(local))

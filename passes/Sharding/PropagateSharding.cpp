@@ -283,8 +283,7 @@ private:
   /// ZeRO-3's (nothing else splits a weight over dp).
   bool splitsOverDp(const ValueSharding &sharding) const {
     std::optional<unsigned> dp = problem.meshShape().axis(rt::kDataAxis);
-    return dp && llvm::any_of(sharding.dims,
-                              [&](const AxisList &axes) { return llvm::is_contained(axes, *dp); });
+    return dp && sharding.splitsOver(*dp);
   }
 
   /// ZeRO-3's prefetch: each gather is issued where the weight gathered

@@ -340,8 +340,7 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
       if (std::optional<unsigned> dp = mesh.axis(rt::kDataAxis))
         for (auto [position, operand] : llvm::enumerate(op->getOperands()))
           if (isGradientRead(operand, op) &&
-              llvm::any_of(operandSharding(choices.rule, strategy, position).dims,
-                           [&](const AxisList &axes) { return llvm::is_contained(axes, *dp); }))
+              operandSharding(choices.rule, strategy, position).splitsOver(*dp))
             return false;
     return !tp || !(isNorm || feedsNorm) || betweenBlocks(strategy);
   };

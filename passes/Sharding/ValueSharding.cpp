@@ -11,6 +11,10 @@ bool ValueSharding::isReplicated() const {
   return partial.empty() && llvm::all_of(dims, [](const AxisList &axes) { return axes.empty(); });
 }
 
+bool ValueSharding::splitsOver(unsigned axis) const {
+  return llvm::any_of(dims, [&](const AxisList &axes) { return llvm::is_contained(axes, axis); });
+}
+
 llvm::SmallVector<int64_t, 4> ValueSharding::localShape(llvm::ArrayRef<int64_t> shape,
                                                         const MeshShape &mesh) const {
   llvm::SmallVector<int64_t, 4> local(shape.begin(), shape.end());

@@ -32,6 +32,8 @@ struct ValueSharding {
     return sharding;
   }
   bool isReplicated() const;
+  /// Whether some dim is split over mesh axis `axis`.
+  bool splitsOver(unsigned axis) const;
   bool operator==(const ValueSharding &other) const {
     return dims == other.dims && partial == other.partial;
   }
