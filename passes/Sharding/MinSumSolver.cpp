@@ -189,11 +189,15 @@ std::optional<MinSumProblem::Solution> MinSumProblem::eliminate(size_t maxTableE
     Table result{scope, std::vector<double>(size, infinity)};
     Elimination elimination{pick, scope, std::vector<unsigned>(size, 0)};
     std::vector<unsigned> assignment(scope.size(), 0);
+    // Each involved table's offset at `assignment` (allocated once: a
+    // training step's eliminations visit millions of entries).
+    std::vector<size_t> base(involved.size());
     for (size_t entry = 0; entry < size; ++entry) {
-      std::vector<size_t> base(involved.size(), 0);
-      for (size_t t = 0; t < involved.size(); ++t)
+      for (size_t t = 0; t < involved.size(); ++t) {
+        base[t] = 0;
         for (size_t slot = 0; slot < scope.size(); ++slot)
           base[t] += assignment[slot] * strides[t][slot];
+      }
       for (unsigned value = 0; value < domains[pick]; ++value) {
         double sum = 0;
         for (size_t t = 0; t < involved.size(); ++t)

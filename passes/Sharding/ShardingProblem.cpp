@@ -470,14 +470,14 @@ double ShardingProblem::reshardSeconds(Value value, const ValueSharding &from,
     dropMicrobatchAxis(pieces, shape, *microbatches, mesh.sizes[*microbatches]);
     return stepsSeconds(planReshard(pieces, to, shape, mesh), type.getElementType());
   }
-  auto &cache = priced[value];
   uint64_t fingerprint = fingerprintOf(from) * 0x9e3779b97f4a7c15ULL ^ fingerprintOf(to);
+  auto &cache = priced[{type, fingerprint}];
   for (const PricedReshard &cached : cache)
-    if (cached.fingerprint == fingerprint && cached.from == from && cached.to == to)
+    if (cached.from == from && cached.to == to)
       return cached.seconds;
   double seconds =
       stepsSeconds(planReshard(from, to, type.getShape(), mesh), type.getElementType());
-  cache.push_back({fingerprint, from, to, seconds});
+  cache.push_back({from, to, seconds});
   return seconds;
 }
 

@@ -129,16 +129,17 @@ private:
   llvm::DenseMap<mlir::Operation *, unsigned> index;
   /// Dims that carry the batch: dim 0 of the inputs, followed through rules.
   llvm::DenseMap<mlir::Value, llvm::SmallBitVector> batchDims;
-  /// A reshard cost already priced, with a fingerprint of (from, to) that a
-  /// lookup compares first (a value's list runs to hundreds of pairs, read
-  /// millions of times on a GPT-3-sized step).
+  /// A reshard cost already priced.
   struct PricedReshard {
-    uint64_t fingerprint;
     ValueSharding from, to;
     double seconds;
   };
-  /// Reshard costs already priced, per value.
-  llvm::DenseMap<mlir::Value, std::vector<PricedReshard>> priced;
+  /// Reshard costs already priced, by the value's type (shape and element
+  /// type: all a reshard's price depends on) and a fingerprint of (from, to);
+  /// the list holds the pairs whose fingerprints collide. Keyed by type, a
+  /// model's repeated layers price each of their reshards once, not once per
+  /// layer (millions of lookups on a GPT-3-sized training step).
+  llvm::DenseMap<std::pair<mlir::Type, uint64_t>, llvm::SmallVector<PricedReshard, 1>> priced;
 };
 
 } // namespace shardc::sharding
