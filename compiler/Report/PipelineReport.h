@@ -44,6 +44,8 @@ struct StageReport {
   double forwardSeconds = 0, backwardSeconds = 0, updateSeconds = 0;
   /// Its backward_input runs its forward again first (--recompute).
   bool recomputed = false;
+  /// The model's forward FLOPs in it over the step (attention whole).
+  double forwardFlops = 0;
   /// A training stage's activations kept per micro-batch in flight (the
   /// stage search's), and Korthikanti et al.'s count for its layers.
   int64_t keptBytes = 0;

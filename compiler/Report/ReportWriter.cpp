@@ -147,6 +147,9 @@ private:
     std::map<std::string, int> kinds;
   };
   PartFigures partFigures(StringRef part) const;
+  /// The step's model and hardware FLOPs, and what the estimated step makes
+  /// of them: TFLOP/s per device and model FLOPs utilization.
+  void addThroughput(llvm::json::Object &totals, double step, int64_t devices) const;
   /// What the plan moves per device over the data-parallel ranks for one
   /// purpose, beside the analytic volume of that purpose: `dp` ranks, in
   /// ZeRO groups of `group` (all of them but with --zero-group).
@@ -286,6 +289,8 @@ private:
     const int64_t runs = runsPerStep(partOf(&op));
     double opFlopsLocal = double(runs) * opFlops(&op) / double(shards);
     flops += opFlopsLocal;
+    if (isForward(&op))
+      noteForwardFlops(op, runs, stage);
     int64_t bytes = 0;
     for (Value value : op.getOperands())
       bytes += localBytes(value);
@@ -308,6 +313,29 @@ private:
     if (auto moe = dyn_cast<graph::MoeOp>(op))
       visitMoe(moe, position);
     return success();
+  }
+
+  /// The model's forward FLOPs over the whole step (every micro-batch and
+  /// data-parallel rank, each piece once) as published counts take them
+  /// (modelFlops: contractions, attention whole); by stage, and those
+  /// computed in 16 bits.
+  void noteForwardFlops(Operation &op, int64_t runs, size_t stage) {
+    if (op.getNumResults() == 0 || !isa<RankedTensorType>(op.getResult(0).getType()))
+      return;
+    double whole = double(runs) * modelFlops(&op);
+    // An op of the micro-batch loop on the whole batch computes one
+    // micro-batch's slice a run; a pipeline stage's, on one micro-batch,
+    // runs once for each.
+    std::optional<unsigned> microbatches = mesh.axis(rt::kMicroBatchAxis);
+    if (microbatches && sharding[op.getResult(0)].splitsOver(*microbatches))
+      whole /= double(mesh.sizes[*microbatches]);
+    if (pipeline)
+      whole *= double(pipeline.getMicrobatchesAttr().getInt());
+    forwardFlops += whole;
+    stages[stage].forwardFlops += whole;
+    Type element = tensorType(op.getResult(0)).getElementType();
+    if (element.isBF16() || element.isF16())
+      forwardFlops16 += whole;
   }
 
   /// Routed experts: the exchange they run inside (an all-to-all each way,
@@ -660,15 +688,15 @@ private:
     return llvm::is_contained(parts, graph::Phase::Optimizer);
   }
 
-  /// The part of the step a reshard's collectives belong to: that of the
-  /// first op that waits for them ("forward", "backward", "optimizer"),
-  /// except that moving a weight's gradient to the optimizer (its sum over
-  /// dp) is "grad_sync". A value only returned belongs to its producer.
   /// Whether `op` is inference's, or a training step's forward.
   bool isForward(Operation *op) const {
     return !training || graph::phaseOf(op).value_or(graph::Phase::Forward) == graph::Phase::Forward;
   }
 
+  /// The part of the step a reshard's collectives belong to: that of the
+  /// first op that waits for them ("forward", "backward", "optimizer"),
+  /// except that moving a weight's gradient to the optimizer (its sum over
+  /// dp) is "grad_sync". A value only returned belongs to its producer.
   std::string collectivePart(dist::ReshardOp reshard) const {
     SmallVector<graph::Phase> parts;
     readersParts(reshard.getResult(), parts);
@@ -872,6 +900,8 @@ private:
   /// A training step's compute time by part of the step.
   std::map<std::string, double> partComputeSeconds;
   double flops = 0, computeSeconds = 0;
+  /// noteForwardFlops': all, and those computed in 16 bits.
+  double forwardFlops = 0, forwardFlops16 = 0;
 };
 
 llvm::json::Value ReportBuilder::json() const {
@@ -954,19 +984,21 @@ llvm::json::Value ReportBuilder::json() const {
   // the runtime's result gathers follow it.
   double step =
       (pipeline ? pipelineFigures().stepSeconds : computeSeconds + commSeconds) + gatherSeconds;
+  llvm::json::Object totals{{"flops", flops},
+                            {"comm_bytes", commBytes},
+                            {"traffic_bytes", trafficBytes},
+                            {"compute_seconds", computeSeconds},
+                            {"comm_seconds", commSeconds},
+                            {"result_gather_seconds", gatherSeconds},
+                            {"est_step_seconds", step}};
+  addThroughput(totals, step, devices.devices());
   llvm::json::Object report{{"device", device.name},
                             {"mesh", llvm::json::Object{{"axes", std::move(axes)}}},
                             {"collectives", std::move(list)},
                             {"result_gathers", std::move(gathers)},
                             {"ranks", std::move(ranks)},
                             {"layers", std::move(layers)},
-                            {"totals", llvm::json::Object{{"flops", flops},
-                                                          {"comm_bytes", commBytes},
-                                                          {"traffic_bytes", trafficBytes},
-                                                          {"compute_seconds", computeSeconds},
-                                                          {"comm_seconds", commSeconds},
-                                                          {"result_gather_seconds", gatherSeconds},
-                                                          {"est_step_seconds", step}}}};
+                            {"totals", std::move(totals)}};
   if (pipeline)
     report["pipeline"] = pipelineJson(pipelineFigures());
   if (training)
@@ -974,6 +1006,24 @@ llvm::json::Value ReportBuilder::json() const {
   if (!experts.empty())
     report["moe"] = llvm::json::Array(experts);
   return report;
+}
+
+void ReportBuilder::addThroughput(llvm::json::Object &totals, double step,
+                                  int64_t devices) const {
+  // A training step's backward costs twice its forward (the convention
+  // of Narayanan et al. and PaLM); --recompute runs a stage's forward
+  // once more, which the hardware computes but the model does not need.
+  double modelFlops = (training ? 3 : 1) * forwardFlops, hardwareFlops = modelFlops;
+  if (pipeline)
+    for (const StageReport &stage : pipelineFigures().stages)
+      hardwareFlops += stage.recomputed ? stage.forwardFlops : 0;
+  double peak = forwardFlops16 * 2 > forwardFlops ? device.peakFlops16 : device.peakFlops32;
+  totals["model_flops"] = modelFlops;
+  totals["hardware_flops"] = hardwareFlops;
+  if (step <= 0)
+    return;
+  totals["est_tflops_per_device"] = hardwareFlops / (step * double(devices)) / 1e12;
+  totals["est_mfu"] = modelFlops / (step * double(devices) * peak);
 }
 
 ReportBuilder::PartFigures ReportBuilder::partFigures(StringRef part) const {

@@ -21,7 +21,7 @@ def PipelineStagesPass : Pass<"shardc-pipeline-stages", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"device", "device", "std::string", "\"h100\"",
-           "The device the cost model prices: h100, h200 or a JSON file">,
+           "The device the cost model prices: a100, h100, h200 or a JSON file">,
     Option<"deviceMemory", "device-memory", "int64_t", "0",
            "Bytes per device a stage must fit (0: the device's)">,
   ];

@@ -23,6 +23,14 @@ std::optional<DeviceModel> DeviceModel::preset(llvm::StringRef name) {
       "h100", 989e12, 495e12, 3.35e12, 80LL << 30, 8, Link{5e-6, 450e9}, Link{10e-6, 50e9}, 5e-6};
   if (name == "h100")
     return h100;
+  if (name == "a100") {
+    // A100 SXM4 80GB in a DGX A100 (the node of Megatron-LM's published
+    // runs): 312 TFLOP/s bf16, 156 TF32, 2.04 TB/s HBM2e; NVLink 3 at 600
+    // GB/s both ways (300 per direction); eight 200 Gb/s HDR InfiniBand
+    // ports per node, one per GPU (25 GB/s).
+    return DeviceModel{"a100",         312e12, 156e12, 2.039e12, 80LL << 30, 8,
+                       Link{5e-6, 300e9}, Link{10e-6, 25e9}, 5e-6};
+  }
   if (name == "h200") {
     DeviceModel h200 = h100;
     h200.name = "h200";
@@ -42,7 +50,7 @@ llvm::Expected<DeviceModel> DeviceModel::load(llvm::StringRef nameOrFile) {
   };
   auto buffer = llvm::MemoryBuffer::getFile(nameOrFile);
   if (!buffer)
-    return fail("expected h100, h200 or a JSON file (" + buffer.getError().message() + ")");
+    return fail("expected a100, h100, h200 or a JSON file (" + buffer.getError().message() + ")");
   auto json = llvm::json::parse((*buffer)->getBuffer());
   if (!json)
     return fail(llvm::toString(json.takeError()));
@@ -52,7 +60,7 @@ llvm::Expected<DeviceModel> DeviceModel::load(llvm::StringRef nameOrFile) {
   std::string base = object->getString("base").value_or("h100").str();
   std::optional<DeviceModel> model = preset(base);
   if (!model)
-    return fail("\"base\": expected h100 or h200, got '" + base + "'");
+    return fail("\"base\": expected a100, h100 or h200, got '" + base + "'");
   model->name = object->getString("name").value_or(nameOrFile).str();
   struct Field {
     const char *key;
@@ -167,29 +175,50 @@ double collectiveSeconds(const CollectiveStep &step, int64_t elementBytes, const
   return device.collectiveLaunchSeconds + std::min(ring, tree);
 }
 
-double opFlops(Operation *op) {
-  auto shape = [](Value value) { return cast<RankedTensorType>(value.getType()).getShape(); };
+namespace {
+
+llvm::ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+/// A contraction's flops: every product of a linear layer, matmul, routed
+/// experts or attention (causal or not); nullopt for other ops.
+std::optional<double> contractionFlops(Operation *op) {
   if (op->getNumResults() == 0 || !isa<RankedTensorType>(op->getResult(0).getType()))
-    return 0;
-  double out = double(elements(shape(op->getResult(0))));
+    return std::nullopt;
+  double out = double(elements(shapeOf(op->getResult(0))));
   if (auto linear = dyn_cast<graph::LinearOp>(op))
-    return 2 * out * double(shape(linear.getInput()).back());
+    return 2 * out * double(shapeOf(linear.getInput()).back());
   if (auto matmul = dyn_cast<graph::MatMulOp>(op))
-    return 2 * out * double(shape(matmul.getLhs()).back());
+    return 2 * out * double(shapeOf(matmul.getLhs()).back());
   if (auto moe = dyn_cast<graph::MoeOp>(op)) {
     // Each entry (token, slot) through one expert: every weight matrix once.
     double perExpert = 0;
     for (Value weight : moe.getWeights())
-      perExpert += double(elements(shape(weight))) / double(shape(weight)[0]);
-    return 2 * double(elements(shape(moe.getIndices()))) * perExpert;
+      perExpert += double(elements(shapeOf(weight))) / double(shapeOf(weight)[0]);
+    return 2 * double(elements(shapeOf(moe.getIndices()))) * perExpert;
   }
   if (auto attention = dyn_cast<graph::AttentionOp>(op)) {
-    auto q = shape(attention.getQuery()), k = shape(attention.getKey()),
-         v = shape(attention.getValue());
-    double flops =
-        double(elements(q.drop_back())) * double(k[k.size() - 2]) * 2 * double(q.back() + v.back());
-    return attention.getCausal() ? flops / 2 : flops;
+    auto q = shapeOf(attention.getQuery()), k = shapeOf(attention.getKey()),
+         v = shapeOf(attention.getValue());
+    return double(elements(q.drop_back())) * double(k[k.size() - 2]) * 2 *
+           double(q.back() + v.back());
   }
+  return std::nullopt;
+}
+
+} // namespace
+
+double modelFlops(Operation *op) { return contractionFlops(op).value_or(0); }
+
+double opFlops(Operation *op) {
+  if (std::optional<double> flops = contractionFlops(op)) {
+    auto attention = dyn_cast<graph::AttentionOp>(op);
+    return attention && attention.getCausal() ? *flops / 2 : *flops;
+  }
+  if (op->getNumResults() == 0 || !isa<RankedTensorType>(op->getResult(0).getType()))
+    return 0;
+  double out = double(elements(shapeOf(op->getResult(0))));
   if (isa<graph::LayerNormOp, graph::RmsNormOp, graph::SoftmaxOp, graph::GeluOp>(op))
     return 8 * out;
   return out;

@@ -4,7 +4,7 @@
 // over flops and bytes), each collective by an alpha-beta model (ring and
 // tree formulas, the cheaper wins), with the link chosen per mesh axis: a
 // group whose ranks fit in one node talks over NVLink, otherwise over
-// InfiniBand. Defaults describe H100 and H200 nodes of 8 GPUs; a JSON file
+// InfiniBand. Presets describe A100, H100 and H200 nodes of 8 GPUs; a JSON file
 // overrides any of them (--device FILE.json, README "Device description").
 //
 //===----------------------------------------------------------------------===//
@@ -39,7 +39,7 @@ struct DeviceModel {
   /// handshake): why one all-reduce beats an all-gather pair of equal bytes.
   double collectiveLaunchSeconds;
 
-  /// "h100" or "h200".
+  /// "a100", "h100" or "h200".
   static std::optional<DeviceModel> preset(llvm::StringRef name);
   /// A preset name, or a JSON file whose keys override the "base" preset.
   static llvm::Expected<DeviceModel> load(llvm::StringRef nameOrFile);
@@ -58,8 +58,13 @@ int64_t collectivePayloadBytes(const CollectiveStep &step, int64_t elementBytes)
 double collectiveSeconds(const CollectiveStep &step, int64_t elementBytes, const MeshShape &mesh,
                          const DeviceModel &device);
 
-/// Flops of one op on global shapes (2 per multiply-add).
+/// Flops of one op on global shapes (2 per multiply-add); a causal
+/// attention computes the half its mask leaves.
 double opFlops(mlir::Operation *op);
+/// Flops of one op as published counts give them (Narayanan et al. 2021
+/// eq. 3, PaLM's model FLOPs): contractions only (linear layers, matmuls,
+/// routed experts, attention, whole even when causal); 0 for other ops.
+double modelFlops(mlir::Operation *op);
 /// Roofline time of an op split `shards` ways, moving `localBytes` per device.
 double opSeconds(mlir::Operation *op, int64_t shards, int64_t localBytes,
                  const DeviceModel &device);

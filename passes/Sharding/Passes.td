@@ -31,7 +31,7 @@ def AutoShardPass : Pass<"shardc-auto-shard", "mlir::ModuleOp"> {
     Option<"sequenceParallel", "sequence-parallel", "bool", "false",
            "Split norms and the activations between blocks along the sequence over tp">,
     Option<"device", "device", "std::string", "\"h100\"",
-           "Device description: h100, h200 or a JSON file">,
+           "Device description: a100, h100, h200 or a JSON file">,
     Option<"deviceMemory", "device-memory", "int64_t", "0",
            "Bytes of memory per device (0: the device description's)">,
     Option<"zero", "zero", "unsigned", "0",
@@ -55,7 +55,7 @@ def PropagateShardingPass : Pass<"shardc-propagate-sharding", "mlir::ModuleOp"> 
   }];
   let options = [
     Option<"device", "device", "std::string", "\"h100\"",
-           "Device description used to price reshards: h100, h200 or a JSON file">,
+           "Device description used to price reshards: a100, h100, h200 or a JSON file">,
   ];
   let dependentDialects = ["shardc::dist::DistDialect"];
 }

@@ -26,7 +26,7 @@ struct ShardPipelineOptions : mlir::PassPipelineOptions<ShardPipelineOptions> {
   Option<bool> sequenceParallel{
       *this, "sequence-parallel",
       llvm::cl::desc("Split norms and the activations between blocks along the sequence")};
-  Option<std::string> device{*this, "device", llvm::cl::desc("h100, h200 or a JSON file"),
+  Option<std::string> device{*this, "device", llvm::cl::desc("a100, h100, h200 or a JSON file"),
                              llvm::cl::init("h100")};
   Option<int64_t> deviceMemory{*this, "device-memory",
                                llvm::cl::desc("Bytes per device (0: the device's)"),

@@ -163,7 +163,7 @@ cl::opt<int64_t> maxRanks("max-ranks",
                           cl::cat(meshCategory));
 cl::opt<std::string>
     deviceName("device",
-               cl::desc("The device the cost model prices: h100 (default), h200 or a JSON file "
+               cl::desc("The device the cost model prices: a100, h100 (default), h200 or a JSON file "
                         "(README: Device description)"),
                cl::value_desc("name|file"), cl::init("h100"), cl::cat(meshCategory));
 cl::opt<std::string> deviceMemory(
