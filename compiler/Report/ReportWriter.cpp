@@ -296,7 +296,11 @@ private:
       bytes += localBytes(value);
     for (Value value : op.getResults())
       bytes += localBytes(value);
-    double seconds = double(runs) * opSeconds(&op, shards, bytes, device);
+    SmallVector<int64_t> localResult;
+    if (op.getNumResults() > 0)
+      if (auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType()))
+        localResult = sharding[op.getResult(0)].localShape(type.getShape(), mesh);
+    double seconds = double(runs) * opSeconds(&op, shards, bytes, localResult, device);
     computeSeconds += seconds;
     if (training) {
       graph::Phase phase = graph::phaseOf(&op).value_or(graph::Phase::Forward);

@@ -76,17 +76,20 @@ double secondsOf(Operation *op, const MeshShape &mesh, const DeviceModel &device
     return seconds;
   }
   int64_t shards = 1, bytes = 0;
+  SmallVector<int64_t> localResult;
   if (op->getNumResults() > 0) {
     ValueSharding result = shardingOf(op->getResult(0), mesh);
     for (const AxisList &axes : result.dims)
       shards *= mesh.groupSize(axes);
     shards *= mesh.groupSize(result.partial);
+    if (auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType()))
+      localResult = result.localShape(type.getShape(), mesh);
   }
   for (ValueRange values : {ValueRange(op->getOperands()), ValueRange(op->getResults())})
     for (Value value : values)
       if (isa<RankedTensorType>(value.getType()))
         bytes += localBytes(value, mesh);
-  return opSeconds(op, shards, bytes, device);
+  return opSeconds(op, shards, bytes, localResult, device);
 }
 
 } // namespace

@@ -21,17 +21,33 @@ std::optional<DeviceModel> DeviceModel::preset(llvm::StringRef name) {
   // NVLink 4 at 450 GB/s per direction; one 400 Gb/s NDR port per GPU.
   DeviceModel h100{
       "h100", 989e12, 495e12, 3.35e12, 80LL << 30, 8, Link{5e-6, 450e9}, Link{10e-6, 50e9}, 5e-6};
+  // What kernels reach (docs/cost-model.md has the sources): cuBLAS's best
+  // bf16 GEMM 794.5 of 989 TFLOP/s (the MAMF table of Bekman's ML
+  // Engineering book), FlashAttention-2 35% of peak on an H100 (Shah et
+  // al. 2024), streaming kernels about 90% of HBM bandwidth.
+  h100.matmulEfficiency = 0.803;
+  h100.multiprocessors = 132;
+  h100.attentionEfficiency = 0.35;
+  h100.memoryEfficiency = 0.9;
   if (name == "h100")
     return h100;
   if (name == "a100") {
     // A100 SXM4 80GB in a DGX A100 (the node of Megatron-LM's published
     // runs): 312 TFLOP/s bf16, 156 TF32, 2.04 TB/s HBM2e; NVLink 3 at 600
     // GB/s both ways (300 per direction); eight 200 Gb/s HDR InfiniBand
-    // ports per node, one per GPU (25 GB/s).
-    return DeviceModel{"a100",         312e12, 156e12, 2.039e12, 80LL << 30, 8,
-                       Link{5e-6, 300e9}, Link{10e-6, 25e9}, 5e-6};
+    // ports per node, one per GPU (25 GB/s). Its best GEMM reaches 271.2
+    // TFLOP/s (MAMF), FlashAttention-2 50-73% of peak (Dao 2023), on 108
+    // multiprocessors.
+    DeviceModel a100{"a100",         312e12, 156e12, 2.039e12, 80LL << 30, 8,
+                     Link{5e-6, 300e9}, Link{10e-6, 25e9}, 5e-6};
+    a100.matmulEfficiency = 0.869;
+    a100.multiprocessors = 108;
+    a100.attentionEfficiency = 0.5;
+    a100.memoryEfficiency = 0.9;
+    return a100;
   }
   if (name == "h200") {
+    // The H100's die with more and faster memory: the H100's kernels.
     DeviceModel h200 = h100;
     h200.name = "h200";
     h200.memoryBandwidth = 4.8e12;
@@ -66,7 +82,8 @@ llvm::Expected<DeviceModel> DeviceModel::load(llvm::StringRef nameOrFile) {
     const char *key;
     double *target;
   };
-  double memory = double(model->memoryBytes), perNode = double(model->devicesPerNode);
+  double memory = double(model->memoryBytes), perNode = double(model->devicesPerNode),
+         multiprocessors = double(model->multiprocessors);
   Field fields[] = {{"peak_flops_16", &model->peakFlops16},
                     {"peak_flops_32", &model->peakFlops32},
                     {"memory_bandwidth", &model->memoryBandwidth},
@@ -76,7 +93,11 @@ llvm::Expected<DeviceModel> DeviceModel::load(llvm::StringRef nameOrFile) {
                     {"intra_node_bandwidth", &model->intraNode.bytesPerSecond},
                     {"inter_node_latency", &model->interNode.latencySeconds},
                     {"inter_node_bandwidth", &model->interNode.bytesPerSecond},
-                    {"collective_launch", &model->collectiveLaunchSeconds}};
+                    {"collective_launch", &model->collectiveLaunchSeconds},
+                    {"matmul_efficiency", &model->matmulEfficiency},
+                    {"multiprocessors", &multiprocessors},
+                    {"attention_efficiency", &model->attentionEfficiency},
+                    {"memory_efficiency", &model->memoryEfficiency}};
   for (const auto &[key, value] : *object) {
     if (key == "base" || key == "name")
       continue;
@@ -84,12 +105,19 @@ llvm::Expected<DeviceModel> DeviceModel::load(llvm::StringRef nameOrFile) {
     if (field == std::end(fields))
       return fail("unknown key \"" + key.str() + "\"");
     std::optional<double> number = value.getAsNumber();
-    if (!number || *number <= 0)
+    // No multiprocessors: a device whose GEMMs lose nothing to waves.
+    bool none = field->target == &multiprocessors && number && *number == 0;
+    if (!number || (*number <= 0 && !none))
       return fail("\"" + key.str() + "\": expected a positive number");
+    if (llvm::StringRef(key).ends_with("_efficiency") && *number > 1)
+      return fail("\"" + key.str() + "\": expected a fraction of the peak, at most 1");
+    if (field->target == &multiprocessors && *number != std::floor(*number))
+      return fail("\"" + key.str() + "\": expected a whole number");
     *field->target = *number;
   }
   model->memoryBytes = int64_t(memory);
   model->devicesPerNode = int64_t(perNode);
+  model->multiprocessors = int64_t(multiprocessors);
   return *model;
 }
 
@@ -224,12 +252,43 @@ double opFlops(Operation *op) {
   return out;
 }
 
-double opSeconds(Operation *op, int64_t shards, int64_t localBytes, const DeviceModel &device) {
+namespace {
+
+/// The share of the multiprocessors a GEMM with this local result keeps
+/// busy: its output cut in 128 x 128 tiles (a batched matmul's per batch),
+/// run in waves of one tile per multiprocessor, the last wave partly idle
+/// (what NVIDIA's GEMM performance guide calls wave quantization).
+double waveEfficiency(Operation *op, llvm::ArrayRef<int64_t> localResult,
+                      const DeviceModel &device) {
+  if (device.multiprocessors <= 0 || localResult.empty())
+    return 1;
+  auto tilesOf = [](int64_t extent) { return (std::max<int64_t>(extent, 1) + 127) / 128; };
+  // A matmul whose right side has batch dims runs a GEMM per batch;
+  // otherwise (a linear layer) the leading dims are its rows.
+  auto matmul = dyn_cast<graph::MatMulOp>(op);
+  bool batched = matmul && shapeOf(matmul.getRhs()).size() > 2 && localResult.size() > 2;
+  size_t rowDims = batched ? localResult.size() - 2 : 0;
+  int64_t batch = elements(localResult.take_front(rowDims));
+  int64_t rows = elements(localResult.drop_front(rowDims).drop_back());
+  double tiles = double(batch) * double(tilesOf(rows)) * double(tilesOf(localResult.back()));
+  double units = double(device.multiprocessors);
+  return tiles / (std::ceil(tiles / units) * units);
+}
+
+} // namespace
+
+double opSeconds(Operation *op, int64_t shards, int64_t localBytes,
+                 llvm::ArrayRef<int64_t> localResult, const DeviceModel &device) {
   Type element = op->getNumResults() ? getElementTypeOrSelf(op->getResult(0).getType()) : Type();
   bool half = element && (element.isF16() || element.isBF16());
+  double rate = half ? device.peakFlops16 : device.peakFlops32;
+  if (isa<graph::AttentionOp>(op))
+    rate *= device.attentionEfficiency;
+  else if (isa<graph::LinearOp, graph::MatMulOp, graph::MoeOp>(op))
+    rate *= device.matmulEfficiency * waveEfficiency(op, localResult, device);
   double flops = opFlops(op) / double(shards);
-  return std::max(flops / (half ? device.peakFlops16 : device.peakFlops32),
-                  double(localBytes) / device.memoryBandwidth);
+  return std::max(flops / rate,
+                  double(localBytes) / (device.memoryBandwidth * device.memoryEfficiency));
 }
 
 } // namespace shardc::sharding

@@ -38,6 +38,15 @@ struct DeviceModel {
   /// Fixed cost of starting one collective (a kernel launch and the group's
   /// handshake): why one all-reduce beats an all-gather pair of equal bytes.
   double collectiveLaunchSeconds;
+  /// What real kernels reach of the peaks (docs/cost-model.md): a GEMM of
+  /// the best shape (the rest lose what wave quantization costs them, on
+  /// `multiprocessors` units; 0: none), an attention kernel, a streaming
+  /// memory-bound one. A measured device file (shardc-calibrate) holds
+  /// achieved rates already: 1, 0, 1, 1.
+  double matmulEfficiency = 1;
+  int64_t multiprocessors = 0;
+  double attentionEfficiency = 1;
+  double memoryEfficiency = 1;
 
   /// "a100", "h100" or "h200".
   static std::optional<DeviceModel> preset(llvm::StringRef name);
@@ -65,9 +74,12 @@ double opFlops(mlir::Operation *op);
 /// eq. 3, PaLM's model FLOPs): contractions only (linear layers, matmuls,
 /// routed experts, attention, whole even when causal); 0 for other ops.
 double modelFlops(mlir::Operation *op);
-/// Roofline time of an op split `shards` ways, moving `localBytes` per device.
+/// Roofline time of an op split `shards` ways, moving `localBytes` per
+/// device, its first result `localResult` per device: FLOPs at what the
+/// device's kernels reach for the op (a GEMM's tiles in waves), bytes at
+/// the memory bandwidth streaming kernels reach.
 double opSeconds(mlir::Operation *op, int64_t shards, int64_t localBytes,
-                 const DeviceModel &device);
+                 llvm::ArrayRef<int64_t> localResult, const DeviceModel &device);
 
 /// "1.50 GiB", "12.00 KiB": sizes in messages and reports.
 std::string formatBytes(double bytes);

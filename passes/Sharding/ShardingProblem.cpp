@@ -407,8 +407,12 @@ LogicalResult ShardingProblem::addOp(Operation *op) {
           choices.operands.back().back().localShape(tensorType(operand).getShape(), mesh),
           tensorType(operand).getElementType());
     }
+    SmallVector<int64_t> localResult;
+    if (op->getNumResults() > 0)
+      localResult = choices.results.back()[0].localShape(
+          tensorType(op->getResult(0)).getShape(), mesh);
     choices.computeSeconds.push_back(
-        opSeconds(op, strategy.shards(mesh), localBytes, options.device) +
+        opSeconds(op, strategy.shards(mesh), localBytes, localResult, options.device) +
         exchangeSeconds(op, strategy, choices.operands.back()));
   }
   index[op] = ops.size();

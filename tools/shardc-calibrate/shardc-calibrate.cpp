@@ -145,7 +145,12 @@ std::string deviceJson(const calibrate::RankFigures &figures, const calibrate::L
        << "  \"intra_node_bandwidth\": " << link.bytesPerSecond << ",\n"
        << "  \"inter_node_latency\": " << link.latencySeconds << ",\n"
        << "  \"inter_node_bandwidth\": " << link.bytesPerSecond << ",\n"
-       << "  \"collective_launch\": " << link.launchSeconds << "\n"
+       << "  \"collective_launch\": " << link.launchSeconds << ",\n"
+       // The rates above are achieved ones: no further share is lost.
+       << "  \"matmul_efficiency\": 1,\n"
+       << "  \"multiprocessors\": 0,\n"
+       << "  \"attention_efficiency\": 1,\n"
+       << "  \"memory_efficiency\": 1\n"
        << "}\n";
   return json.str();
 }
