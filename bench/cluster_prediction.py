@@ -7,7 +7,9 @@ the TFLOP/s per GPU they reached, counting the step's FLOPs with their eq. 3
 compiled here with its own mesh (`--device a100 --dtype bf16 --recompute
 full`, sequence 2048, vocabulary 51200, one sequence per micro-batch, 1F1B),
 and eq. 3 over the report's est_step_seconds and the GPU count is set
-against the published figure. The table prints each run's prediction, the
+against the published figure. Stages hold Megatron-LM's uniform split
+(layers / pp each, the embedding with the first and the LM head with the
+last: `--pp-split` at those layers' ends). The table prints each run's prediction, the
 published figure, the error and the plan time (the whole shardc process);
 the Llama-3-405B shape on 8,192 H100s is printed beside Meta's published
 38-43% MFU (a different setting: reported, not compared).
@@ -42,16 +44,29 @@ def eq3(batch, hidden, layers):
             * (1 + SEQ / (6 * hidden) + VOCAB / (16 * layers * hidden)))
 
 
+def uniform_cuts(graph, layers, stages):
+    """Megatron-LM's split: layers/stages layers a stage (the embedding with
+    the first, the LM head with the last), as the ONNX nodes that end each
+    stage but the last: the residual add feeding a layer's first norm."""
+    norms = [node for node in graph.node if node.op_type == "LayerNormalization"]
+    producer = {output: node.name for node in graph.node for output in node.output}
+    per_stage = layers // stages
+    # Layer k's first norm is norms[2k]; its input is layer k-1's last add.
+    return [producer[norms[2 * per_stage * stage].input[0]] for stage in range(1, stages)]
+
+
 def predict(shardc, folder, name, run):
     hidden, heads, layers, tp, pp, dp, batch, published = run
     model = folder / f"{name}.onnx"
-    onnx.save_model(gpt3(layers, hidden=hidden, heads=heads, seq=SEQ, vocab=VOCAB, batch=batch,
-                         weight_type=onnx.TensorProto.FLOAT), str(model))
+    proto = gpt3(layers, hidden=hidden, heads=heads, seq=SEQ, vocab=VOCAB, batch=batch,
+                 weight_type=onnx.TensorProto.FLOAT)
+    onnx.save_model(proto, str(model))
+    cuts = ",".join(uniform_cuts(proto.graph, layers, pp))
     report = folder / f"{name}.json"
     command = [shardc, str(model), "--device", "a100", "--dtype", "bf16", "--train",
                "--loss", "causal-lm:logits", "--untie", "--recompute", "full",
                "--tp", str(tp), "--pp", str(pp), "--dp", str(dp),
-               "--microbatches", str(batch // dp), "--schedule", "1f1b",
+               "--microbatches", str(batch // dp), "--schedule", "1f1b", "--pp-split", cuts,
                "--emit=partitioned", "-o", "/dev/null", "--report", str(report)]
     start = time.perf_counter()
     result = subprocess.run(command, capture_output=True, text=True)

@@ -16,6 +16,13 @@
 namespace shardc::report {
 namespace {
 
+double sumOf(const std::map<std::string, double> &seconds) {
+  double sum = 0;
+  for (const auto &[kind, value] : seconds)
+    sum += value;
+  return sum;
+}
+
 double slowest(const std::vector<double> &seconds) {
   return seconds.empty() ? 0 : *std::max_element(seconds.begin(), seconds.end());
 }
@@ -80,11 +87,12 @@ std::optional<PipelineFigures::Simulated> PipelineFigures::simulate() const {
   pipeline::chainTransfers(spec);
   double total = 0;
   for (const StageReport &stage : stages) {
-    spec.forwardSeconds.push_back(stage.forwardSeconds);
-    spec.backwardInputSeconds.push_back(stage.backwardSeconds / 2 +
-                                        (stage.recomputed ? stage.forwardSeconds : 0));
-    spec.backwardWeightSeconds.push_back(stage.backwardSeconds / 2);
-    spec.updateSeconds.push_back(stage.updateSeconds);
+    double forward = stage.forwardSeconds + sumOf(stage.forwardComm);
+    double backward = stage.backwardSeconds + sumOf(stage.backwardComm);
+    spec.forwardSeconds.push_back(forward);
+    spec.backwardInputSeconds.push_back(backward / 2 + (stage.recomputed ? forward : 0));
+    spec.backwardWeightSeconds.push_back(backward / 2);
+    spec.updateSeconds.push_back(stage.updateSeconds + sumOf(stage.updateComm));
     total += spec.forwardSeconds.back() + spec.backwardInputSeconds.back() +
              spec.backwardWeightSeconds.back();
   }
@@ -97,10 +105,58 @@ std::optional<PipelineFigures::Simulated> PipelineFigures::simulate() const {
   std::optional<pipeline::Simulation> simulation = pipeline::simulateSchedule(spec, built);
   if (!simulation)
     return std::nullopt;
-  Simulated result{simulation->makespan, 0};
-  for (int64_t rank = 0; rank < pipelineRanks; ++rank)
+  Simulated result{simulation->makespan, 0, 0};
+  for (int64_t rank = 0; rank < pipelineRanks; ++rank) {
     result.bubble = std::max(result.bubble, simulation->bubble(rank));
+    if (simulation->busy[size_t(rank)] > simulation->busy[size_t(result.busiestRank)])
+      result.busiestRank = rank;
+  }
   return result;
+}
+
+std::optional<StepBreakdown> PipelineFigures::breakdown() const {
+  std::optional<Simulated> simulated = simulate();
+  if (!simulated)
+    return std::nullopt;
+  StepBreakdown parts;
+  double m = double(microbatches), busy = 0;
+  auto add = [&](const std::map<std::string, double> &comm, double times) {
+    for (const auto &[kind, seconds] : comm) {
+      parts.communication[kind] += times * seconds;
+      busy += times * seconds;
+    }
+  };
+  for (auto [index, stage] : llvm::enumerate(stages)) {
+    if (int64_t(index) % pipelineRanks != simulated->busiestRank)
+      continue;
+    double again = stage.recomputed ? 2 : 1;
+    parts.compute += m * (again * stage.forwardSeconds + stage.backwardSeconds);
+    parts.optimizer += stage.updateSeconds;
+    busy += m * (again * stage.forwardSeconds + stage.backwardSeconds) + stage.updateSeconds;
+    add(stage.forwardComm, m * again);
+    add(stage.backwardComm, m);
+    add(stage.updateComm, 1);
+  }
+  parts.bubble = simulated->stepSeconds - busy;
+  return parts;
+}
+
+llvm::json::Value StepBreakdown::json(bool training, bool pipeline) const {
+  llvm::json::Object comm;
+  for (const auto &[kind, seconds] : communication)
+    comm[kind] = seconds;
+  llvm::json::Object object{{"communication", std::move(comm)},
+                            {"result_gathers", resultGathers}};
+  if (pipeline && !training) {
+    object["stages"] = stages;
+  } else {
+    object["compute"] = compute;
+    if (training)
+      object["optimizer"] = optimizer;
+  }
+  if (pipeline)
+    object["bubble"] = bubble;
+  return object;
 }
 
 double PipelineFigures::bubble() const {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,10 @@ struct StageReport {
   /// A training step's compute by part: per micro-batch the forward and the
   /// backward, once per step the update.
   double forwardSeconds = 0, backwardSeconds = 0, updateSeconds = 0;
+  /// A training stage's collectives by kind: per micro-batch those of its
+  /// forward and of its backward, per step those of its update (the
+  /// gradients' sums and the optimizer's); inference's are its forward's.
+  std::map<std::string, double> forwardComm, backwardComm, updateComm;
   /// Its backward_input runs its forward again first (--recompute).
   bool recomputed = false;
   /// The model's forward FLOPs in it over the step (attention whole).
@@ -81,12 +86,16 @@ struct PipelineFigures {
   /// (p-1)(F+B-W)), 0 for zb-h2 in its steady state.
   double bubbleFormula() const;
   /// A training pipeline: its schedule (Schedule.h) run on the stages'
-  /// forward, backward and update seconds, the backward split evenly into
-  /// B and W (a linear's input and weight gradients cost one forward GEMM
-  /// each); sends are free. None without training or compute.
+  /// forward, backward and update seconds, each with its collectives (no
+  /// overlap), the backward split evenly into B and W (a linear's input and
+  /// weight gradients cost one forward GEMM each), a recomputed stage's
+  /// forward and its collectives run again before B; sends are free. None
+  /// without training or compute.
   struct Simulated {
     double stepSeconds = 0;
     double bubble = 0; ///< the largest idle share over the pp ranks
+    /// The busiest pp rank, whose idle time is the step's least.
+    int64_t busiestRank = 0;
   };
   std::optional<Simulated> simulate() const;
   /// The idle share of a pp rank's estimated step: 1 - M * sum(C_s) / (P * step);
@@ -94,6 +103,20 @@ struct PipelineFigures {
   double bubble() const;
   /// The global ranks running `stage` (pp coordinate outermost).
   std::vector<int64_t> ranksOf(size_t stage) const;
+  /// A training pipeline's step by what its busiest pp rank spends it on
+  /// (StepBreakdown); nullopt where simulate() has none.
+  std::optional<struct StepBreakdown> breakdown() const;
+};
+
+/// What a step's seconds go to, summing to the step: compute (a training
+/// step's forward and backward), the optimizer's compute, collectives by
+/// kind (none overlapped), a pipeline's idle time, the runtime's result
+/// gathers. Inference pipelines give their stages' pace (M times the
+/// slowest, `stages`) and the idle rest.
+struct StepBreakdown {
+  double compute = 0, optimizer = 0, stages = 0, bubble = 0, resultGathers = 0;
+  std::map<std::string, double> communication;
+  llvm::json::Value json(bool training, bool pipeline) const;
 };
 
 llvm::json::Value pipelineJson(const PipelineFigures &figures);

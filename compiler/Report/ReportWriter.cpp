@@ -147,6 +147,8 @@ private:
     std::map<std::string, int> kinds;
   };
   PartFigures partFigures(StringRef part) const;
+  /// What the estimated step's seconds go to (StepBreakdown).
+  StepBreakdown stepBreakdown(double step, double gatherSeconds) const;
   /// The step's model and hardware FLOPs, and what the estimated step makes
   /// of them: TFLOP/s per device and model FLOPs utilization.
   void addThroughput(llvm::json::Object &totals, double step, int64_t devices) const;
@@ -197,20 +199,27 @@ private:
         if (step.kind == CollectiveKind::AllSlice)
           continue;
         // A sum over micro-batches is an accumulation across the loop's
-        // runs: only its sum over the other axes is a collective, once
-        // after the loop.
+        // runs (or a pipeline's micro-batches): only its sum over the other
+        // axes is a collective, once after the loop, with the update.
         int64_t runs = runsPerStep(part);
+        bool afterLoop = false;
         if (std::optional<unsigned> microbatches = mesh.axis(rt::kMicroBatchAxis);
-            loopRuns > 1 && llvm::is_contained(step.axes, *microbatches)) {
+            microbatches && llvm::is_contained(step.axes, *microbatches)) {
           llvm::erase(step.axes, *microbatches);
           if (step.axes.empty())
             continue;
           runs = 1;
+          afterLoop = true;
         }
         std::vector<std::string> axes;
         for (unsigned axis : step.axes)
           axes.push_back(mesh.names[axis]);
         double stepSeconds = collectiveSeconds(step, width, mesh, device);
+        StageReport &owner = stages[stage];
+        bool perMicrobatch = !afterLoop && (part.empty() || part == "forward" || part == "backward");
+        (!perMicrobatch        ? owner.updateComm
+         : part == "backward" ? owner.backwardComm
+                              : owner.forwardComm)[collectiveName(step.kind)] += stepSeconds;
         for (int64_t run = 0; run < runs; ++run) {
           seconds += stepSeconds;
           collectives.push_back(
@@ -988,13 +997,15 @@ llvm::json::Value ReportBuilder::json() const {
   // the runtime's result gathers follow it.
   double step =
       (pipeline ? pipelineFigures().stepSeconds : computeSeconds + commSeconds) + gatherSeconds;
+  StepBreakdown parts = stepBreakdown(step, gatherSeconds);
   llvm::json::Object totals{{"flops", flops},
                             {"comm_bytes", commBytes},
                             {"traffic_bytes", trafficBytes},
                             {"compute_seconds", computeSeconds},
                             {"comm_seconds", commSeconds},
                             {"result_gather_seconds", gatherSeconds},
-                            {"est_step_seconds", step}};
+                            {"est_step_seconds", step},
+                            {"breakdown", parts.json(training, bool(pipeline))}};
   addThroughput(totals, step, devices.devices());
   llvm::json::Object report{{"device", device.name},
                             {"mesh", llvm::json::Object{{"axes", std::move(axes)}}},
@@ -1010,6 +1021,34 @@ llvm::json::Value ReportBuilder::json() const {
   if (!experts.empty())
     report["moe"] = llvm::json::Array(experts);
   return report;
+}
+
+StepBreakdown ReportBuilder::stepBreakdown(double step, double gatherSeconds) const {
+  StepBreakdown parts;
+  parts.resultGathers = gatherSeconds;
+  if (pipeline) {
+    PipelineFigures figures = pipelineFigures();
+    if (std::optional<StepBreakdown> simulated = figures.breakdown()) {
+      simulated->resultGathers = gatherSeconds;
+      return *simulated;
+    }
+    // The stage search's step: each pp rank runs its V stages for every
+    // micro-batch at the slowest stage's pace, and waits the rest.
+    double pace = 0;
+    for (const StageReport &stage : figures.stages)
+      pace = std::max({pace, stage.seconds, stage.sendSeconds});
+    double stagesPerRank = figures.interleaved() ? double(figures.virtualStages) : 1;
+    parts.stages = stagesPerRank * double(figures.microbatches) * pace;
+    parts.bubble = step - gatherSeconds - parts.stages;
+    return parts;
+  }
+  for (const auto &[part, seconds] : partComputeSeconds)
+    (part == "optimizer" ? parts.optimizer : parts.compute) += seconds;
+  if (!training)
+    parts.compute = computeSeconds;
+  for (const Collective &collective : collectives)
+    parts.communication[collective.kind] += collective.seconds;
+  return parts;
 }
 
 void ReportBuilder::addThroughput(llvm::json::Object &totals, double step,

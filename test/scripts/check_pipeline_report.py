@@ -18,6 +18,7 @@ compiler printed, so a wrong formula or a lost stage fails it):
   send X: sum(C+X) + (M-1) max(C,X) for gpipe, (V*M+P-1) max(C,X)
   interleaved; the bubble formula is (P-1)/(M+P-1) or (P-1)/(V*M+P-1), the
   predicted bubble 1 - M sum(C) / (P step), never below the formula;
+- the step's breakdown (its stages' pace and the idle rest) sums to the step;
 - the uniform split holds every layer once and prices the same ops as ours.
 Prints one summary line for FileCheck.
 """
@@ -66,6 +67,10 @@ def main():
           "result_gather_seconds is not the sum of the result gathers")
     check(close(totals["est_step_seconds"], schedule["step_seconds"] + totals["result_gather_seconds"]),
           "totals' step is not the schedule's plus the result gathers")
+    breakdown = totals["breakdown"]
+    parts = sum(value for key, value in breakdown.items() if key != "communication")
+    check(close(parts + sum(breakdown["communication"].values()), totals["est_step_seconds"])
+          and breakdown["bubble"] >= -1e-12, f"the breakdown {breakdown} does not sum to the step")
 
     check(len(stages) == p * v == schedule["stages"], f"{len(stages)} stages for P={p} V={v}")
     ranks = report["ranks"]

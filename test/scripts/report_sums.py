@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks that a training step's report adds up: its totals are the sums of
-the parts of the step (forward, backward, grad_sync, optimizer), every
-collective belongs to one part, and each rank's total_bytes is the sum of
+the parts of the step (forward, backward, grad_sync, optimizer), so is its
+breakdown (compute, optimizer, collectives by kind), every collective
+belongs to one part, and each rank's total_bytes is the sum of
 its memory figures. Prints "sums hold" or each sum that does not, and exits
 1 then.
 
@@ -26,6 +27,17 @@ def main():
         same(f"totals.{key} against the parts", totals[key], sum(phases[p][key] for p in PARTS))
     same("totals.est_step_seconds", totals["est_step_seconds"],
          totals["compute_seconds"] + totals["comm_seconds"] + totals["result_gather_seconds"])
+    breakdown = totals["breakdown"]
+    same("the breakdown's compute and optimizer", breakdown["compute"] + breakdown["optimizer"],
+         totals["compute_seconds"])
+    same("the breakdown's optimizer", breakdown["optimizer"], phases["optimizer"]["compute_seconds"])
+    same("the breakdown's communication", sum(breakdown["communication"].values()),
+         totals["comm_seconds"])
+    for kind, seconds in breakdown["communication"].items():
+        same(f"the breakdown's {kind}", seconds,
+             sum(c["seconds"] for c in report["collectives"] if c["kind"] == kind))
+    same("the breakdown's result gathers", breakdown["result_gathers"],
+         totals["result_gather_seconds"])
     for part in PARTS:
         listed = [c for c in report["collectives"] if c.get("phase") == part]
         same(f"{part} collectives", sum(phases[part]["collectives"].values()), len(listed))
