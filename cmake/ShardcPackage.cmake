@@ -26,9 +26,9 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 
 set(CPACK_DEBIAN_SHARDC_PACKAGE_NAME shardc)
-set(CPACK_COMPONENT_SHARDC_DESCRIPTION
-    "shardc compiles ONNX transformer models into sharded executables; shardrun runs them\n"
-    "on CPU ranks (threads or MPI). With the Python module (import shardc).")
+set(CPACK_COMPONENT_SHARDC_DESCRIPTION "shardc compiles ONNX transformer models into \
+sharded executables; shardrun runs them on CPU ranks (threads or MPI). With the Python module \
+(import shardc).")
 # The module's file name says CPython 3.11 (Debian 12's python3); shardrun's
 # ranks start under mpirun.
 execute_process(COMMAND ${SHARDC_PYTHON} -c "import sys; print(sys.version_info[1])"
