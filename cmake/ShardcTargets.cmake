@@ -17,19 +17,17 @@ set(SHARDC_WARNINGS -Wall -Wextra)
 # builds MLIR itself with this flag too).
 set(SHARDC_MLIR_WARNINGS -Wno-unused-parameter)
 
-# The Python module (python/) links the compiler for shardc.compile, so the
-# libraries are position-independent. Sanitized and fuzzing builds have no
-# module: their objects stay as they were (and their caches warm).
-if(SHARDC_SANITIZE OR SHARDC_FUZZ)
-  set(SHARDC_LIBRARY_PIC OFF)
-else()
-  set(SHARDC_LIBRARY_PIC ON)
-endif()
-
 function(_shardc_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;TABLEGEN" ${ARGN})
   add_library(${name} ${ARG_SOURCES})
-  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ${SHARDC_LIBRARY_PIC})
+  # The Python module (python/) links the compiler for shardc.compile, so
+  # the libraries are position-independent. Sanitized and fuzzing builds
+  # have no module: their libraries keep their folder's default (runtime/'s
+  # are position-independent for libshardc_runtime.so anyway), and their
+  # objects and caches stay as they were.
+  if(NOT SHARDC_SANITIZE AND NOT SHARDC_FUZZ)
+    set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  endif()
   target_compile_options(${name} PRIVATE ${SHARDC_WARNINGS})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
   # Generated headers: the library's own and those of every shardc library
