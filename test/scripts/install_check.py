@@ -97,7 +97,9 @@ def check(build, project_python, work):
 
     # A fresh venv: shardc from the prefix, numpy and onnxruntime from the
     # project's venv (its site-packages as a plain path: the .pth files in
-    # it, such as the one naming the build's module, are not read).
+    # it, such as the one naming the build's module, are not read). That
+    # folder is the one path into a tree the venv may hold (a clone's .venv
+    # lies in the source tree).
     venv = work / "venv"
     run([project_python, "-m", "venv", "--without-pip", venv])
     python = venv / "bin" / "python"
@@ -121,7 +123,7 @@ def check(build, project_python, work):
     if not inside(where[0], [str(prefix)]):
         fail(f"the venv imports shardc from {where[0]}, not from the prefix")
     for entry in where[1:]:
-        if entry and inside(entry, trees):
+        if entry and inside(entry, trees) and entry != third_party:
             fail(f"the venv's sys.path holds {entry}")
     print(f"the venv imports shardc from {os.path.relpath(where[0], work)}")
 
