@@ -4,6 +4,8 @@ SHELL := /bin/bash
 BUILD_DIR ?= build
 ASAN_BUILD_DIR ?= build-asan
 FUZZ_BUILD_DIR ?= build-fuzz
+DEB_BUILD_DIR ?= build-deb
+PREFIX ?= /usr/local
 VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 LIT := $(shell llvm-config-19 --prefix 2>/dev/null)/build/utils/lit/lit.py
@@ -19,19 +21,21 @@ APT_PACKAGES := cmake g++ ninja-build ccache python3-venv \
   libonnx-dev libprotobuf-dev protobuf-compiler libgtest-dev \
   clang-19 libclang-rt-19-dev \
   flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev libdnnl-dev zlib1g-dev \
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin dpkg-dev file
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 
-.PHONY: deps apt-deps python-deps build build-asan test test-unit test-lit test-conformance \
+.PHONY: deps apt-deps python-deps build install deb build-asan test test-unit test-lit test-conformance \
         node-tests test-asan fuzz fuzz-build fuzz-import fuzz-mlir fuzz-artifact demo gpu-check clean help zoo zoo-status
 
 help:
 	@echo "make demo   compile and run the embedded example, compare with onnxruntime"
 	@echo "make test   install, build and run every test suite"
 	@echo "make deps | build | test-asan | fuzz | clean"
+	@echo "make install PREFIX=DIR   the tools, libshardc_runtime.so and its headers, the Python module, the docs"
+	@echo "make deb    Debian packages (shardc, shardc-dev) for any x86-64 CPU, without CUDA"
 	@echo "make gpu-check  on a GPU machine: CUDA numerics, ranks, NCCL and a benchmark vs PyTorch"
 	@echo "make zoo    regenerate test/zoo (HF models by both torch exporters); make zoo-status"
 
@@ -59,6 +63,22 @@ $(BUILD_DIR)/build.ninja:
 
 build: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# The built tree as it is, into PREFIX (relocatable: the tools find
+# libshardc_runtime.so through $ORIGIN); README.md, "Install".
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# Debian packages (cmake/ShardcPackage.cmake) from their own tree, built for
+# other machines: the CPU kernels for any x86-64 (SHARDC_CPU_NATIVE=OFF) and
+# no CUDA backend (NVIDIA's toolkit and NCCL are no Debian packages a
+# dependency can name); no tests. dpkg-shlibdeps declares what the binaries
+# link. Writes $(DEB_BUILD_DIR)/shardc_VERSION_ARCH.deb and shardc-dev_*.deb.
+deb: deps
+	test -f $(DEB_BUILD_DIR)/build.ninja || cmake -S . -B $(DEB_BUILD_DIR) $(CMAKE_FLAGS) \
+	  -DCMAKE_INSTALL_PREFIX=/usr -DSHARDC_CPU_NATIVE=OFF -DSHARDC_CUDA=OFF -DSHARDC_BUILD_TESTS=OFF
+	cmake --build $(DEB_BUILD_DIR) -j $(JOBS)
+	cd $(DEB_BUILD_DIR) && cpack -G DEB
 
 test: build
 	$(MAKE) --no-print-directory test-unit test-lit test-conformance
@@ -147,7 +167,7 @@ demo:
 	@$(PYTHON) examples/demo.py --build $(BUILD_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(FUZZ_BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(FUZZ_BUILD_DIR) $(DEB_BUILD_DIR)
 
 # The one-command GPU check, for a machine with one GPU (an H200), PyTorch,
 # onnx and onnxruntime in GPU_PYTHON, and no network: it builds what it runs

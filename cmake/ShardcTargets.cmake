@@ -20,6 +20,14 @@ set(SHARDC_MLIR_WARNINGS -Wno-unused-parameter)
 function(_shardc_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;TABLEGEN" ${ARGN})
   add_library(${name} ${ARG_SOURCES})
+  # The Python module (python/) links the compiler for shardc.compile, so
+  # the libraries are position-independent. Sanitized and fuzzing builds
+  # have no module: their libraries keep their folder's default (runtime/'s
+  # are position-independent for libshardc_runtime.so anyway), and their
+  # objects and caches stay as they were.
+  if(NOT SHARDC_SANITIZE AND NOT SHARDC_FUZZ)
+    set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  endif()
   target_compile_options(${name} PRIVATE ${SHARDC_WARNINGS})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
   # Generated headers: the library's own and those of every shardc library

@@ -1,9 +1,10 @@
-//===- ShardcModule.cpp - `import shardc`: run artifacts from Python ------===//
+//===- ShardcModule.cpp - `import shardc`: compile and run from Python ---===//
 //
 // The runtime session with numpy in and out, shaped like onnxruntime's
-// InferenceSession:
+// InferenceSession, and the compiler (CompileBinding.h):
 //
 //   import shardc
+//   shardc.compile("model.onnx", "out4/", tp=2, dp=2, dims={"seq": 32})
 //   session = shardc.Session("out/")                     # one device
 //   session = shardc.Session("out4/", ranks="threads")   # a mesh, ranks as threads
 //   outputs = session.run({"input_ids": x})              # {name: numpy array}
@@ -25,11 +26,13 @@
 //
 // A step that fails loses the states: every later call raises that error.
 //===----------------------------------------------------------------------===//
+#include "python/CompileBinding.h"
 #include "runtime/comm/InProcess.h"
 #include "runtime/cpu/CpuBackend.h"
 #include "runtime/session/Session.h"
 #include "runtime/session/ThreadedRanks.h"
 #include "runtime/session/Training.h"
+#include "tools/Version.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -280,8 +283,10 @@ private:
 } // namespace
 
 PYBIND11_MODULE(shardc, module) {
-  module.doc() = "Run artifacts compiled by shardc (numpy in, numpy out)";
-  py::register_exception<Error>(module, "Error", PyExc_RuntimeError);
+  module.doc() = "Compile models with shardc and run its artifacts (numpy in, numpy out)";
+  module.attr("__version__") = SHARDC_VERSION;
+  auto &error = py::register_exception<Error>(module, "Error", PyExc_RuntimeError);
+  shardc::python::defineCompile(module, error);
   py::class_<PySession>(module, "Session")
       .def(py::init<const py::object &, const py::object &, const py::object &>(),
            py::arg("path"), py::arg("ranks") = py::none(), py::arg("threads") = 0,

@@ -19,6 +19,8 @@ config.substitutions.append(("%fixtures", os.path.join(config.shardc_source_dir,
 config.substitutions.append(("%node_tests", lit_config.params.get(
     "node_tests", os.path.join(config.test_exec_root, "..", "node-tests"))))
 config.substitutions.append(("%scripts", os.path.join(config.shardc_source_dir, "test", "scripts")))
+# The build directory itself, for the check that installs it (E2E/install.test).
+config.substitutions.append(("%build_dir", os.path.dirname(config.test_exec_root)))
 
 config.substitutions.append(("%flatc", config.flatc))
 config.substitutions.append(("%schemas", os.path.join(config.shardc_source_dir, "runtime", "schemas")))

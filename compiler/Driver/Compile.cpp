@@ -305,9 +305,9 @@ int compile(const CompileOptions &options, const char *tool) {
       return 1;
     }
   if (report && options.verbose)
-    llvm::errs() << report->summary;
+    diagnosticStream() << report->summary;
   if (!batchWarning.empty())
-    llvm::errs() << tool << ": warning: " << batchWarning << "\n";
+    diagnosticStream() << tool << ": warning: " << batchWarning << "\n";
   return 0;
 }
 

@@ -8,9 +8,26 @@
 #include "mlir/IR/Location.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
+
 using namespace mlir;
 
 namespace shardc::driver {
+
+namespace {
+/// The stream a DiagnosticsTo set, null for stderr. Atomic: MLIR may report
+/// from its worker threads while the main thread compiles.
+std::atomic<llvm::raw_ostream *> redirected{nullptr};
+} // namespace
+
+llvm::raw_ostream &diagnosticStream() {
+  llvm::raw_ostream *stream = redirected.load();
+  return stream ? *stream : llvm::errs();
+}
+
+DiagnosticsTo::DiagnosticsTo(llvm::raw_ostream &stream) : previous_(redirected.exchange(&stream)) {}
+
+DiagnosticsTo::~DiagnosticsTo() { redirected.store(previous_); }
 
 std::string describeLocation(Location location) {
   if (std::optional<graph::OnnxNode> node = graph::onnxNodeOf(location)) {
@@ -55,7 +72,7 @@ OneLineDiagnostics::OneLineDiagnostics(MLIRContext &context, StringRef tool) : c
     // MLIR's own multi-line messages join into one line.
     std::string message = diagnostic.str();
     std::replace(message.begin(), message.end(), '\n', ' ');
-    llvm::errs() << rt::printableMessage(prefix + ": " + severity + ": " +
+    diagnosticStream() << rt::printableMessage(prefix + ": " + severity + ": " +
                                          describeLocation(diagnostic.getLocation()) + ": " +
                                          message)
                  << "\n";
@@ -66,7 +83,7 @@ OneLineDiagnostics::OneLineDiagnostics(MLIRContext &context, StringRef tool) : c
 OneLineDiagnostics::~OneLineDiagnostics() { context_.getDiagEngine().eraseHandler(handler_); }
 
 void printError(StringRef tool, const llvm::Twine &message) {
-  llvm::errs() << rt::printableMessage((tool + ": error: " + message).str()) << "\n";
+  diagnosticStream() << rt::printableMessage((tool + ": error: " + message).str()) << "\n";
 }
 
 } // namespace shardc::driver

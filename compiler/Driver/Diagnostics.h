@@ -29,6 +29,24 @@ private:
 /// same escaping).
 void printError(llvm::StringRef tool, const llvm::Twine &message);
 
+/// Where the driver's lines go (printError, OneLineDiagnostics, compile()'s
+/// warnings and --verbose summary): stderr, or while a DiagnosticsTo is in
+/// scope, its stream. The Python binding (python/) raises the errors it
+/// collects and hands the rest to sys.stderr. One at a time in a process:
+/// whoever redirects holds a lock around the compile.
+llvm::raw_ostream &diagnosticStream();
+
+class DiagnosticsTo {
+public:
+  explicit DiagnosticsTo(llvm::raw_ostream &stream);
+  ~DiagnosticsTo();
+  DiagnosticsTo(const DiagnosticsTo &) = delete;
+  DiagnosticsTo &operator=(const DiagnosticsTo &) = delete;
+
+private:
+  llvm::raw_ostream *previous_;
+};
+
 } // namespace shardc::driver
 
 #endif
