@@ -1,13 +1,11 @@
 //===- Executor.cpp - run a rank's program --------------------------------===//
 #include "runtime/core/Executor.h"
 
-#include "runtime/core/WeightPageRelease.h"
 #include "runtime/io/ByteOrder.h"
 
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <optional>
 
 namespace shardc::rt {
 namespace {
@@ -146,7 +144,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
     }
     case schema::Storage::State: {
       // Memory of the pool's, even where kernels could read the weight
-      // file: the steps write it, and other ranks map the same file.
+      // file: the steps write it, and other ranks share the same file.
       auto memory = states->bind(buffer, artifact.weights.get());
       if (!memory)
         return memory.status();
@@ -177,15 +175,6 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
     executor->buffers_.push_back(view);
   }
 
-  // On a device that reads the weight file's pages itself, the pages of a
-  // weight that every step reading it copied (a packed GEMM weight) go as
-  // soon as its last reader is prepared; elsewhere the device has its own.
-  std::optional<WeightPageRelease> release;
-  if (device.readsHostMemory() && artifact.weights)
-    release.emplace(program, [&weights = *artifact.weights](const std::string &name) {
-      if (const TensorView *tensor = weights.find(name))
-        weights.releasePages(*tensor);
-    });
   for (const schema::Step *step : *program.steps()) {
     PreparedStep prepared;
     prepared.function = device.kernels().find(step->kernel()->str());
@@ -233,8 +222,6 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
         return Status::error(describe() + ": " + state.status().message());
       prepared.state = std::move(*state);
     }
-    if (release)
-      release->stepPrepared(executor->steps_.size(), prepared.state.get());
     const bool collective = prepared.communicator != nullptr;
     executor->steps_.push_back(std::move(prepared));
     executor->profile_.push_back({step->kernel()->str(),

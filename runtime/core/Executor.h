@@ -11,7 +11,7 @@
 // parameters and the optimizer's state), which the steps update and the
 // runs keep: each executor allocates its own copy of every state, one per
 // name, and fills it from the weight file (or with zeros) when it prepares,
-// so ranks that share one mapped weight file (data-parallel replicas, as
+// so ranks that share one weight file (data-parallel replicas, as
 // threads) each train their own, and a new executor starts afresh. The
 // programs of one pipeline rank share their states instead: prepared on
 // one StatePool, they bind to its memory (StatePool.h). Kernels see a state

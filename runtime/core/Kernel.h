@@ -61,13 +61,6 @@ struct KernelCall {
 class KernelState {
 public:
   virtual ~KernelState() = default;
-  /// Whether the state holds its own copy of input `index` and reads only
-  /// that: when every step that reads a weight says so, the executor lets
-  /// the weight file's pages go (SafeTensorsFile::releasePages).
-  virtual bool copiesInput(size_t index) const {
-    (void)index;
-    return false;
-  }
 };
 
 /// Prepares a step's state from its operands, with `constant[i]` true where

@@ -61,10 +61,6 @@ StatusOr<void *> StatePool::bind(const schema::Buffer &buffer, const io::SafeTen
                               : zeroFill(device_, *memory, view.bytes());
       !status)
     return status;
-  // The steps read the copy: the file's pages of the initial value need not
-  // stay in memory (they come back from the file if read).
-  if (initial)
-    weights->releasePages(*initial);
   view.data = *memory;
   bound_.emplace(name, Bound{view, zeroInit, accumulator});
   if (accumulator)

@@ -99,10 +99,6 @@ public:
   Status run(const TensorView &input, const TensorView *bias, const TensorView &out,
              ViewList extras = {nullptr, 0});
 
-  /// The weight (input 1) is read once, when it is packed. (A change of
-  /// numThreads() may pack it again, from the file if its pages left.)
-  bool copiesInput(size_t index) const override { return index == 1; }
-
 private:
   struct Impl;
   explicit PackedLinear(std::unique_ptr<Impl> impl);

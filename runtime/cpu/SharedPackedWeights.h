@@ -2,14 +2,14 @@
 //
 // PackedLinear reorders a constant weight into the layout its oneDNN
 // primitive reads. Ranks run as threads of one process share their weight
-// file's mapping where their blocks are equal (data parallelism, replicated
+// file's copy where their blocks are equal (data parallelism, replicated
 // kv heads; Session::loadRanks), and so read the same bytes at the same
 // address; each packing them again would hold the packed weights once per
 // rank (GPT-2 at dp=2 in one process: 1548 MB against 897 for one rank) and
 // stream every copy through the shared caches. Blocks are shared by what
 // they are made from: the stored weight's address and orientation, the
 // columns taken, and the layout packed into. That identity is sound because
-// a constant weight's bytes (a read-only mapping) do not change while a
+// a constant weight's bytes (a read-only copy, io::FileCopy) do not change while a
 // step that reads them lives.
 //
 //===----------------------------------------------------------------------===//

@@ -61,6 +61,14 @@ StatusOr<std::string> crc32File(const std::string &path) {
 }
 
 Status verifyCrc32File(const std::string &path, const std::string &expectedHex) {
+  StatusOr<std::string> actual = crc32File(path);
+  if (!actual)
+    return actual.status();
+  return matchCrc32(path, expectedHex, *actual);
+}
+
+Status matchCrc32(const std::string &path, const std::string &expectedHex,
+                  const std::string &actualHex) {
   std::string expected = expectedHex;
   bool wellFormed = expected.size() == 8;
   for (char &c : expected) {
@@ -69,12 +77,9 @@ Status verifyCrc32File(const std::string &path, const std::string &expectedHex) 
   }
   if (!wellFormed)
     return Status::error(path + ": expected checksum '" + expectedHex + "' is not 8 hex digits");
-  StatusOr<std::string> actual = crc32File(path);
-  if (!actual)
-    return actual.status();
-  if (*actual != expected)
+  if (actualHex != expected)
     return Status::error(path + ": checksum mismatch: expected " + expected + ", file has " +
-                         *actual);
+                         actualHex);
   return {};
 }
 

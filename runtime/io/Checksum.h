@@ -35,6 +35,12 @@ StatusOr<std::string> crc32File(const std::string &path);
 /// "x: checksum mismatch: expected 0a1b2c3d, file has 5e6f7a8b".
 Status verifyCrc32File(const std::string &path, const std::string &expectedHex);
 
+/// The same check of a CRC-32 already taken (`actualHex`, crc32Hex's form)
+/// over the bytes read from `path`: a copy's (FileCopy::crc32), so that
+/// what is checked is what is kept.
+Status matchCrc32(const std::string &path, const std::string &expectedHex,
+                  const std::string &actualHex);
+
 } // namespace shardc::rt::io
 
 #endif // SHARDC_RUNTIME_IO_CHECKSUM_H

@@ -56,8 +56,6 @@ TEST(CpuPackedLinearTest, RunsOnEachRunsInputFromThePackedCopy) {
   HostTensor out(DType::F32, {1, 2});
   auto packed = prepared(x, w, nullptr, false, out);
   ASSERT_TRUE(packed);
-  EXPECT_TRUE(packed->copiesInput(1));
-  EXPECT_FALSE(packed->copiesInput(0));
   w = make(DType::F32, {2, 2}, {5, 5, 5, 5}); // the original, changed after packing
   ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, out.view())));
   EXPECT_TRUE(closeTo(out, {1, 2}, {1, 2}, 0));
