@@ -40,6 +40,7 @@
 #include "runtime/core/CollectiveGroups.h"
 #include "runtime/core/Communicator.h"
 #include "runtime/core/Device.h"
+#include "runtime/core/HeldWeights.h"
 #include "runtime/core/OutputBinding.h"
 #include "runtime/core/StatePool.h"
 #include "runtime/core/Trace.h"
@@ -130,6 +131,9 @@ private:
                                                      StatePool *states);
 
   Device &device_;
+  /// The weights the steps read in place (HeldWeights.h), where they read
+  /// the weight file's copy.
+  std::unique_ptr<HeldWeights> heldWeights_;
   std::unique_ptr<Stream> stream_;
   /// Device memory: the arena, the inputs and the weights' device copies
   /// (a GPU's); views alias them.

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -16,13 +18,26 @@
 
 namespace shardc::rt::io {
 
-namespace {
+/// What drop() and restore() need: the file, each block's CRC-32 as first
+/// read, and which blocks are dropped.
+struct FileCopy::Blocks {
+  /// The descriptor the copy was read through, kept for restore().
+  int fd = -1;
+  /// The running CRC-32 of the file after each block (crc.size() is the
+  /// block count + 1; crc[0] is 0): block b read again must take the CRC
+  /// from crc[b] to crc[b + 1].
+  std::vector<uint32_t> crc;
+  std::vector<bool> dropped;
+  size_t droppedBytes = 0;
+  std::mutex lock;
 
-/// Closes the descriptor however the read ends.
-struct Descriptor {
-  int fd;
-  ~Descriptor() { ::close(fd); }
+  ~Blocks() {
+    if (fd >= 0)
+      ::close(fd);
+  }
 };
+
+namespace {
 
 /// pread that retries when interrupted; the count read, 0 at the end of the
 /// file, or -1 with errno set.
@@ -34,11 +49,37 @@ ssize_t readAt(int fd, std::byte *into, size_t bytes, size_t offset) {
   }
 }
 
-/// Reads in pieces this big, so that each piece's CRC is taken while it is
-/// still in the cache.
-constexpr size_t kPiece = size_t(4) << 20;
+/// Reads exactly [offset, offset + bytes) into `into`; how many bytes it
+/// got before the file ended, or -1 with errno set.
+ssize_t readFully(int fd, std::byte *into, size_t bytes, size_t offset) {
+  size_t done = 0;
+  while (done < bytes) {
+    ssize_t got = readAt(fd, into + done, bytes - done, offset + done);
+    if (got <= 0)
+      return got < 0 ? got : static_cast<ssize_t>(done);
+    done += static_cast<size_t>(got);
+  }
+  return static_cast<ssize_t>(done);
+}
+
+/// Reads in pieces this big (a whole number of blocks: pages are at most
+/// this big), so that each piece's CRC is taken while it is still in the
+/// cache.
+constexpr size_t kPiece = size_t(1) << 20;
+
+/// Maps [begin, begin + bytes) of the copy anew, empty: its pages are given
+/// back. PROT_NONE to drop it, writable to fill it again.
+bool remap(std::byte *begin, size_t bytes, int protection) {
+  return ::mmap(begin, bytes, protection, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+                -1, 0) != MAP_FAILED;
+}
 
 } // namespace
+
+size_t FileCopy::blockSize() {
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return page;
+}
 
 StatusOr<FileCopy> FileCopy::read(const std::string &path) {
   // O_NONBLOCK: opening a FIFO put in the file's place must not wait for a
@@ -46,7 +87,9 @@ StatusOr<FileCopy> FileCopy::read(const std::string &path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return Status::error(path + ": cannot open: " + errnoMessage(errno));
-  Descriptor closing{fd};
+  FileCopy copy;
+  copy.blocks_->fd = fd;
+  copy.path_ = path;
   struct stat info;
   if (::fstat(fd, &info) != 0)
     return Status::error(path + ": cannot stat: " + errnoMessage(errno));
@@ -54,39 +97,44 @@ StatusOr<FileCopy> FileCopy::read(const std::string &path) {
   if (!S_ISREG(info.st_mode))
     return Status::error(path + ": not a regular file");
 
-  FileCopy copy;
-  copy.path_ = path;
-  copy.size_ = static_cast<size_t>(info.st_size);
-  if (copy.size_ != 0) {
+  const size_t size = static_cast<size_t>(info.st_size);
+  if (size != 0) {
     void *address =
-        ::mmap(nullptr, copy.size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (address == MAP_FAILED)
-      return Status::error(path + ": cannot allocate " + std::to_string(copy.size_) +
+      return Status::error(path + ": cannot allocate " + std::to_string(size) +
                            " bytes to read it into: " + errnoMessage(errno));
     copy.data_ = static_cast<std::byte *>(address);
+    copy.size_ = size;
   }
+  Blocks &blocks = *copy.blocks_;
+  const size_t blockBytes = blockSize();
+  const size_t count = (size + blockBytes - 1) / blockBytes;
+  blocks.crc.assign(count + 1, 0);
+  blocks.dropped.assign(count, false);
   (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  uint32_t crc = 0;
-  size_t done = 0;
   auto changed = [&](const std::string &found) {
-    return Status::error(path + ": changed while it was read (" + std::to_string(copy.size_) +
+    return Status::error(path + ": changed while it was read (" + std::to_string(size) +
                          " bytes when opened, " + found + ")");
   };
-  while (done < copy.size_) {
-    ssize_t got = readAt(fd, copy.data_ + done, std::min(kPiece, copy.size_ - done), done);
+  for (size_t done = 0; done < size;) {
+    const size_t piece = std::min(kPiece, size - done);
+    ssize_t got = readFully(fd, copy.data_ + done, piece, done);
     if (got < 0)
       return Status::error(path + ": read failed: " + errnoMessage(errno));
-    if (got == 0) // truncated since fstat
-      return changed("then it ended after " + std::to_string(done));
-    crc = crc32Update(crc, copy.data_ + done, static_cast<size_t>(got));
-    done += static_cast<size_t>(got);
+    if (static_cast<size_t>(got) < piece) // truncated since fstat
+      return changed("then it ended after " + std::to_string(done + static_cast<size_t>(got)));
+    for (size_t b = done / blockBytes; b * blockBytes < done + piece; ++b)
+      blocks.crc[b + 1] =
+          crc32Update(blocks.crc[b], copy.data_ + b * blockBytes, std::min(blockBytes, size - b * blockBytes));
+    done += piece;
   }
   // A file that grew since fstat holds bytes the copy lacks.
   std::byte extra;
-  if (ssize_t got = readAt(fd, &extra, 1, done); got != 0)
+  if (ssize_t got = readAt(fd, &extra, 1, size); got != 0)
     return got < 0 ? Status::error(path + ": read failed: " + errnoMessage(errno))
                    : changed("then it held more");
-  copy.crc32_ = crc32Hex(crc);
+  copy.crc32_ = crc32Hex(blocks.crc[count]);
   // Read-only from here on, as a mapping of the file was: a kernel that
   // writes into a weight faults instead of changing it for every reader.
   if (copy.data_ && ::mprotect(copy.data_, copy.size_, PROT_READ) != 0)
@@ -94,9 +142,104 @@ StatusOr<FileCopy> FileCopy::read(const std::string &path) {
   return copy;
 }
 
+void FileCopy::drop(size_t offset, size_t bytes) const {
+  if (!data_)
+    return;
+  const size_t blockBytes = blockSize();
+  const size_t end = std::min(offset + bytes, size_);
+  const size_t first = (offset + blockBytes - 1) / blockBytes, last = end / blockBytes;
+  std::lock_guard<std::mutex> guard(blocks_->lock);
+  Blocks &blocks = *blocks_;
+  for (size_t b = first; b < last; ++b) {
+    if (blocks.dropped[b])
+      continue;
+    // A run of blocks still in memory, given back at once.
+    size_t runEnd = b + 1;
+    while (runEnd < last && !blocks.dropped[runEnd])
+      ++runEnd;
+    // Failure (too many mappings) only leaves the blocks where they were.
+    if (remap(data_ + b * blockBytes, (runEnd - b) * blockBytes, PROT_NONE)) {
+      for (size_t d = b; d < runEnd; ++d)
+        blocks.dropped[d] = true;
+      blocks.droppedBytes += (runEnd - b) * blockBytes;
+    }
+    b = runEnd - 1;
+  }
+}
+
+Status FileCopy::restore(size_t offset, size_t bytes) const {
+  if (!data_)
+    return {};
+  const size_t blockBytes = blockSize();
+  const size_t end = std::min(offset + bytes, size_);
+  std::lock_guard<std::mutex> guard(blocks_->lock);
+  Blocks &blocks = *blocks_;
+  for (size_t b = offset / blockBytes; b * blockBytes < end; ++b) {
+    if (!blocks.dropped[b])
+      continue;
+    size_t runEnd = b + 1;
+    while (runEnd * blockBytes < end && blocks.dropped[runEnd])
+      ++runEnd;
+    std::byte *begin = data_ + b * blockBytes;
+    // Whole blocks but the file's last, which may end inside a page.
+    const size_t runBytes = std::min(runEnd * blockBytes, size_) - b * blockBytes;
+    auto changed = [&](const std::string &how) {
+      // What was read is not the weights: it leaves memory again.
+      (void)remap(begin, (runEnd - b) * blockBytes, PROT_NONE);
+      return Status::error(path_ + ": changed since it was loaded" + how);
+    };
+    struct stat info;
+    if (::fstat(blocks.fd, &info) != 0)
+      return Status::error(path_ + ": cannot stat: " + errnoMessage(errno));
+    if (static_cast<size_t>(info.st_size) != size_)
+      return Status::error(path_ + ": changed since it was loaded (" + std::to_string(size_) +
+                           " bytes then, " + std::to_string(info.st_size) + " now)");
+    if (!remap(begin, (runEnd - b) * blockBytes, PROT_READ | PROT_WRITE))
+      return Status::error(path_ + ": cannot map memory to read it again into: " +
+                           errnoMessage(errno));
+    ssize_t got = readFully(blocks.fd, begin, runBytes, b * blockBytes);
+    if (got < 0) {
+      const int error = errno;
+      (void)remap(begin, (runEnd - b) * blockBytes, PROT_NONE);
+      return Status::error(path_ + ": read failed: " + errnoMessage(error));
+    }
+    if (static_cast<size_t>(got) < runBytes)
+      return changed(" (it ends after " +
+                     std::to_string(b * blockBytes + static_cast<size_t>(got)) + " bytes)");
+    for (size_t d = b; d < runEnd; ++d) {
+      const size_t from = d * blockBytes, to = std::min(from + blockBytes, size_);
+      const uint32_t crc = crc32Update(blocks.crc[d], data_ + from, to - from);
+      if (crc != blocks.crc[d + 1])
+        return changed(": bytes [" + std::to_string(from) + ", " + std::to_string(to) +
+                       ") differ (CRC-32 expected " + crc32Hex(blocks.crc[d + 1]) + ", read " +
+                       crc32Hex(crc) + ")");
+    }
+    if (::mprotect(begin, (runEnd - b) * blockBytes, PROT_READ) != 0) {
+      const int error = errno;
+      (void)remap(begin, (runEnd - b) * blockBytes, PROT_NONE);
+      return Status::error(path_ + ": cannot make its copy read-only: " + errnoMessage(error));
+    }
+    for (size_t d = b; d < runEnd; ++d)
+      blocks.dropped[d] = false;
+    blocks.droppedBytes -= (runEnd - b) * blockBytes;
+    b = runEnd - 1;
+  }
+  return {};
+}
+
+size_t FileCopy::droppedBytes() const {
+  if (!data_)
+    return 0;
+  std::lock_guard<std::mutex> guard(blocks_->lock);
+  return blocks_->droppedBytes;
+}
+
+FileCopy::FileCopy() : blocks_(std::make_unique<Blocks>()) {}
+
 FileCopy::FileCopy(FileCopy &&other) noexcept
     : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
-      path_(std::move(other.path_)), crc32_(std::move(other.crc32_)) {}
+      path_(std::move(other.path_)), crc32_(std::move(other.crc32_)),
+      blocks_(std::move(other.blocks_)) {}
 
 FileCopy &FileCopy::operator=(FileCopy &&other) noexcept {
   if (this != &other) {
@@ -105,6 +248,7 @@ FileCopy &FileCopy::operator=(FileCopy &&other) noexcept {
     size_ = std::exchange(other.size_, 0);
     path_ = std::move(other.path_);
     crc32_ = std::move(other.crc32_);
+    blocks_ = std::move(other.blocks_);
   }
   return *this;
 }
@@ -116,6 +260,7 @@ void FileCopy::release() {
     ::munmap(data_, size_);
   data_ = nullptr;
   size_ = 0;
+  blocks_.reset();
 }
 
 } // namespace shardc::rt::io

@@ -39,6 +39,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,9 +74,9 @@ Status writeSafeTensors(const std::string &path, const std::vector<NamedTensor> 
                         const SafeTensorsMetadata &metadata = {},
                         SafeTensorsWriteOptions options = {});
 
-/// A safetensors file's bytes, read once (FileCopy.h). Move-only; the views
-/// stay valid (at the same addresses) for as long as the object, or the one
-/// it was moved into, lives.
+/// A safetensors file's bytes, read at load (FileCopy.h). Move-only; the
+/// views stay valid (at the same addresses) for as long as the object, or
+/// the one it was moved into, lives, but for the tensors hold() lets go.
 class SafeTensorsFile {
 public:
   /// Reads and validates the file. Errors name it: "w.safetensors: tensor
@@ -94,6 +96,23 @@ public:
   /// The tensor called `name`, or null.
   const TensorView *find(std::string_view name) const;
 
+  /// Keeps the bytes of the tensor `name` in memory while the handle
+  /// returned, or a copy of it, lives: a reader that copies a weight (a
+  /// packed GEMM weight, a state's first value, a device's copy) holds it
+  /// while it copies, and one that reads it in place holds it for as long
+  /// as it may. The load read every tensor; when a tensor's last holder lets
+  /// go, its bytes leave memory (FileCopy::drop), and the next hold reads
+  /// them back from the file, checked against what the load read
+  /// (FileCopy::restore): a file changed since fails it, naming the file,
+  /// and no bytes of it are used. Ranks run as threads share the file, and
+  /// so the holds. A view of a tensor let go must not be read. Handles must
+  /// not outlive the file, nor be taken before it is in place (moving it
+  /// would leave them behind). Thread-safe. Fails for a name the file lacks.
+  StatusOr<std::shared_ptr<const void>> hold(std::string_view name) const;
+
+  /// How many bytes of the file are out of memory now (FileCopy::drop).
+  size_t droppedBytes() const { return file_.droppedBytes(); }
+
   /// File offset of the data buffer (8 + header length).
   uint64_t dataOffset() const { return dataOffset_; }
 
@@ -101,6 +120,12 @@ private:
   SafeTensorsFile() = default;
 
   FileCopy file_;
+  /// How many handles hold each tensor (tensors()' order).
+  struct Holds {
+    std::mutex lock;
+    std::vector<int> count;
+  };
+  std::unique_ptr<Holds> holds_;
   SafeTensorsMetadata metadata_;
   std::vector<NamedView> tensors_;
   uint64_t dataOffset_ = 0;

@@ -57,6 +57,8 @@ StatusOr<SafeTensorsFile> SafeTensorsFile::parse(FileCopy file) {
            TensorView{buffer + record.begin, record.dtype, std::move(record.shape)}});
     // Moving the copy keeps its address, so the views stay valid.
     result.file_ = std::move(file);
+    result.holds_ = std::make_unique<Holds>();
+    result.holds_->count.assign(result.tensors_.size(), 0);
     return result;
   });
 }
@@ -64,6 +66,30 @@ StatusOr<SafeTensorsFile> SafeTensorsFile::parse(FileCopy file) {
 const TensorView *SafeTensorsFile::find(std::string_view name) const {
   const NamedView *entry = findTensor(tensors_, name);
   return entry ? &entry->view : nullptr;
+}
+
+StatusOr<std::shared_ptr<const void>> SafeTensorsFile::hold(std::string_view name) const {
+  return catchExceptions(path(), [&]() -> StatusOr<std::shared_ptr<const void>> {
+  const NamedView *entry = findTensor(tensors_, name);
+  if (!entry)
+    return Status::error(path() + ": holds no tensor '" + printable(name) + "'");
+  const size_t index = static_cast<size_t>(entry - tensors_.data());
+  const size_t offset = static_cast<size_t>(static_cast<const std::byte *>(entry->view.data) -
+                                            file_.data()),
+               bytes = entry->view.bytes();
+  {
+    std::lock_guard<std::mutex> guard(holds_->lock);
+    // Bytes not let go since the load (or the last hold) are there already.
+    if (Status status = file_.restore(offset, bytes); !status)
+      return status;
+    ++holds_->count[index];
+  }
+  return std::shared_ptr<const void>(entry->view.data, [this, index, offset, bytes](const void *) {
+    std::lock_guard<std::mutex> guard(holds_->lock);
+    if (--holds_->count[index] == 0)
+      file_.drop(offset, bytes);
+  });
+  });
 }
 
 } // namespace shardc::rt::io

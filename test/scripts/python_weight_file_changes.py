@@ -10,7 +10,14 @@ file of the copy: after the load and before the first run (which prepares
 the ranks from the weights), or between two runs. Each run after the change must match onnxruntime as e2e_models.py compares; a
 session that read the file again would die of SIGBUS (truncated) or compute
 with the new bytes (rewritten). Changed before the load, the file must be
-refused with shardc.Error, one line naming it. Prints one line per case.
+refused with shardc.Error, one line naming it.
+
+Then the weights the session let go once packed are needed again: a run
+fails (token ids out of range), so the next one prepares the ranks anew
+from the weight files. Changed since the load (before the failed run), that
+prepare must fail with shardc.Error, one line naming the file, not read the
+changed bytes; unchanged, the run must match onnxruntime. Prints one line
+per case.
 """
 import argparse
 import pathlib
@@ -29,6 +36,12 @@ from e2e_models import compare, load_model, make_inputs, reference_outputs, refe
 TRUNCATE = "import os, sys; os.truncate(sys.argv[1], os.path.getsize(sys.argv[1]) // 3)"
 REWRITE = ("import os, sys; n = os.path.getsize(sys.argv[1]); "
            "f = open(sys.argv[1], 'r+b'); f.write(bytes([0x5a]) * n); f.close()")
+
+
+def out_of_range(feed):
+    """`feed` with every integer input far past any embedding's rows."""
+    return {name: np.full_like(value, 10**9) if np.issubdtype(value.dtype, np.integer) else value
+            for name, value in feed.items()}
 
 
 def change(artifact, how):
@@ -89,6 +102,35 @@ def main():
                 print(f"{verb} before the load: FAIL, loaded")
             except shardc.Error as error:
                 print(f"{verb} before the load: shardc.Error: {error}")
+
+        def fail_a_run(case, session):
+            nonlocal failed
+            try:
+                session.run(out_of_range(feeds[1]))
+                failed += 1
+                print(f"{case}: FAIL, out-of-range ids ran")
+            except shardc.Error:
+                pass
+
+        for how, verb in ((None, "unchanged"), (TRUNCATE, "truncated"), (REWRITE, "rewritten")):
+            artifact = fresh(f"{verb}-prepared-again")
+            session = shardc.Session(str(artifact), ranks=ranks)
+            check(f"{verb}, prepared again: first run", session, 0)
+            if how:
+                change(artifact, how)
+            fail_a_run(f"{verb}, prepared again", session)
+            case = f"{verb}, prepared again after a failed run"
+            if not how:
+                check(case, session, 1)
+                print(f"{case}: prepared {session.prepares} times")
+                continue
+            try:
+                session.run(feeds[1])
+                failed += 1
+                print(f"{case}: FAIL, ran on the changed file")
+            except shardc.Error as error:
+                failed += "\n" in str(error)
+                print(f"{case}: shardc.Error: {error}")
     return 1 if failed else 0
 
 

@@ -64,6 +64,44 @@ TEST(CpuPackedLinearTest, RunsOnEachRunsInputFromThePackedCopy) {
   EXPECT_TRUE(closeTo(out, {1, 2}, {3, -4}, 0));
 }
 
+// The executor may let a packed weight's stored bytes leave memory
+// (PrepareInput::hold): the step holds them while it packs, and lets go;
+// a step that finds its block packed by another does not hold them at all.
+// A hold that fails (the file changed since the load) fails the prepare
+// with its message.
+TEST(CpuPackedLinearTest, HoldsTheStoredWeightOnlyWhileItPacksIt) {
+  ThreadScope threads(1);
+  Rng rng(31);
+  HostTensor x = random(DType::F32, {4, 8}, rng), w = random(DType::F32, {8, 24}, rng);
+  HostTensor out(DType::F32, {4, 24}), other(DType::F32, {4, 24});
+  int holds = 0, holding = 0;
+  HoldWeight hold = [&]() -> StatusOr<WeightHold> {
+    ++holds;
+    ++holding;
+    return WeightHold(w.bytes.data(), [&](const void *) { --holding; });
+  };
+  auto packed = PackedLinear::prepare(x.view(), w.view(), nullptr, false, out.view(), true, {},
+                                      {nullptr, 0}, hold);
+  ASSERT_TRUE(packed.ok() && *packed) << packed.status().message();
+  EXPECT_EQ(holds, 1);
+  EXPECT_EQ(holding, 0) << "let go once packed";
+  auto sharing = PackedLinear::prepare(x.view(), w.view(), nullptr, false, other.view(), true, {},
+                                       {nullptr, 0}, hold);
+  ASSERT_TRUE(sharing.ok() && *sharing) << sharing.status().message();
+  EXPECT_EQ(holds, 1) << "the block was packed already";
+  ASSERT_TRUE(succeeded((*packed)->run(x.view(), nullptr, out.view())));
+  EXPECT_TRUE(closeTo(out, {4, 24}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
+
+  HostTensor fresh = random(DType::F32, {8, 24}, rng);
+  auto failed = PackedLinear::prepare(
+      x.view(), fresh.view(), nullptr, false, out.view(), true, {}, {nullptr, 0},
+      []() -> StatusOr<WeightHold> {
+        return Status::error("w.safetensors: changed since it was loaded");
+      });
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().message(), "w.safetensors: changed since it was loaded");
+}
+
 // A primitive is sized for the threads there were when it was made; after
 // setNumThreads it is made again (here: the result split over two threads,
 // each with its own slice of the weight) and still gives the product.
@@ -271,7 +309,8 @@ TEST(CpuPackedLinearTest, EpiloguesMatchTheFusedKernelOnTheResult) {
     KernelCall call{inputs, outputs, params};
     ASSERT_TRUE(succeeded(kernelTable().find("linear")(call))) << c.name;
     EXPECT_TRUE(closeTo(tableOut, shape, want, 1e-5, 1e-5)) << c.name << " (unprepared)";
-    auto state = kernelTable().findPrepare("linear")(call, {false, true, true, true, true});
+    auto state = kernelTable().findPrepare("linear")(
+        call, {{false, {}}, {true, {}}, {true, {}}, {true, {}}, {true, {}}});
     ASSERT_TRUE(state.ok() && *state) << c.name;
     HostTensor preparedOut(DType::F32, shape);
     const std::vector<TensorView> preparedOutputs{preparedOut.view()};

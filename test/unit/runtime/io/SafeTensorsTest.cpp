@@ -145,6 +145,60 @@ TEST_F(SafeTensorsTest, ViewsOutliveChangesToTheFile) {
   EXPECT_EQ(bytesOf(*file->find("small")), bytesOf(small));
 }
 
+// A tensor's bytes stay while a handle holds them; the last handle lets
+// them go (those of the blocks wholly inside it), and the next hold reads
+// them back as they were. Other tensors are not touched.
+TEST_F(SafeTensorsTest, HeldTensorsLeaveMemoryWithTheirLastHolder) {
+  HostTensor big = patterned(DType::F32, {5 * 16384}), other = patterned(DType::F32, {3 * 16384}, 2);
+  const std::string name = path("h.safetensors");
+  ASSERT_TRUE(succeeded(
+      writeSafeTensors(name, std::vector<NamedTensor>{{"big", big}, {"other", other}})));
+  StatusOr<SafeTensorsFile> file = SafeTensorsFile::open(name);
+  ASSERT_TRUE(succeeded(file));
+  auto first = file->hold("big"), second = file->hold("big");
+  ASSERT_TRUE(succeeded(first) && succeeded(second));
+  first->reset();
+  EXPECT_EQ(file->droppedBytes(), 0u) << "still held";
+  second->reset();
+  // The blocks wholly inside it: all but those at its two ends.
+  const size_t block = FileCopy::blockSize();
+  EXPECT_EQ(file->droppedBytes(), big.bytes.size() / block * block - block);
+  EXPECT_EQ(bytesOf(*file->find("other")), bytesOf(other));
+  auto again = file->hold("big");
+  ASSERT_TRUE(succeeded(again));
+  EXPECT_EQ(file->droppedBytes(), 0u);
+  EXPECT_EQ(bytesOf(*file->find("big")), bytesOf(big));
+  EXPECT_TRUE(failsWith(file->hold("absent"), name + ": holds no tensor 'absent'"));
+}
+
+// A tensor let go and held again after the file changed is an error naming
+// the file, and none of the new bytes are used; a tensor still held, or
+// never let go, reads as loaded. Put back as it was, the file serves again.
+TEST_F(SafeTensorsTest, HoldingAgainAFileChangedSinceFailsNamingIt) {
+  HostTensor big = patterned(DType::F32, {5 * 16384}), other = patterned(DType::F32, {3 * 16384}, 2);
+  const std::string name = path("c.safetensors");
+  ASSERT_TRUE(succeeded(
+      writeSafeTensors(name, std::vector<NamedTensor>{{"big", big}, {"other", other}})));
+  const std::string original = readFile(name);
+  StatusOr<SafeTensorsFile> file = SafeTensorsFile::open(name);
+  ASSERT_TRUE(succeeded(file));
+  (void)file->hold("big"); // held and let go at once
+  ASSERT_GT(file->droppedBytes(), 0u);
+  overwriteFile(name, std::string(original.size(), '\x5a'));
+  auto changed = file->hold("big");
+  EXPECT_TRUE(failsWith(changed, name + ": changed since it was loaded: bytes ["));
+  EXPECT_EQ(changed.status().message().find('\n'), std::string::npos);
+  auto kept = file->hold("other");
+  ASSERT_TRUE(succeeded(kept));
+  EXPECT_EQ(bytesOf(*file->find("other")), bytesOf(other));
+  ASSERT_EQ(::truncate(name.c_str(), 100), 0);
+  EXPECT_TRUE(failsWith(file->hold("big"), name + ": changed since it was loaded (" +
+                                              std::to_string(original.size()) +
+                                              " bytes then, 100 now)"));
+  overwriteFile(name, original);
+  ASSERT_TRUE(succeeded(file->hold("big")));
+}
+
 TEST_F(SafeTensorsTest, ReadsContiguousFilesFromOtherWriters) {
   // Hugging Face's layout: no padding, header padded to 8 only, any order.
   std::string json =
