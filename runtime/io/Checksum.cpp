@@ -29,6 +29,17 @@ uint32_t crc32Update(uint32_t crc, const void *data, size_t size) {
   return crc;
 }
 
+uint32_t crc32Combine(uint32_t first, uint32_t second, size_t secondBytes) {
+  return static_cast<uint32_t>(::crc32_combine(first, second, static_cast<z_off_t>(secondBytes)));
+}
+
+Crc32Joiner::Crc32Joiner(size_t secondBytes)
+    : op_(::crc32_combine_gen(static_cast<z_off_t>(secondBytes))) {}
+
+uint32_t Crc32Joiner::operator()(uint32_t first, uint32_t second) const {
+  return static_cast<uint32_t>(::crc32_combine_op(first, second, op_));
+}
+
 std::string crc32Hex(uint32_t crc) { return hex32(crc); }
 
 StatusOr<std::string> crc32File(const std::string &path) {

@@ -18,11 +18,12 @@
 // Parts of the copy can leave memory and come back (drop, restore): a
 // weight packed by every step that reads it need not be held twice
 // (SafeTensorsFile::hold). Restoring reads the file again, so the read
-// records, per block (a page), the running CRC-32 at the block's end: a block
-// read back must continue the CRC from the previous block's value to its
-// own, so bytes that differ from what was first read (a file rewritten or
-// truncated since) are an error naming the file, never used, and the
-// file-wide CRC costs no second pass. Restoring reads through the
+// records each block's CRC-32 (a block is a page): a block read back must
+// have the same, so bytes that differ from what was first read (a file
+// rewritten or truncated since) are an error naming the file, never used.
+// The file-wide CRC is joined from the blocks' (zlib's crc32_combine), so
+// it costs no second pass, and the pieces of the file can be read, and
+// checked, by several threads at once. Restoring reads through the
 // descriptor the load opened, which the copy keeps: a file replaced by
 // rename since (an artifact compiled again in place) still gives the bytes
 // loaded. A dropped block is mapped PROT_NONE: a read of it that no hold
