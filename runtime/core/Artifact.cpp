@@ -409,11 +409,12 @@ Status checkRankStages(const nlohmann::json &manifest, const PipelinePlan &plan,
 }
 
 /// The weight file `file`: the one `opened` holds, or else read here and
-/// added to `opened`. It is read once, into memory of the process's own
+/// added to `opened`. It is read into memory of the process's own
 /// (io::FileCopy), and the size and CRC-32 the manifest lists are compared
-/// with that copy's: the bytes checked are the bytes every run reads, and
-/// whatever happens to the file afterwards (truncated, rewritten) changes
-/// nothing, since it is never read again.
+/// with that copy's: the bytes checked are the bytes every run reads. A
+/// weight let go once packed and read back later is checked against that
+/// same read (SafeTensorsFile::hold), so a file truncated or rewritten
+/// afterwards changes no weight: at worst a read back is refused.
 StatusOr<std::shared_ptr<const io::SafeTensorsFile>>
 openWeights(const std::string &file, const nlohmann::json &manifest, const std::string &directory,
             OpenedWeightFiles *opened) {
