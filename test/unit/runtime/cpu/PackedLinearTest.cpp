@@ -8,6 +8,9 @@
 
 #include <tuple>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 namespace shardc::rt::cpu::test {
 namespace {
 
@@ -100,6 +103,57 @@ TEST(CpuPackedLinearTest, HoldsTheStoredWeightOnlyWhileItPacksIt) {
       });
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().message(), "w.safetensors: changed since it was loaded");
+}
+
+// Where the stored weight is out of memory between holds, the step reads it
+// only under one: packing at prepare, and packing again for another thread
+// count (if the layout or panels change: on oneDNN's AVX2 path, which
+// CpuPackedLinearTest.OnTheAvx2Path runs on any x86 machine), once for all
+// its panels. Here the weight's pages are unreadable while nothing holds
+// them, so a read outside a hold faults.
+TEST(CpuPackedLinearTest, ReadsTheStoredWeightOnlyUnderItsHold) {
+  Rng rng(37);
+  HostTensor x = random(DType::F32, {64, 48}, rng), w = random(DType::F32, {48, 5000}, rng);
+  HostTensor one(DType::F32, {64, 5000}), two(DType::F32, {64, 5000});
+  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+  const size_t bytes = (w.bytes.size() + page - 1) / page * page;
+  void *pages = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(pages, MAP_FAILED);
+  std::memcpy(pages, w.bytes.data(), w.bytes.size());
+  ASSERT_EQ(::mprotect(pages, bytes, PROT_NONE), 0);
+  const TensorView stored{pages, DType::F32, {48, 5000}};
+  int holds = 0, holding = 0;
+  HoldWeight hold = [&]() -> StatusOr<WeightHold> {
+    ++holds;
+    if (holding++ == 0) {
+      EXPECT_EQ(::mprotect(pages, bytes, PROT_READ), 0);
+    }
+    return WeightHold(pages, [&](const void *) {
+      if (--holding == 0) {
+        EXPECT_EQ(::mprotect(pages, bytes, PROT_NONE), 0);
+      }
+    });
+  };
+  std::unique_ptr<PackedLinear> packed;
+  {
+    ThreadScope threads(1);
+    auto made = PackedLinear::prepare(x.view(), stored, nullptr, false, one.view(), true, {},
+                                      {nullptr, 0}, hold);
+    ASSERT_TRUE(made.ok() && *made) << made.status().message();
+    packed = std::move(*made);
+    EXPECT_EQ(holds, 1);
+    ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, one.view())));
+  }
+  {
+    ThreadScope threads(2);
+    ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, two.view())));
+  }
+  EXPECT_EQ(holding, 0);
+  EXPECT_LE(holds, 2) << "one hold for every panel packed again";
+  EXPECT_TRUE(closeTo(one, {64, 5000}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
+  EXPECT_TRUE(closeTo(two, {64, 5000}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
+  packed.reset();
+  ::munmap(pages, bytes);
 }
 
 // A primitive is sized for the threads there were when it was made; after
