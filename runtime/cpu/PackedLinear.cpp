@@ -158,7 +158,8 @@ struct PackedLinear::Impl {
   HoldWeight holdWeight;
   // oneDNN sizes a primitive's work split by the threads there are when it
   // is made; a later change of numThreads() makes it again (run). Set once
-  // a build succeeds, so that a failed one is tried again by the next run.
+  // a build succeeds (0 until then), so that a failed one is tried again by
+  // the next run, whatever its thread count.
   int threads = 0;
   dnnl::stream stream{cpuEngine()};
   std::vector<Panel> panels;
@@ -198,6 +199,9 @@ struct PackedLinear::Impl {
   /// columns and packed copy until its new ones are made.
   Status build() {
     const int wanted = numThreads();
+    // No thread count matches until this build succeeds: one that fails
+    // leaves panels half made, and the next run must build again.
+    threads = 0;
     const memory::desc plain({k, n}, memory::data_type::f32, Tag::ab);
     const bool sgemm = primitiveFor({0, n}, memory::desc({k, n}, memory::data_type::f32, Tag::any))
                            .weights_desc() == plain;

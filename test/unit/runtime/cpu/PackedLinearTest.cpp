@@ -156,6 +156,44 @@ TEST(CpuPackedLinearTest, ReadsTheStoredWeightOnlyUnderItsHold) {
   ::munmap(pages, bytes);
 }
 
+// A repack whose hold fails (the file changed since the load) fails that
+// run with the hold's message, and leaves the step to build again in the
+// next run, even one back on the thread count it was built for.
+TEST(CpuPackedLinearTest, AFailedRepackIsTriedAgain) {
+  Rng rng(41);
+  HostTensor x = random(DType::F32, {64, 48}, rng), w = random(DType::F32, {48, 5000}, rng);
+  HostTensor out(DType::F32, {64, 5000});
+  bool readable = true;
+  HoldWeight hold = [&]() -> StatusOr<WeightHold> {
+    if (!readable)
+      return Status::error("w.safetensors: changed since it was loaded");
+    return WeightHold(w.bytes.data(), [](const void *) {});
+  };
+  std::unique_ptr<PackedLinear> packed;
+  {
+    ThreadScope threads(1);
+    auto made = PackedLinear::prepare(x.view(), w.view(), nullptr, false, out.view(), true, {},
+                                      {nullptr, 0}, hold);
+    ASSERT_TRUE(made.ok() && *made) << made.status().message();
+    packed = std::move(*made);
+  }
+  readable = false;
+  {
+    ThreadScope threads(2);
+    // Only where the panels or layout change with the threads (AVX2).
+    Status repacked = packed->run(x.view(), nullptr, out.view());
+    if (!repacked.ok()) {
+      EXPECT_EQ(repacked.message(), "w.safetensors: changed since it was loaded");
+    }
+  }
+  readable = true;
+  {
+    ThreadScope threads(1);
+    ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, out.view())));
+  }
+  EXPECT_TRUE(closeTo(out, {64, 5000}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
+}
+
 // A primitive is sized for the threads there were when it was made; after
 // setNumThreads it is made again (here: the result split over two threads,
 // each with its own slice of the weight) and still gives the product.
