@@ -126,34 +126,56 @@ Status readOutputSplits(const nlohmann::json &entries, ArtifactLayout &layout,
   return {};
 }
 
-/// The path of the artifact's `file`, once its size and CRC-32 match what
-/// the manifest's "files" lists for it (it must be listed).
-StatusOr<std::string> checkedFile(const std::string &file, const nlohmann::json &manifest,
-                                  const std::string &directory) {
+/// An artifact file as the manifest's "files" lists it (it must be listed):
+/// its path, confined to the artifact and a regular file, and the size and
+/// CRC-32 it must have.
+struct ListedFile {
+  std::string path;
+  int64_t bytes = 0;
+  std::string crc32;
+};
+
+StatusOr<ListedFile> listedFile(const std::string &file, const nlohmann::json &manifest,
+                                const std::string &directory) {
   std::string manifestPath = join(directory, "manifest.json");
   auto confined = pathIn(directory, file, manifestPath);
   if (!confined)
     return confined.status();
-  const std::string &path = *confined;
   const nlohmann::json &files = member(manifest, "files", "");
   if (!files.is_object() || !files.contains(file))
     return fail(manifestPath, "does not list the size and CRC-32 of '" + io::printable(file) + "'");
   const nlohmann::json &facts = files.at(file);
   const std::string at = "files['" + io::printable(file) + "']";
-  if (Status status = checkRegular(path, "is missing; the artifact is incomplete"); !status)
+  ListedFile listed{*confined, integer(member(facts, "bytes", at), at + ".bytes"),
+                    text(member(facts, "crc32", at), at + ".crc32")};
+  if (Status status = checkRegular(listed.path, "is missing; the artifact is incomplete"); !status)
     return status;
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  return listed;
+}
+
+/// Fails unless `size` is the listed size.
+Status checkListedSize(const ListedFile &listed, int64_t size) {
+  if (size != listed.bytes)
+    return fail(listed.path, "holds " + std::to_string(size) + " bytes; expected " +
+                                 std::to_string(listed.bytes) + " (truncated or replaced?)");
+  return {};
+}
+
+/// The path of the artifact's `file`, once its size and CRC-32 match what
+/// the manifest lists for it.
+StatusOr<std::string> checkedFile(const std::string &file, const nlohmann::json &manifest,
+                                  const std::string &directory) {
+  auto listed = listedFile(file, manifest, directory);
+  if (!listed)
+    return listed.status();
+  std::ifstream in(listed->path, std::ios::binary | std::ios::ate);
   if (!in)
-    return fail(path, "is missing; the artifact is incomplete");
-  auto size = static_cast<int64_t>(in.tellg());
-  int64_t expected = integer(member(facts, "bytes", at), at + ".bytes");
-  if (size != expected)
-    return fail(path, "holds " + std::to_string(size) + " bytes; expected " +
-                          std::to_string(expected) + " (truncated or replaced?)");
-  if (Status status = io::verifyCrc32File(path, text(member(facts, "crc32", at), at + ".crc32"));
-      !status)
+    return fail(listed->path, "is missing; the artifact is incomplete");
+  if (Status status = checkListedSize(*listed, static_cast<int64_t>(in.tellg())); !status)
     return status;
-  return path;
+  if (Status status = io::verifyCrc32File(listed->path, listed->crc32); !status)
+    return status;
+  return listed->path;
 }
 
 /// Checks the sizes and CRC-32s the manifest lists, but for the other
@@ -386,18 +408,30 @@ Status checkRankStages(const nlohmann::json &manifest, const PipelinePlan &plan,
   return {};
 }
 
-/// The weight file `file`: the one `opened` holds, or else opened here
-/// once its size and CRC-32 are checked (and added to `opened`).
+/// The weight file `file`: the one `opened` holds, or else read here and
+/// added to `opened`. It is read into memory of the process's own
+/// (io::FileCopy), and the size and CRC-32 the manifest lists are compared
+/// with that copy's: the bytes checked are the bytes every run reads. A
+/// weight let go once packed and read back later is checked against that
+/// same read (SafeTensorsFile::hold), so a file truncated or rewritten
+/// afterwards changes no weight: at worst a read back is refused.
 StatusOr<std::shared_ptr<const io::SafeTensorsFile>>
 openWeights(const std::string &file, const nlohmann::json &manifest, const std::string &directory,
             OpenedWeightFiles *opened) {
   if (opened)
     if (auto found = opened->find(file); found != opened->end())
       return found->second;
-  auto path = checkedFile(file, manifest, directory);
-  if (!path)
-    return path.status();
-  auto weights = io::SafeTensorsFile::open(*path);
+  auto listed = listedFile(file, manifest, directory);
+  if (!listed)
+    return listed.status();
+  auto copy = io::FileCopy::read(listed->path);
+  if (!copy)
+    return copy.status();
+  if (Status status = checkListedSize(*listed, static_cast<int64_t>(copy->size())); !status)
+    return status;
+  if (Status status = io::matchCrc32(listed->path, listed->crc32, copy->crc32()); !status)
+    return status;
+  auto weights = io::SafeTensorsFile::parse(std::move(*copy));
   if (!weights)
     return weights.status();
   auto shared = std::make_shared<const io::SafeTensorsFile>(std::move(*weights));

@@ -67,7 +67,8 @@ struct Artifact {
 /// The weight files earlier loads of this process opened, by their name in
 /// the manifest. Ranks whose blocks are equal share a file (artifact
 /// version 2); ranks loaded into one process with the same map share its
-/// mapping too, so the file is checked and mapped once, and the CPU's packed
+/// copy too, so the file is read and checked once (and its weights held
+/// and let go together, SafeTensorsFile::hold), and the CPU's packed
 /// copies of its weights are made once (runtime/cpu/SharedPackedWeights.h).
 using OpenedWeightFiles = std::map<std::string, std::shared_ptr<const io::SafeTensorsFile>>;
 

@@ -48,8 +48,8 @@ public:
   virtual ~Device() = default;
   virtual std::string name() const = 0;
   /// Whether kernels can read host memory as it is (a CPU). When not (a
-  /// GPU), the executor copies the weights, which the artifact maps into host
-  /// memory, to device memory when it prepares a program.
+  /// GPU), the executor copies the weights, which the artifact's load read
+  /// into host memory, to device memory when it prepares a program.
   virtual bool readsHostMemory() const { return true; }
   /// `bytes` of device memory, aligned for any kernel's vector loads.
   virtual StatusOr<void *> allocate(size_t bytes) = 0;

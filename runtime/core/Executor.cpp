@@ -1,13 +1,12 @@
 //===- Executor.cpp - run a rank's program --------------------------------===//
 #include "runtime/core/Executor.h"
 
-#include "runtime/core/WeightPageRelease.h"
+#include "runtime/core/ProgramChecks.h"
 #include "runtime/io/ByteOrder.h"
 
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <optional>
 
 namespace shardc::rt {
 namespace {
@@ -106,6 +105,19 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
   executor->stream_ = std::move(*stream);
   auto *arenaBase = static_cast<std::byte *>(*arena);
 
+  // On a device whose kernels read host memory, the steps read the weight
+  // file's copy: what they read in place stays held, what they copy is
+  // held only while copied (HeldWeights.h).
+  const bool readsWeightFile = device.readsHostMemory() && artifact.weights;
+  if (readsWeightFile)
+    executor->heldWeights_ = std::make_unique<HeldWeights>(artifact.weights);
+  // A view reads the buffer it views: the weight a buffer reads, or null.
+  const std::vector<uint32_t> root = storageRoots(program);
+  auto weightRead = [&](uint32_t id) -> const flatbuffers::String * {
+    const schema::Buffer &buffer = *program.buffers()->Get(root[id]);
+    return buffer.storage() == schema::Storage::Weight ? buffer.name() : nullptr;
+  };
+
   // Every buffer's memory, fixed for the executor's life.
   executor->inputs_.resize(artifact.inputs.size());
   executor->inputMicrobatchDims_.assign(artifact.inputs.size(), -1);
@@ -130,9 +142,13 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
         view.data = weight->data;
         break;
       }
-      // One device copy per weight, however many buffers name it.
+      // One device copy per weight, however many buffers name it; the
+      // stored bytes are held only while copied.
       auto &copy = deviceWeights[buffer.name()->str()];
       if (!copy) {
+        auto held = artifact.weights->hold(buffer.name()->str());
+        if (!held)
+          return held.status();
         auto memory = device.allocate(view.bytes());
         if (!memory)
           return memory.status();
@@ -146,7 +162,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
     }
     case schema::Storage::State: {
       // Memory of the pool's, even where kernels could read the weight
-      // file: the steps write it, and other ranks map the same file.
+      // file: the steps write it, and other ranks share the same file.
       auto memory = states->bind(buffer, artifact.weights.get());
       if (!memory)
         return memory.status();
@@ -177,15 +193,22 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
     executor->buffers_.push_back(view);
   }
 
-  // On a device that reads the weight file's pages itself, the pages of a
-  // weight that every step reading it copied (a packed GEMM weight) go as
-  // soon as its last reader is prepared; elsewhere the device has its own.
-  std::optional<WeightPageRelease> release;
-  if (device.readsHostMemory() && artifact.weights)
-    release.emplace(program, [&weights = *artifact.weights](const std::string &name) {
-      if (const TensorView *tensor = weights.find(name))
-        weights.releasePages(*tensor);
-    });
+  // Where a weight is read in place or copied (HeldWeights.h): a weight
+  // returned as an output is copied out of the file's copy in every run; a
+  // weight that steps copy is let go once its last reader is prepared.
+  std::map<std::string, size_t> lastReader;
+  if (readsWeightFile) {
+    if (program.outputs())
+      for (const schema::Output *output : *program.outputs())
+        if (const flatbuffers::String *weight = weightRead(output->buffer()))
+          if (Status status = executor->heldWeights_->keep(weight->str()); !status)
+            return status;
+    for (uint32_t s = 0; s < program.steps()->size(); ++s)
+      if (const auto *ids = program.steps()->Get(s)->inputs())
+        for (uint32_t id : *ids)
+          if (const flatbuffers::String *weight = weightRead(id))
+            lastReader[weight->str()] = s;
+  }
   for (const schema::Step *step : *program.steps()) {
     PreparedStep prepared;
     prepared.function = device.kernels().find(step->kernel()->str());
@@ -213,6 +236,23 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
         return Status::error(describe() + ": " + group.status().message());
       prepared.communicator = *group;
     }
+    // A weight input is held from here on, but one a prepare function may
+    // copy: that one only while the prepare, or its state later, copies it.
+    KernelPrepare prepare = device.kernels().findPrepare(step->kernel()->str());
+    std::vector<PrepareInput> inputs;
+    if (step->inputs())
+      for (uint32_t id : *step->inputs()) {
+        PrepareInput input;
+        // Only a weight is constant: a state changes from run to run.
+        input.constant = program.buffers()->Get(id)->storage() == schema::Storage::Weight;
+        const flatbuffers::String *weight = readsWeightFile ? weightRead(id) : nullptr;
+        if (weight && input.constant && prepare)
+          input.hold = executor->heldWeights_->holder(weight->str());
+        else if (weight)
+          if (Status status = executor->heldWeights_->keep(weight->str()); !status)
+            return Status::error(describe() + ": " + status.message());
+        inputs.push_back(std::move(input));
+      }
     // The backend's own validation of the step, where it has one, so that a
     // bad step fails here rather than asynchronously in the middle of a run.
     if (KernelFunction check = device.kernels().findCheck(step->kernel()->str()))
@@ -220,21 +260,26 @@ StatusOr<std::unique_ptr<Executor>> Executor::prepare(const Artifact &artifact, 
                                            prepared.communicator, nullptr, &device});
           !status)
         return Status::error(describe() + ": " + status.message());
-    if (KernelPrepare prepare = device.kernels().findPrepare(step->kernel()->str())) {
-      // Only a weight is constant: a state changes from run to run.
-      std::vector<bool> constant;
-      if (step->inputs())
-        for (uint32_t id : *step->inputs())
-          constant.push_back(program.buffers()->Get(id)->storage() == schema::Storage::Weight);
+    if (prepare) {
       auto state = prepare(KernelCall{prepared.inputs, prepared.outputs, prepared.params,
                                       prepared.communicator, nullptr, &device},
-                           constant);
+                           inputs);
       if (!state)
         return Status::error(describe() + ": " + state.status().message());
       prepared.state = std::move(*state);
     }
-    if (release)
-      release->stepPrepared(executor->steps_.size(), prepared.state.get());
+    // A weight the prepare could have copied but did not is read in place.
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i].hold && !(prepared.state && prepared.state->copiesInput(i)))
+        if (Status status =
+                executor->heldWeights_->keep(weightRead(step->inputs()->Get(i))->str());
+            !status)
+          return Status::error(describe() + ": " + status.message());
+    if (readsWeightFile && step->inputs())
+      for (uint32_t id : *step->inputs())
+        if (const flatbuffers::String *weight = weightRead(id);
+            weight && lastReader[weight->str()] == executor->steps_.size())
+          executor->heldWeights_->lastReaderPrepared(weight->str());
     const bool collective = prepared.communicator != nullptr;
     executor->steps_.push_back(std::move(prepared));
     executor->profile_.push_back({step->kernel()->str(),

@@ -11,7 +11,7 @@
 // parameters and the optimizer's state), which the steps update and the
 // runs keep: each executor allocates its own copy of every state, one per
 // name, and fills it from the weight file (or with zeros) when it prepares,
-// so ranks that share one mapped weight file (data-parallel replicas, as
+// so ranks that share one weight file (data-parallel replicas, as
 // threads) each train their own, and a new executor starts afresh. The
 // programs of one pipeline rank share their states instead: prepared on
 // one StatePool, they bind to its memory (StatePool.h). Kernels see a state
@@ -40,6 +40,7 @@
 #include "runtime/core/CollectiveGroups.h"
 #include "runtime/core/Communicator.h"
 #include "runtime/core/Device.h"
+#include "runtime/core/HeldWeights.h"
 #include "runtime/core/OutputBinding.h"
 #include "runtime/core/StatePool.h"
 #include "runtime/core/Trace.h"
@@ -130,6 +131,9 @@ private:
                                                      StatePool *states);
 
   Device &device_;
+  /// The weights the steps read in place (HeldWeights.h), where they read
+  /// the weight file's copy.
+  std::unique_ptr<HeldWeights> heldWeights_;
   std::unique_ptr<Stream> stream_;
   /// Device memory: the arena, the inputs and the weights' device copies
   /// (a GPU's); views alias them.

@@ -13,6 +13,7 @@
 #include "runtime/core/Tensor.h"
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -61,20 +62,37 @@ struct KernelCall {
 class KernelState {
 public:
   virtual ~KernelState() = default;
-  /// Whether the state holds its own copy of input `index` and reads only
-  /// that: when every step that reads a weight says so, the executor lets
-  /// the weight file's pages go (SafeTensorsFile::releasePages).
+  /// Whether the state holds its own copy of input `index` and never reads
+  /// the stored one in place: when every step that reads a weight says so,
+  /// the executor lets the weight's stored bytes leave memory
+  /// (PrepareInput::hold).
   virtual bool copiesInput(size_t index) const {
     (void)index;
     return false;
   }
 };
 
-/// Prepares a step's state from its operands, with `constant[i]` true where
-/// input i is a weight (its data fixed and already in place). May return
-/// null: the kernel then runs without state.
-using KernelPrepare = StatusOr<std::unique_ptr<KernelState>> (*)(const KernelCall &call,
-                                                                const std::vector<bool> &constant);
+/// Keeps a weight's stored bytes in memory while it lives (or a copy of it).
+using WeightHold = std::shared_ptr<const void>;
+using HoldWeight = std::function<StatusOr<WeightHold>()>;
+
+/// A step's input as its prepare function sees it.
+struct PrepareInput {
+  /// A weight: its data fixed.
+  bool constant = false;
+  /// Set for a weight whose stored bytes may be out of memory: the prepare
+  /// reads them only while it holds them, and so does a state that copies
+  /// them again later (PackedLinear, packing for another thread count).
+  /// Holding them reads them back from the weight file where they had left,
+  /// checked against what the load read: a file changed since is an error
+  /// naming it. Unset, a constant input's data is in place.
+  HoldWeight hold;
+};
+
+/// Prepares a step's state from its operands and what `inputs` says of
+/// each. May return null: the kernel then runs without state.
+using KernelPrepare = StatusOr<std::unique_ptr<KernelState>> (*)(
+    const KernelCall &call, const std::vector<PrepareInput> &inputs);
 
 /// Fails unless `call` has minInputs..maxInputs inputs and exactly `outputs`
 /// outputs: what every backend's table entry checks before it reads them.

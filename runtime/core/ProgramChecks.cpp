@@ -224,7 +224,7 @@ private:
       for (uint32_t id : *step.outputs()) {
         if (id >= count)
           return fail(where + " refers to a missing buffer");
-        // Weights are read-only (the CPU reads the file's mapping itself);
+        // Weights are read-only (the CPU reads the weight file's read-only copy itself);
         // what a step updates from run to run is a state.
         const schema::Buffer &root = *program.buffers()->Get(roots[id]);
         if (root.storage() == schema::Storage::Weight)

@@ -1,6 +1,8 @@
 //===- StatePool.cpp - the state buffers a rank's programs share ----------===//
 #include "runtime/core/StatePool.h"
 
+#include "runtime/core/Kernel.h"
+
 #include <algorithm>
 
 namespace shardc::rt {
@@ -53,6 +55,15 @@ StatusOr<void *> StatePool::bind(const schema::Buffer &buffer, const io::SafeTen
   if (!zeroInit && (!initial || initial->dtype != view.dtype || initial->shape != view.shape))
     return Status::error("state '" + name +
                          "' is not in the weight file as the program expects it");
+  // The file's bytes of the first value are held only while copied: the
+  // steps read the copy (SafeTensorsFile::hold).
+  WeightHold held;
+  if (initial) {
+    auto hold = weights->hold(name);
+    if (!hold)
+      return hold.status();
+    held = std::move(*hold);
+  }
   auto memory = device_.allocate(view.bytes());
   if (!memory)
     return memory.status();
@@ -61,10 +72,6 @@ StatusOr<void *> StatePool::bind(const schema::Buffer &buffer, const io::SafeTen
                               : zeroFill(device_, *memory, view.bytes());
       !status)
     return status;
-  // The steps read the copy: the file's pages of the initial value need not
-  // stay in memory (they come back from the file if read).
-  if (initial)
-    weights->releasePages(*initial);
   view.data = *memory;
   bound_.emplace(name, Bound{view, zeroInit, accumulator});
   if (accumulator)

@@ -2,7 +2,7 @@
 //
 // The runtime links neither MLIR nor LLVM: these are its own, minimal types.
 // A TensorView is a dense row-major tensor somewhere in memory (an arena
-// buffer, a mapped weight, a user's input); a HostTensor owns its bytes.
+// buffer, a weight file's bytes, a user's input); a HostTensor owns its bytes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CORE_TENSOR_H

@@ -141,15 +141,15 @@ Status linearKernel(const KernelCall &call) {
 
 /// A constant fp32 weight is packed once for the step (PackedLinear.h).
 StatusOr<std::unique_ptr<KernelState>> prepareLinear(const KernelCall &call,
-                                                     const std::vector<bool> &constant) {
+                                                     const std::vector<PrepareInput> &inputs) {
   auto extras = linearExtras(call);
   if (!extras)
     return extras.status();
   LinearEpilogue epilogue{call.params.strings("epilogue_ops"), call.params.ints("epilogue_args")};
   auto packed = PackedLinear::prepare(call.inputs[0], call.inputs[1], extras->bias,
                                       call.params.flag("transpose_weight", false),
-                                      call.outputs[0], constant.at(1), epilogue,
-                                      extras->epilogueInputs);
+                                      call.outputs[0], inputs.at(1).constant, epilogue,
+                                      extras->epilogueInputs, inputs.at(1).hold);
   if (!packed)
     return packed.status();
   return std::unique_ptr<KernelState>(std::move(*packed));

@@ -153,8 +153,13 @@ struct PackedLinear::Impl {
   bool hasBias = false;
   const float *weight = nullptr; // the step's weight as stored, [K, N] or [N, K]
   bool transposeWeight = false;  // [N, K]
+  // Keeps the stored weight in memory while it is packed (prepare's
+  // holdWeight); unset, it always is.
+  HoldWeight holdWeight;
   // oneDNN sizes a primitive's work split by the threads there are when it
-  // is made; a later change of numThreads() makes it again (run).
+  // is made; a later change of numThreads() makes it again (run). Set once
+  // a build succeeds (0 until then), so that a failed one is tried again by
+  // the next run, whatever its thread count.
   int threads = 0;
   dnnl::stream stream{cpuEngine()};
   std::vector<Panel> panels;
@@ -190,9 +195,13 @@ struct PackedLinear::Impl {
   }
 
   /// (Re)makes the primitives for the current thread count, and packs each
-  /// weight slice whose columns or wanted layout changed.
-  void build() {
-    threads = numThreads();
+  /// weight slice whose columns or wanted layout changed. A panel keeps its
+  /// columns and packed copy until its new ones are made.
+  Status build() {
+    const int wanted = numThreads();
+    // No thread count matches until this build succeeds: one that fails
+    // leaves panels half made, and the next run must build again.
+    threads = 0;
     const memory::desc plain({k, n}, memory::data_type::f32, Tag::ab);
     const bool sgemm = primitiveFor({0, n}, memory::desc({k, n}, memory::data_type::f32, Tag::any))
                            .weights_desc() == plain;
@@ -200,7 +209,7 @@ struct PackedLinear::Impl {
     // the result is cut into column panels (columnPanels) that our threads
     // share out, and the rows of each panel's weight are padded
     // (paddedRowStride). oneDNN's own threads run its blocked layouts.
-    const int panelThreads = hasOpenMP() ? threads : 1;
+    const int panelThreads = hasOpenMP() ? wanted : 1;
     const std::vector<ColumnPanel> columns =
         sgemm ? columnPanels(n, panelThreads) : std::vector<ColumnPanel>{{0, n}};
     const int workers =
@@ -208,21 +217,25 @@ struct PackedLinear::Impl {
     std::optional<SingleThreadScope> singleThreaded;
     if (workers > 1)
       singleThreaded.emplace();
+    // Taken by the first panel packed, for them all: one read of the stored
+    // weight, should it have left memory.
+    WeightHold held;
     panels.resize(columns.size());
     for (size_t p = 0; p < columns.size(); ++p) {
       Panel &panel = panels[p];
       const bool moved =
           panel.columns.begin != columns[p].begin || panel.columns.width != columns[p].width;
-      panel.columns = columns[p];
       const int64_t width = columns[p].width;
       const memory::desc weightDesc =
           sgemm ? memory::desc({k, width}, memory::data_type::f32,
                                memory::dims{paddedRowStride(width), 1})
                 : memory::desc({k, width}, memory::data_type::f32, Tag::any);
       const dnnl::matmul::primitive_desc pd = primitiveFor(columns[p], weightDesc);
-      panel.primitive = dnnl::matmul(pd);
       if (moved || !panel.packed || pd.weights_desc() != panel.packed->get_desc())
-        pack(panel, pd.weights_desc());
+        if (Status status = pack(panel, columns[p], pd.weights_desc(), held); !status)
+          return status;
+      panel.columns = columns[p];
+      panel.primitive = dnnl::matmul(pd);
       const memory::desc sliceDesc({m, width}, memory::data_type::f32, memory::dims{n, 1});
       panel.dst = memory(sliceDesc, cpuEngine(), DNNL_MEMORY_NONE);
       if (hasBias)
@@ -240,6 +253,8 @@ struct PackedLinear::Impl {
       workerSources.push_back(
           memory({{m, k}, memory::data_type::f32, Tag::ab}, cpuEngine(), DNNL_MEMORY_NONE));
     }
+    threads = wanted;
+    return Status::success();
   }
 
   /// Runs panel `p` on worker `w`'s stream, without waiting for it:
@@ -265,12 +280,20 @@ struct PackedLinear::Impl {
     panel.primitive.execute(workerStreams[w], args);
   }
 
-  /// The panel's columns of the stored weight reordered into `layout`:
-  /// the copy the process already holds, or a new one.
-  void pack(Panel &panel, const memory::desc &layout) {
-    const int64_t begin = panel.columns.begin, width = panel.columns.width;
+  /// `columns` of the stored weight reordered into `layout`, for `panel`:
+  /// the copy the process already holds, or a new one, made while the
+  /// stored weight is held (in `held`, if it is not yet).
+  Status pack(Panel &panel, const ColumnPanel &columns, const memory::desc &layout,
+              WeightHold &held) {
+    const int64_t begin = columns.begin, width = columns.width;
     const WeightBlock block{weight, transposeWeight, k, n, begin, width};
-    panel.packed = sharedPackedBlock(block, layout, [&] {
+    auto packed = sharedPackedBlock(block, layout, [&]() -> StatusOr<memory> {
+      if (holdWeight && !held) {
+        auto hold = holdWeight();
+        if (!hold)
+          return hold.status();
+        held = std::move(*hold);
+      }
       // The stored weight's columns seen as a [K, width] operand: row-major
       // with row stride n, or the rows of PyTorch's [N, K] read column-major.
       const memory::desc columnsDesc({k, width}, memory::data_type::f32,
@@ -282,6 +305,10 @@ struct PackedLinear::Impl {
       stream.wait();
       return packed;
     });
+    if (!packed)
+      return packed.status();
+    panel.packed = std::move(*packed);
+    return Status::success();
   }
 };
 
@@ -291,7 +318,8 @@ PackedLinear::~PackedLinear() = default;
 StatusOr<std::unique_ptr<PackedLinear>>
 PackedLinear::prepare(const TensorView &input, const TensorView &weight, const TensorView *bias,
                       bool transposeWeight, const TensorView &out, bool constantWeight,
-                      const LinearEpilogue &epilogue, ViewList extras) {
+                      const LinearEpilogue &epilogue, ViewList extras,
+                      HoldWeight holdWeight) {
   LinearDims dims;
   if (Status status = checkLinear(input, weight, bias, transposeWeight, out, dims); !status)
     return status;
@@ -306,10 +334,12 @@ PackedLinear::prepare(const TensorView &input, const TensorView &weight, const T
   impl->hasBias = bias != nullptr;
   impl->weight = weight.as<const float>();
   impl->transposeWeight = transposeWeight;
+  impl->holdWeight = std::move(holdWeight);
   try {
     if (Status status = postOpsOf(epilogue, extras.size(), impl->postOps); !status)
       return status;
-    impl->build();
+    if (Status status = impl->build(); !status)
+      return status;
   } catch (const dnnl::error &error) {
     return dnnlFailure(error.what());
   }
@@ -328,7 +358,8 @@ Status PackedLinear::run(const TensorView &input, const TensorView *bias, const 
     return fail("linear", "the operands are not the ones the step was prepared for");
   try {
     if (numThreads() != impl.threads)
-      impl.build();
+      if (Status status = impl.build(); !status)
+        return status;
   } catch (const dnnl::error &error) {
     return dnnlFailure(error.what());
   }

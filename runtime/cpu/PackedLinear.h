@@ -87,11 +87,15 @@ public:
   /// out (MatMul.h), or null where these operands are not prepared (not
   /// fp32, an empty product, or a weight that is not `constantWeight`).
   /// `extras` are the epilogue's extra inputs. A bad epilogue (an op
-  /// post-ops cannot run, a chain broken) is an error.
+  /// post-ops cannot run, a chain broken) is an error. `holdWeight`, when
+  /// set, keeps the stored weight in memory while it is packed, now or when
+  /// a change of numThreads() packs it again (PrepareInput::hold; its error
+  /// is prepare's, or run's); unset, the weight is always in place.
   static StatusOr<std::unique_ptr<PackedLinear>>
   prepare(const TensorView &input, const TensorView &weight, const TensorView *bias,
           bool transposeWeight, const TensorView &out, bool constantWeight,
-          const LinearEpilogue &epilogue = {}, ViewList extras = {nullptr, 0});
+          const LinearEpilogue &epilogue = {}, ViewList extras = {nullptr, 0},
+          HoldWeight holdWeight = {});
   ~PackedLinear() override;
 
   /// out = epilogue(input x weight + bias, extras...), for the shapes it
@@ -99,8 +103,7 @@ public:
   Status run(const TensorView &input, const TensorView *bias, const TensorView &out,
              ViewList extras = {nullptr, 0});
 
-  /// The weight (input 1) is read once, when it is packed. (A change of
-  /// numThreads() may pack it again, from the file if its pages left.)
+  /// The weight (input 1) is read only to be packed, under holdWeight.
   bool copiesInput(size_t index) const override { return index == 1; }
 
 private:

@@ -74,9 +74,9 @@ Registry &registry() {
 
 } // namespace
 
-std::shared_ptr<const dnnl::memory> sharedPackedBlock(const WeightBlock &block,
-                                                      const dnnl::memory::desc &layout,
-                                                      const std::function<dnnl::memory()> &pack) {
+StatusOr<std::shared_ptr<const dnnl::memory>>
+sharedPackedBlock(const WeightBlock &block, const dnnl::memory::desc &layout,
+                  const std::function<StatusOr<dnnl::memory>()> &pack) {
   const BlockKey key{reinterpret_cast<std::uintptr_t>(block.weight), block.transposed, block.k,
                      block.n, block.begin, block.width};
   std::shared_ptr<Entry> entry = registry().entryFor(key, layout);
@@ -85,7 +85,10 @@ std::shared_ptr<const dnnl::memory> sharedPackedBlock(const WeightBlock &block,
     return packed;
   // The copy counts toward the process's packed bytes while it lives.
   const size_t bytes = layout.get_size();
-  std::shared_ptr<const dnnl::memory> packed(new dnnl::memory(pack()),
+  StatusOr<dnnl::memory> made = pack();
+  if (!made)
+    return made.status();
+  std::shared_ptr<const dnnl::memory> packed(new dnnl::memory(std::move(*made)),
                                              [bytes](const dnnl::memory *copy) {
                                                registry().released(bytes);
                                                delete copy;

@@ -2,19 +2,24 @@
 //
 // PackedLinear reorders a constant weight into the layout its oneDNN
 // primitive reads. Ranks run as threads of one process share their weight
-// file's mapping where their blocks are equal (data parallelism, replicated
+// file's copy where their blocks are equal (data parallelism, replicated
 // kv heads; Session::loadRanks), and so read the same bytes at the same
 // address; each packing them again would hold the packed weights once per
 // rank (GPT-2 at dp=2 in one process: 1548 MB against 897 for one rank) and
 // stream every copy through the shared caches. Blocks are shared by what
 // they are made from: the stored weight's address and orientation, the
 // columns taken, and the layout packed into. That identity is sound because
-// a constant weight's bytes (a read-only mapping) do not change while a
-// step that reads them lives.
+// a constant weight's bytes (a read-only copy, io::FileCopy) do not change while a
+// step that reads them lives: they may leave memory once packed, but come
+// back only as they were loaded (io::SafeTensorsFile::hold). A step that
+// finds its block packed does not hold the stored weight at all, so a rank
+// thread preparing after another reads nothing again.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CPU_SHAREDPACKEDWEIGHTS_H
 #define SHARDC_RUNTIME_CPU_SHAREDPACKEDWEIGHTS_H
+
+#include "runtime/core/Status.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -34,10 +39,11 @@ struct WeightBlock {
 
 /// The block packed into `layout`: the copy another step of this process
 /// holds, or else the one `pack` makes (called once however many threads
-/// ask at the same time). The copy lives while a holder does.
-std::shared_ptr<const dnnl::memory> sharedPackedBlock(const WeightBlock &block,
-                                                      const dnnl::memory::desc &layout,
-                                                      const std::function<dnnl::memory()> &pack);
+/// ask at the same time), or pack's error. The copy lives while a holder
+/// does.
+StatusOr<std::shared_ptr<const dnnl::memory>>
+sharedPackedBlock(const WeightBlock &block, const dnnl::memory::desc &layout,
+                  const std::function<StatusOr<dnnl::memory>()> &pack);
 
 /// How many packed blocks are alive in this process, their bytes, and the
 /// most bytes alive at once (cpu::peakPackedWeightBytes(), CpuBackend.h).

@@ -29,6 +29,17 @@ uint32_t crc32Update(uint32_t crc, const void *data, size_t size) {
   return crc;
 }
 
+uint32_t crc32Combine(uint32_t first, uint32_t second, size_t secondBytes) {
+  return static_cast<uint32_t>(::crc32_combine(first, second, static_cast<z_off_t>(secondBytes)));
+}
+
+Crc32Joiner::Crc32Joiner(size_t secondBytes)
+    : op_(::crc32_combine_gen(static_cast<z_off_t>(secondBytes))) {}
+
+uint32_t Crc32Joiner::operator()(uint32_t first, uint32_t second) const {
+  return static_cast<uint32_t>(::crc32_combine_op(first, second, op_));
+}
+
 std::string crc32Hex(uint32_t crc) { return hex32(crc); }
 
 StatusOr<std::string> crc32File(const std::string &path) {
@@ -61,6 +72,14 @@ StatusOr<std::string> crc32File(const std::string &path) {
 }
 
 Status verifyCrc32File(const std::string &path, const std::string &expectedHex) {
+  StatusOr<std::string> actual = crc32File(path);
+  if (!actual)
+    return actual.status();
+  return matchCrc32(path, expectedHex, *actual);
+}
+
+Status matchCrc32(const std::string &path, const std::string &expectedHex,
+                  const std::string &actualHex) {
   std::string expected = expectedHex;
   bool wellFormed = expected.size() == 8;
   for (char &c : expected) {
@@ -69,12 +88,9 @@ Status verifyCrc32File(const std::string &path, const std::string &expectedHex) 
   }
   if (!wellFormed)
     return Status::error(path + ": expected checksum '" + expectedHex + "' is not 8 hex digits");
-  StatusOr<std::string> actual = crc32File(path);
-  if (!actual)
-    return actual.status();
-  if (*actual != expected)
+  if (actualHex != expected)
     return Status::error(path + ": checksum mismatch: expected " + expected + ", file has " +
-                         *actual);
+                         actualHex);
   return {};
 }
 

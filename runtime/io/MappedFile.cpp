@@ -2,9 +2,7 @@
 
 #include "runtime/io/MappedFile.h"
 
-#include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <system_error>
 #include <utility>
 
@@ -70,20 +68,6 @@ MappedFile &MappedFile::operator=(MappedFile &&other) noexcept {
 }
 
 MappedFile::~MappedFile() { unmap(); }
-
-void MappedFile::releasePages(const void *begin, size_t bytes) const {
-  const auto first = reinterpret_cast<uintptr_t>(begin);
-  const auto mapped = reinterpret_cast<uintptr_t>(data_);
-  if (!data_ || first < mapped || first - mapped > size_)
-    return;
-  const uintptr_t end = first + std::min(bytes, size_ - (first - mapped));
-  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const uintptr_t from = (first + page - 1) / page * page, to = end / page * page;
-  // A private read-only file mapping is never dirty: dropped pages come
-  // back from the file. Failure only leaves them where they were.
-  if (from < to)
-    (void)::madvise(reinterpret_cast<void *>(from), to - from, MADV_DONTNEED);
-}
 
 void MappedFile::unmap() {
   if (data_)

@@ -1,15 +1,14 @@
 //===- MappedFile.h - A whole file mapped read-only -----------------------===//
 //
-// Weight shards are large and read once: mapping them lets the loader hand
-// out tensor views without copying, and lets the kernel page them in (and
-// drop them) as needed. npz inputs are mapped too, so a stored entry is copied
-// exactly once, into the tensor that owns it.
+// npz and npy inputs are mapped, so a stored entry is copied exactly once,
+// into the tensor that owns it; the mapping lives only while they are read.
 //
 // The mapping is PROT_READ: writing through a pointer into it faults. If
 // another process truncates the file while it is mapped, touching the lost
 // pages raises SIGBUS; that is inherent to mmap and the reason artifacts are
 // written to a temporary name and renamed into place (AtomicFile), never
-// rewritten in place.
+// rewritten in place. Weight files, which a session holds for as long as
+// it lives, are therefore copied instead (FileCopy.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,13 +40,6 @@ public:
   const std::byte *data() const { return data_; }
   size_t size() const { return size_; }
   const std::string &path() const { return path_; }
-
-  /// Lets the kernel drop the whole pages of [begin, begin + bytes) from
-  /// memory (the part of it inside the mapping). Reading them again reads
-  /// the file again, so nothing a reader sees changes: it is only advice,
-  /// given when a copy made elsewhere serves the bytes' readers (a weight
-  /// packed for a GEMM), so that they are not held twice.
-  void releasePages(const void *begin, size_t bytes) const;
 
 private:
   void unmap();

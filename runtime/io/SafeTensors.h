@@ -9,7 +9,7 @@
 // Layout we write by default (valid safetensors, stricter than the format
 // needs): the header is padded with spaces so the data buffer starts at a
 // file offset that is a multiple of 64, and each tensor's begin is a multiple
-// of 64, with zero bytes between tensors. Mapped at a page boundary, every tensor is
+// of 64, with zero bytes between tensors. Read to a page boundary, every tensor is
 // thus 64-byte aligned in memory, ready for vector loads and for cudaMemcpy
 // without a staging copy. The format's description only asks that offsets
 // lie in the buffer, but Hugging Face's implementation (the Rust crate, which
@@ -19,7 +19,9 @@
 // the files are the runtime's own, and alignment is worth more to it.
 // (SafeTensorsWriteOptions{1} writes the contiguous layout instead.)
 //
-// Reading maps the file read-only and validates the header fully: the length
+// Reading copies the file into memory of the process's own (FileCopy.h: a
+// file only mapped could be truncated or rewritten under the kernels that
+// read it) and validates the header fully: the length
 // lies within the file (and under 10^8 bytes), the JSON parses with no duplicate
 // keys, every dtype is known, shapes are non-negative, each tensor's byte
 // count is numel * element size, offsets lie in the buffer and do not overlap.
@@ -32,11 +34,13 @@
 #define SHARDC_RUNTIME_IO_SAFETENSORS_H
 
 #include "runtime/io/ErrorText.h"
-#include "runtime/io/MappedFile.h"
+#include "runtime/io/FileCopy.h"
 #include "runtime/io/NamedTensor.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,28 +74,44 @@ Status writeSafeTensors(const std::string &path, const std::vector<NamedTensor> 
                         const SafeTensorsMetadata &metadata = {},
                         SafeTensorsWriteOptions options = {});
 
-/// A safetensors file mapped read-only. Move-only; the views stay valid (at
-/// the same addresses) for as long as the object, or the one it was moved
-/// into, lives.
+/// A safetensors file's bytes, read at load (FileCopy.h). Move-only; the
+/// views stay valid (at the same addresses) for as long as the object, or
+/// the one it was moved into, lives, but for the tensors hold() lets go.
 class SafeTensorsFile {
 public:
-  /// Maps and validates the file. Errors name it: "w.safetensors: tensor
+  /// Reads and validates the file. Errors name it: "w.safetensors: tensor
   /// 'wq': data_offsets [0, 12] hold 12 bytes, float32 [2, 3] needs 24".
   static StatusOr<SafeTensorsFile> open(const std::string &path);
+  /// Validates a copy already read, whose size and CRC-32 the caller may
+  /// have compared with what it expects first.
+  static StatusOr<SafeTensorsFile> parse(FileCopy file);
 
   const std::string &path() const { return file_.path(); }
   const SafeTensorsMetadata &metadata() const { return metadata_; }
 
   /// Every tensor, in data-offset order (ties by name). The views point into
-  /// the read-only mapping: never write through them (it faults); copy first.
+  /// the read-only copy: never write through them (it faults); copy first.
   const std::vector<NamedView> &tensors() const { return tensors_; }
 
   /// The tensor called `name`, or null.
   const TensorView *find(std::string_view name) const;
 
-  /// Lets the pages that hold only `tensor`'s bytes (a view find returned)
-  /// leave memory; see MappedFile::releasePages.
-  void releasePages(const TensorView &tensor) const { file_.releasePages(tensor.data, tensor.bytes()); }
+  /// Keeps the bytes of the tensor `name` in memory while the handle
+  /// returned, or a copy of it, lives: a reader that copies a weight (a
+  /// packed GEMM weight, a state's first value, a device's copy) holds it
+  /// while it copies, and one that reads it in place holds it for as long
+  /// as it may. The load read every tensor; when a tensor's last holder lets
+  /// go, its bytes leave memory (FileCopy::drop), and the next hold reads
+  /// them back from the file, checked against what the load read
+  /// (FileCopy::restore): a file changed since fails it, naming the file,
+  /// and no bytes of it are used. Ranks run as threads share the file, and
+  /// so the holds. A view of a tensor let go must not be read. Handles must
+  /// not outlive the file, nor be taken before it is in place (moving it
+  /// would leave them behind). Thread-safe. Fails for a name the file lacks.
+  StatusOr<std::shared_ptr<const void>> hold(std::string_view name) const;
+
+  /// How many bytes of the file are out of memory now (FileCopy::drop).
+  size_t droppedBytes() const { return file_.droppedBytes(); }
 
   /// File offset of the data buffer (8 + header length).
   uint64_t dataOffset() const { return dataOffset_; }
@@ -99,7 +119,13 @@ public:
 private:
   SafeTensorsFile() = default;
 
-  MappedFile file_;
+  FileCopy file_;
+  /// How many handles hold each tensor (tensors()' order).
+  struct Holds {
+    std::mutex lock;
+    std::vector<int> count;
+  };
+  std::unique_ptr<Holds> holds_;
   SafeTensorsMetadata metadata_;
   std::vector<NamedView> tensors_;
   uint64_t dataOffset_ = 0;

@@ -35,7 +35,7 @@ inline std::optional<uint64_t> checkedByteCount(DType dtype, const Shape &shape)
 }
 
 /// A read-only view of a HostTensor for the writers, which take views so that
-/// arena buffers and mapped weights can be written without a copy. Fails when
+/// arena buffers and weight files' bytes can be written without a copy. Fails when
 /// the tensor's byte vector does not match its dtype and shape (a caller's
 /// bug, but one that must not make a writer read past the vector). The
 /// const_cast is sound because writers never write through the view.

@@ -295,9 +295,13 @@ StatusOr<io::SafeTensorsFile> openSavedFile(const Checkpoint &checkpoint, int ra
   if (*bytes != facts.bytes)
     return Status::error(path + ": holds " + std::to_string(*bytes) + " bytes; expected " +
                          std::to_string(facts.bytes) + " (truncated or replaced?)");
-  if (Status status = io::verifyCrc32File(path, facts.crc32); !status)
+  // The CRC-32 is the copy's, read once: what is checked is what is loaded.
+  StatusOr<io::FileCopy> copy = io::FileCopy::read(path);
+  if (!copy)
+    return copy.status();
+  if (Status status = io::matchCrc32(path, facts.crc32, copy->crc32()); !status)
     return status;
-  StatusOr<io::SafeTensorsFile> file = io::SafeTensorsFile::open(path);
+  StatusOr<io::SafeTensorsFile> file = io::SafeTensorsFile::parse(std::move(*copy));
   if (!file)
     return file.status();
   const io::SafeTensorsMetadata &metadata = file->metadata();

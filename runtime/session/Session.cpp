@@ -34,7 +34,7 @@ Status Session::planDevice() {
 
 Status Session::loadRanks(int first, int count) {
   std::vector<std::vector<Artifact>> loaded;
-  // Ranks of this process that read the same weight file share its mapping.
+  // Ranks of this process that read the same weight file share its copy.
   OpenedWeightFiles opened;
   for (int rank = first; rank < first + count; ++rank) {
     auto programs = loadStages(layout_, rank, &opened);

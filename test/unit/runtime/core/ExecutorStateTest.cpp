@@ -120,7 +120,7 @@ TEST_F(ExecutorStateTest, EveryExecutorStartsFromTheFile) {
   ASSERT_TRUE((*first)->run({&x}, outputs).ok());
   ASSERT_TRUE((*first)->run({&x}, outputs).ok());
   // A second executor of the same artifact (a data-parallel replica sharing
-  // the mapped file) has states of its own, fresh from the file.
+  // the weight file) has states of its own, fresh from the file.
   auto second = Executor::prepare(made, device);
   ASSERT_TRUE(second.ok()) << second.message();
   ASSERT_TRUE((*second)->run({&x}, outputs).ok());

@@ -8,6 +8,9 @@
 
 #include <tuple>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 namespace shardc::rt::cpu::test {
 namespace {
 
@@ -56,14 +59,139 @@ TEST(CpuPackedLinearTest, RunsOnEachRunsInputFromThePackedCopy) {
   HostTensor out(DType::F32, {1, 2});
   auto packed = prepared(x, w, nullptr, false, out);
   ASSERT_TRUE(packed);
-  EXPECT_TRUE(packed->copiesInput(1));
-  EXPECT_FALSE(packed->copiesInput(0));
   w = make(DType::F32, {2, 2}, {5, 5, 5, 5}); // the original, changed after packing
   ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, out.view())));
   EXPECT_TRUE(closeTo(out, {1, 2}, {1, 2}, 0));
   x = make(DType::F32, {1, 2}, {3, -4});
   ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, out.view())));
   EXPECT_TRUE(closeTo(out, {1, 2}, {3, -4}, 0));
+}
+
+// The executor may let a packed weight's stored bytes leave memory
+// (PrepareInput::hold): the step holds them while it packs, and lets go;
+// a step that finds its block packed by another does not hold them at all.
+// A hold that fails (the file changed since the load) fails the prepare
+// with its message.
+TEST(CpuPackedLinearTest, HoldsTheStoredWeightOnlyWhileItPacksIt) {
+  ThreadScope threads(1);
+  Rng rng(31);
+  HostTensor x = random(DType::F32, {4, 8}, rng), w = random(DType::F32, {8, 24}, rng);
+  HostTensor out(DType::F32, {4, 24}), other(DType::F32, {4, 24});
+  int holds = 0, holding = 0;
+  HoldWeight hold = [&]() -> StatusOr<WeightHold> {
+    ++holds;
+    ++holding;
+    return WeightHold(w.bytes.data(), [&](const void *) { --holding; });
+  };
+  auto packed = PackedLinear::prepare(x.view(), w.view(), nullptr, false, out.view(), true, {},
+                                      {nullptr, 0}, hold);
+  ASSERT_TRUE(packed.ok() && *packed) << packed.status().message();
+  EXPECT_EQ(holds, 1);
+  EXPECT_EQ(holding, 0) << "let go once packed";
+  auto sharing = PackedLinear::prepare(x.view(), w.view(), nullptr, false, other.view(), true, {},
+                                       {nullptr, 0}, hold);
+  ASSERT_TRUE(sharing.ok() && *sharing) << sharing.status().message();
+  EXPECT_EQ(holds, 1) << "the block was packed already";
+  ASSERT_TRUE(succeeded((*packed)->run(x.view(), nullptr, out.view())));
+  EXPECT_TRUE(closeTo(out, {4, 24}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
+
+  HostTensor fresh = random(DType::F32, {8, 24}, rng);
+  auto failed = PackedLinear::prepare(
+      x.view(), fresh.view(), nullptr, false, out.view(), true, {}, {nullptr, 0},
+      []() -> StatusOr<WeightHold> {
+        return Status::error("w.safetensors: changed since it was loaded");
+      });
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().message(), "w.safetensors: changed since it was loaded");
+}
+
+// Where the stored weight is out of memory between holds, the step reads it
+// only under one: packing at prepare, and packing again for another thread
+// count (if the layout or panels change: on oneDNN's AVX2 path, which
+// CpuPackedLinearTest.OnTheAvx2Path runs on any x86 machine), once for all
+// its panels. Here the weight's pages are unreadable while nothing holds
+// them, so a read outside a hold faults.
+TEST(CpuPackedLinearTest, ReadsTheStoredWeightOnlyUnderItsHold) {
+  Rng rng(37);
+  HostTensor x = random(DType::F32, {64, 48}, rng), w = random(DType::F32, {48, 5000}, rng);
+  HostTensor one(DType::F32, {64, 5000}), two(DType::F32, {64, 5000});
+  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+  const size_t bytes = (w.bytes.size() + page - 1) / page * page;
+  void *pages = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(pages, MAP_FAILED);
+  std::memcpy(pages, w.bytes.data(), w.bytes.size());
+  ASSERT_EQ(::mprotect(pages, bytes, PROT_NONE), 0);
+  const TensorView stored{pages, DType::F32, {48, 5000}};
+  int holds = 0, holding = 0;
+  HoldWeight hold = [&]() -> StatusOr<WeightHold> {
+    ++holds;
+    if (holding++ == 0) {
+      EXPECT_EQ(::mprotect(pages, bytes, PROT_READ), 0);
+    }
+    return WeightHold(pages, [&](const void *) {
+      if (--holding == 0) {
+        EXPECT_EQ(::mprotect(pages, bytes, PROT_NONE), 0);
+      }
+    });
+  };
+  std::unique_ptr<PackedLinear> packed;
+  {
+    ThreadScope threads(1);
+    auto made = PackedLinear::prepare(x.view(), stored, nullptr, false, one.view(), true, {},
+                                      {nullptr, 0}, hold);
+    ASSERT_TRUE(made.ok() && *made) << made.status().message();
+    packed = std::move(*made);
+    EXPECT_EQ(holds, 1);
+    ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, one.view())));
+  }
+  {
+    ThreadScope threads(2);
+    ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, two.view())));
+  }
+  EXPECT_EQ(holding, 0);
+  EXPECT_LE(holds, 2) << "one hold for every panel packed again";
+  EXPECT_TRUE(closeTo(one, {64, 5000}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
+  EXPECT_TRUE(closeTo(two, {64, 5000}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
+  packed.reset();
+  ::munmap(pages, bytes);
+}
+
+// A repack whose hold fails (the file changed since the load) fails that
+// run with the hold's message, and leaves the step to build again in the
+// next run, even one back on the thread count it was built for.
+TEST(CpuPackedLinearTest, AFailedRepackIsTriedAgain) {
+  Rng rng(41);
+  HostTensor x = random(DType::F32, {64, 48}, rng), w = random(DType::F32, {48, 5000}, rng);
+  HostTensor out(DType::F32, {64, 5000});
+  bool readable = true;
+  HoldWeight hold = [&]() -> StatusOr<WeightHold> {
+    if (!readable)
+      return Status::error("w.safetensors: changed since it was loaded");
+    return WeightHold(w.bytes.data(), [](const void *) {});
+  };
+  std::unique_ptr<PackedLinear> packed;
+  {
+    ThreadScope threads(1);
+    auto made = PackedLinear::prepare(x.view(), w.view(), nullptr, false, out.view(), true, {},
+                                      {nullptr, 0}, hold);
+    ASSERT_TRUE(made.ok() && *made) << made.status().message();
+    packed = std::move(*made);
+  }
+  readable = false;
+  {
+    ThreadScope threads(2);
+    // Only where the panels or layout change with the threads (AVX2).
+    Status repacked = packed->run(x.view(), nullptr, out.view());
+    if (!repacked.ok()) {
+      EXPECT_EQ(repacked.message(), "w.safetensors: changed since it was loaded");
+    }
+  }
+  readable = true;
+  {
+    ThreadScope threads(1);
+    ASSERT_TRUE(succeeded(packed->run(x.view(), nullptr, out.view())));
+  }
+  EXPECT_TRUE(closeTo(out, {64, 5000}, naiveLinear(x, w, nullptr, false), 1e-5, 1e-5));
 }
 
 // A primitive is sized for the threads there were when it was made; after
@@ -273,7 +401,8 @@ TEST(CpuPackedLinearTest, EpiloguesMatchTheFusedKernelOnTheResult) {
     KernelCall call{inputs, outputs, params};
     ASSERT_TRUE(succeeded(kernelTable().find("linear")(call))) << c.name;
     EXPECT_TRUE(closeTo(tableOut, shape, want, 1e-5, 1e-5)) << c.name << " (unprepared)";
-    auto state = kernelTable().findPrepare("linear")(call, {false, true, true, true, true});
+    auto state = kernelTable().findPrepare("linear")(
+        call, {{false, {}}, {true, {}}, {true, {}}, {true, {}}, {true, {}}});
     ASSERT_TRUE(state.ok() && *state) << c.name;
     HostTensor preparedOut(DType::F32, shape);
     const std::vector<TensorView> preparedOutputs{preparedOut.view()};

@@ -22,6 +22,12 @@ std::unique_ptr<PackedLinear> preparedOn(HostTensor &x, HostTensor &w, bool tran
   return packed.ok() ? std::move(*packed) : nullptr;
 }
 
+/// The copy sharedPackedBlock gave, or null (its error reported).
+std::shared_ptr<const memory> copyOf(StatusOr<std::shared_ptr<const memory>> got) {
+  EXPECT_TRUE(got.ok()) << got.status().message();
+  return got.ok() ? std::move(*got) : nullptr;
+}
+
 /// A [k, n] row-major fp32 layout.
 memory::desc plainLayout(int64_t k, int64_t n) {
   return memory::desc({k, n}, memory::data_type::f32, memory::format_tag::ab);
@@ -95,7 +101,7 @@ TEST(CpuSharedPackedWeightsTest, PacksOnceForThreadsAskingTogether) {
   std::vector<std::shared_ptr<const memory>> got(4);
   std::vector<std::thread> askers;
   for (size_t t = 0; t < got.size(); ++t)
-    askers.emplace_back([&, t] { got[t] = sharedPackedBlock(block, plainLayout(2, 3), pack); });
+    askers.emplace_back([&, t] { got[t] = copyOf(sharedPackedBlock(block, plainLayout(2, 3), pack)); });
   for (std::thread &asker : askers)
     asker.join();
   EXPECT_EQ(packs.load(), 1);
@@ -119,21 +125,42 @@ TEST(CpuSharedPackedWeightsTest, OtherLayoutsAndColumnsArePackedAgain) {
   const memory::desc rowMajor = plainLayout(2, 4);
   const memory::desc columnMajor({2, 4}, memory::data_type::f32, memory::format_tag::ba);
   const WeightBlock whole{weight, false, 2, 4, 0, 4}, half{weight, false, 2, 4, 0, 2};
-  auto first = sharedPackedBlock(whole, rowMajor, packInto(rowMajor));
-  auto again = sharedPackedBlock(whole, rowMajor, packInto(rowMajor));
+  auto first = copyOf(sharedPackedBlock(whole, rowMajor, packInto(rowMajor)));
+  auto again = copyOf(sharedPackedBlock(whole, rowMajor, packInto(rowMajor)));
   EXPECT_EQ(packs, 1);
   EXPECT_EQ(first.get(), again.get());
-  auto otherLayout = sharedPackedBlock(whole, columnMajor, packInto(columnMajor));
+  auto otherLayout = copyOf(sharedPackedBlock(whole, columnMajor, packInto(columnMajor)));
   EXPECT_EQ(packs, 2);
   EXPECT_NE(otherLayout.get(), first.get());
-  auto columns = sharedPackedBlock(half, plainLayout(2, 2), packInto(plainLayout(2, 2)));
+  auto columns = copyOf(sharedPackedBlock(half, plainLayout(2, 2), packInto(plainLayout(2, 2))));
   EXPECT_EQ(packs, 3);
   EXPECT_NE(columns.get(), first.get());
   first.reset();
   again.reset();
-  auto renewed = sharedPackedBlock(whole, rowMajor, packInto(rowMajor));
+  auto renewed = copyOf(sharedPackedBlock(whole, rowMajor, packInto(rowMajor)));
   EXPECT_EQ(packs, 4);
   EXPECT_TRUE(renewed);
+}
+
+// A pack that fails (the stored weight could not be read back) is the
+// asker's error, and leaves nothing behind: the next asker packs.
+TEST(CpuSharedPackedWeightsTest, AFailedPackIsReturnedAndNotKept) {
+  const float weight[4] = {1, 2, 3, 4};
+  const WeightBlock block{weight, false, 2, 2, 0, 2};
+  int packs = 0;
+  auto failing = [&]() -> StatusOr<memory> {
+    ++packs;
+    return Status::error("w.safetensors: changed since it was loaded");
+  };
+  auto failed = sharedPackedBlock(block, plainLayout(2, 2), failing);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().message(), "w.safetensors: changed since it was loaded");
+  auto packed = copyOf(sharedPackedBlock(block, plainLayout(2, 2), [&] {
+    ++packs;
+    return memory(plainLayout(2, 2), dnnl::engine(dnnl::engine::kind::cpu, 0));
+  }));
+  EXPECT_TRUE(packed);
+  EXPECT_EQ(packs, 2);
 }
 
 } // namespace

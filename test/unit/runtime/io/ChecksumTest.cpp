@@ -58,4 +58,23 @@ TEST_F(ChecksumTest, MissingFileAndDirectoryAreErrors) {
 }
 
 } // namespace
+// Pieces checked apart join into the CRC-32 of the whole: what lets
+// FileCopy read a file's pieces on several threads.
+TEST_F(ChecksumTest, JoinsTheCrcsOfPieces) {
+  std::string bytes(3 * 4096 + 5, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<char>(i * 7 + 3);
+  const uint32_t whole = crc32Update(0, bytes.data(), bytes.size());
+  const uint32_t a = crc32Update(0, bytes.data(), 4096),
+                 b = crc32Update(0, bytes.data() + 4096, 4096),
+                 c = crc32Update(0, bytes.data() + 8192, 4096),
+                 tail = crc32Update(0, bytes.data() + 12288, 5);
+  const Crc32Joiner join(4096);
+  EXPECT_EQ(crc32Combine(join(join(a, b), c), tail, 5), whole);
+  EXPECT_EQ(crc32Combine(a, crc32Update(0, bytes.data() + 4096, bytes.size() - 4096),
+                         bytes.size() - 4096),
+            whole);
+  EXPECT_NE(join(b, a), whole);
+}
+
 } // namespace shardc::rt::io::test

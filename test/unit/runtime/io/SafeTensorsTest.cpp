@@ -5,6 +5,10 @@
 #include "TestUtil.h"
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 
 namespace shardc::rt::io::test {
 namespace {
@@ -121,21 +125,78 @@ TEST_F(SafeTensorsTest, ViewsSurviveMovingTheFile) {
   EXPECT_EQ(bytesOf(*moved.find("t")), bytesOf(tensor));
 }
 
-// Releasing a tensor's pages is advice: the bytes read afterwards (from the
-// file again) are the same, its neighbours' too, and a view from elsewhere
-// is ignored.
-TEST_F(SafeTensorsTest, ReleasedPagesReadBackTheSame) {
+// The views read the bytes the file held when it was opened: truncating it
+// in place, or rewriting it at the same size, changes nothing they see (a
+// mapping would raise SIGBUS on the first, show the new bytes on the second).
+TEST_F(SafeTensorsTest, ViewsOutliveChangesToTheFile) {
   HostTensor big = patterned(DType::F32, {3 * 4096}), small = patterned(DType::I32, {5});
-  ASSERT_TRUE(succeeded(writeSafeTensors(
-      path("r.safetensors"), std::vector<NamedTensor>{{"big", big}, {"small", small}})));
-  StatusOr<SafeTensorsFile> file = SafeTensorsFile::open(path("r.safetensors"));
+  const std::string name = path("r.safetensors");
+  ASSERT_TRUE(succeeded(
+      writeSafeTensors(name, std::vector<NamedTensor>{{"big", big}, {"small", small}})));
+  StatusOr<SafeTensorsFile> file = SafeTensorsFile::open(name);
   ASSERT_TRUE(succeeded(file));
+  const auto size = std::filesystem::file_size(name);
+  ASSERT_EQ(::truncate(name.c_str(), 0), 0);
   EXPECT_EQ(bytesOf(*file->find("big")), bytesOf(big));
-  file->releasePages(*file->find("big"));
+  std::ofstream(name, std::ios::binary | std::ios::in | std::ios::out)
+      << std::string(size, '\x5a');
+  ASSERT_EQ(std::filesystem::file_size(name), size);
   EXPECT_EQ(bytesOf(*file->find("big")), bytesOf(big));
   EXPECT_EQ(bytesOf(*file->find("small")), bytesOf(small));
-  file->releasePages(small.view()); // not the file's memory: nothing happens
-  EXPECT_EQ(bytesOf(small), bytesOf(patterned(DType::I32, {5})));
+}
+
+// A tensor's bytes stay while a handle holds them; the last handle lets
+// them go (those of the blocks wholly inside it), and the next hold reads
+// them back as they were. Other tensors are not touched.
+TEST_F(SafeTensorsTest, HeldTensorsLeaveMemoryWithTheirLastHolder) {
+  HostTensor big = patterned(DType::F32, {5 * 16384}), other = patterned(DType::F32, {3 * 16384}, 2);
+  const std::string name = path("h.safetensors");
+  ASSERT_TRUE(succeeded(
+      writeSafeTensors(name, std::vector<NamedTensor>{{"big", big}, {"other", other}})));
+  StatusOr<SafeTensorsFile> file = SafeTensorsFile::open(name);
+  ASSERT_TRUE(succeeded(file));
+  auto first = file->hold("big"), second = file->hold("big");
+  ASSERT_TRUE(succeeded(first) && succeeded(second));
+  first->reset();
+  EXPECT_EQ(file->droppedBytes(), 0u) << "still held";
+  second->reset();
+  // The blocks wholly inside it: all but those at its two ends.
+  const size_t block = FileCopy::blockSize();
+  EXPECT_EQ(file->droppedBytes(), big.bytes.size() / block * block - block);
+  EXPECT_EQ(bytesOf(*file->find("other")), bytesOf(other));
+  auto again = file->hold("big");
+  ASSERT_TRUE(succeeded(again));
+  EXPECT_EQ(file->droppedBytes(), 0u);
+  EXPECT_EQ(bytesOf(*file->find("big")), bytesOf(big));
+  EXPECT_TRUE(failsWith(file->hold("absent"), name + ": holds no tensor 'absent'"));
+}
+
+// A tensor let go and held again after the file changed is an error naming
+// the file, and none of the new bytes are used; a tensor still held, or
+// never let go, reads as loaded. Put back as it was, the file serves again.
+TEST_F(SafeTensorsTest, HoldingAgainAFileChangedSinceFailsNamingIt) {
+  HostTensor big = patterned(DType::F32, {5 * 16384}), other = patterned(DType::F32, {3 * 16384}, 2);
+  const std::string name = path("c.safetensors");
+  ASSERT_TRUE(succeeded(
+      writeSafeTensors(name, std::vector<NamedTensor>{{"big", big}, {"other", other}})));
+  const std::string original = readFile(name);
+  StatusOr<SafeTensorsFile> file = SafeTensorsFile::open(name);
+  ASSERT_TRUE(succeeded(file));
+  (void)file->hold("big"); // held and let go at once
+  ASSERT_GT(file->droppedBytes(), 0u);
+  overwriteFile(name, std::string(original.size(), '\x5a'));
+  auto changed = file->hold("big");
+  EXPECT_TRUE(failsWith(changed, name + ": changed since it was loaded: bytes ["));
+  EXPECT_EQ(changed.status().message().find('\n'), std::string::npos);
+  auto kept = file->hold("other");
+  ASSERT_TRUE(succeeded(kept));
+  EXPECT_EQ(bytesOf(*file->find("other")), bytesOf(other));
+  ASSERT_EQ(::truncate(name.c_str(), 100), 0);
+  EXPECT_TRUE(failsWith(file->hold("big"), name + ": changed since it was loaded (" +
+                                              std::to_string(original.size()) +
+                                              " bytes then, 100 now)"));
+  overwriteFile(name, original);
+  ASSERT_TRUE(succeeded(file->hold("big")));
 }
 
 TEST_F(SafeTensorsTest, ReadsContiguousFilesFromOtherWriters) {

@@ -81,6 +81,14 @@ inline void writeFile(const std::string &path, const std::string &bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
+/// Writes `bytes` over the file in place, its inode kept (what `dd
+/// conv=notrunc`, or a program opening it "r+b", does): a descriptor open
+/// on the file sees them, unlike writeFile's.
+inline void overwriteFile(const std::string &path, const std::string &bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::in | std::ios::out);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
 inline std::string bytesOf(const HostTensor &tensor) {
   return std::string(reinterpret_cast<const char *>(tensor.bytes.data()), tensor.bytes.size());
 }
