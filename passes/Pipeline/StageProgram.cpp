@@ -195,7 +195,9 @@ TrainingStageProgram analyzeTrainingStageProgram(func::FuncOp function, const Me
     problem.weightBytes[index] += problem.weightBytes[masterIndex];
     problem.weightBytes[masterIndex] = 0;
     trainedIndex[master.getName()] = index;
-    training.home.try_emplace(master, read->second);
+    // A copy: inserting may grow the map and free the slot `read` is in.
+    size_t home = read->second;
+    training.home.try_emplace(master, home);
   }
   for (auto [weight, index] : weightIndex)
     if (graph::trainRole(weight) == graph::kTrainState) {
