@@ -119,12 +119,10 @@ std::optional<StepBreakdown> PipelineFigures::breakdown() const {
   if (!simulated)
     return std::nullopt;
   StepBreakdown parts;
-  double m = double(microbatches), busy = 0;
+  double m = double(microbatches);
   auto add = [&](const std::map<std::string, double> &comm, double times) {
-    for (const auto &[kind, seconds] : comm) {
+    for (const auto &[kind, seconds] : comm)
       parts.communication[kind] += times * seconds;
-      busy += times * seconds;
-    }
   };
   for (auto [index, stage] : llvm::enumerate(stages)) {
     if (int64_t(index) % pipelineRanks != simulated->busiestRank)
@@ -132,12 +130,13 @@ std::optional<StepBreakdown> PipelineFigures::breakdown() const {
     double again = stage.recomputed ? 2 : 1;
     parts.compute += m * (again * stage.forwardSeconds + stage.backwardSeconds);
     parts.optimizer += stage.updateSeconds;
-    busy += m * (again * stage.forwardSeconds + stage.backwardSeconds) + stage.updateSeconds;
     add(stage.forwardComm, m * again);
     add(stage.backwardComm, m);
     add(stage.updateComm, 1);
   }
-  parts.bubble = simulated->stepSeconds - busy;
+  // The rest of the step the busiest rank waits.
+  parts.bubble =
+      simulated->stepSeconds - parts.compute - parts.optimizer - sumOf(parts.communication);
   return parts;
 }
 

@@ -267,9 +267,9 @@ double waveEfficiency(Operation *op, llvm::ArrayRef<int64_t> localResult,
   // otherwise (a linear layer) the leading dims are its rows.
   auto matmul = dyn_cast<graph::MatMulOp>(op);
   bool batched = matmul && shapeOf(matmul.getRhs()).size() > 2 && localResult.size() > 2;
-  size_t rowDims = batched ? localResult.size() - 2 : 0;
-  int64_t batch = elements(localResult.take_front(rowDims));
-  int64_t rows = elements(localResult.drop_front(rowDims).drop_back());
+  size_t batchDims = batched ? localResult.size() - 2 : 0;
+  int64_t batch = elements(localResult.take_front(batchDims));
+  int64_t rows = elements(localResult.drop_front(batchDims).drop_back());
   double tiles = double(batch) * double(tilesOf(rows)) * double(tilesOf(localResult.back()));
   double units = double(device.multiprocessors);
   return tiles / (std::ceil(tiles / units) * units);
